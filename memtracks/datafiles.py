@@ -1,0 +1,107 @@
+"""Finding and validating the data files in ``rules/`` and ``lexicons/``.
+
+Rules, slot catalogues and lexicons are YAML. Each file is checked entry by entry against a
+pydantic model with ``extra="forbid"``; every problem is collected (file, entry, field) and
+raised once as :class:`~memtracks.errors.DataFileError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import DataFileError
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Strict(BaseModel):
+    """Base for data-file schemas: unknown fields are errors, records are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def data_dir(kind: str) -> Path:
+    """Directory holding the bundled ``rules`` or ``lexicons``.
+
+    In a wheel they live inside the package; in a source checkout, beside it.
+    """
+    for candidate in (_PACKAGE_DIR / kind, _PACKAGE_DIR.parent / kind):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"memtracks data folder '{kind}' not found near {_PACKAGE_DIR}")
+
+
+def bundled(kind: str, name: str) -> Path:
+    return data_dir(kind) / name
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except OSError as exc:
+        raise DataFileError(str(path), [f"cannot read file: {exc}"]) from exc
+    except yaml.YAMLError as exc:
+        raise DataFileError(str(path), [f"not valid YAML: {exc}"]) from exc
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = ".".join(str(p) for p in error["loc"]) or "(entry)"
+    return f"field '{loc}': {error['msg']}"
+
+
+def validate_entries(
+    path: Path,
+    entries: Any,
+    model: type[M],
+    *,
+    section: str,
+    id_field: str = "id",
+    check: Callable[[M], Iterable[str]] | None = None,
+) -> list[M]:
+    """Validate a list of mappings against ``model``; raise once with every problem.
+
+    ``check`` adds semantic checks for an entry that validated (a regex that must compile, a
+    slot that must exist); it yields problem strings naming the field.
+    """
+    if not isinstance(entries, list):
+        raise DataFileError(str(path), [f"section '{section}' must be a list of entries"])
+    problems: list[str] = []
+    parsed: list[M] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(entries):
+        name = raw.get(id_field) if isinstance(raw, dict) else None
+        where = f"{section}[{index}]" + (f" '{name}'" if name else "")
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: entry must be a mapping, found {type(raw).__name__}")
+            continue
+        try:
+            item = model(**raw)
+        except ValidationError as exc:
+            problems.extend(f"{where}: {_describe(e)}" for e in exc.errors())
+            continue
+        if name is not None:
+            if name in seen:
+                problems.append(f"{where}: field '{id_field}': duplicate id '{name}'")
+            seen.add(name)
+        if check is not None:
+            problems.extend(f"{where}: {p}" for p in check(item))
+        parsed.append(item)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return parsed
+
+
+def load_section(path: Path, section: str, model: type[M], **kwargs: Any) -> list[M]:
+    """Read ``path`` and validate the list under ``section``."""
+    doc = read_yaml(path)
+    if not isinstance(doc, dict) or section not in doc:
+        raise DataFileError(str(path), [f"missing top-level section '{section}'"])
+    return validate_entries(path, doc[section], model, section=section, **kwargs)

@@ -1,0 +1,60 @@
+"""Every error memtracks raises on purpose derives from :class:`MemtracksError`.
+
+Subclasses also inherit the matching built-in (``ValueError``, ``KeyError``...) so that
+callers who already catch those keep working. Messages say what was expected, what was
+found and, where there is a closed set, the valid options.
+"""
+
+from __future__ import annotations
+
+
+class MemtracksError(Exception):
+    """Root of every error raised by memtracks."""
+
+
+class InvalidTurnError(MemtracksError, ValueError):
+    """A turn handed to ``write()`` is malformed (empty text, naive timestamp, ...)."""
+
+
+class DuplicateTurnError(InvalidTurnError):
+    """A turn id was written before, for the same user, with different content."""
+
+
+class UnsupportedLanguageError(MemtracksError, ValueError):
+    """A language code memtracks does not handle was requested."""
+
+
+class InvalidTimeError(MemtracksError, ValueError):
+    """A reference time is missing, naive, or not a datetime."""
+
+
+class DataFileError(MemtracksError, ValueError):
+    """A rule, slot or lexicon file failed validation.
+
+    ``problems`` lists every problem found, each naming the file, the entry and the field.
+    """
+
+    def __init__(self, path: str, problems: list[str]):
+        self.path = path
+        self.problems = problems
+        listing = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"{path}: {len(problems)} problem(s)\n{listing}")
+
+
+class StorageError(MemtracksError, RuntimeError):
+    """The database could not be read or written; the store is left as it was."""
+
+
+class SchemaVersionError(StorageError):
+    """The database was written by a newer memtracks than this one."""
+
+
+class MissingDependencyError(MemtracksError, ImportError):
+    """An optional component was requested but is not installed or has no local model."""
+
+
+class UnknownNameError(MemtracksError, KeyError):
+    """A named thing (slot, embedder, track) does not exist. The message lists the options."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,203 @@
+"""Plain data records that flow through memtracks.
+
+Records are frozen dataclasses: stages return new ones (``dataclasses.replace``) instead of
+mutating what they were given, which keeps every stage a pure function. All datetimes are
+timezone-aware.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+TRACKS = ("fact", "temporal", "inference")
+SOURCES = ("stated", "inferred", "imported")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One conversation turn, the unit ``Memory.write()`` takes.
+
+    ``timestamp`` is when the turn was said; relative times in ``text`` resolve against it.
+    ``lang`` is "en", "zh", or None to detect. ``source`` is "stated" for live conversation
+    and "imported" for history loaded from elsewhere.
+    """
+
+    text: str
+    speaker: str = "user"
+    timestamp: datetime | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    turn_id: str | None = None
+    lang: str | None = None
+    source: str = "stated"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TimeMention:
+    """A time expression found in a text, resolved to the interval ``[start, end)``.
+
+    ``start``/``end`` are aware datetimes in the reference time's zone; ``span`` holds the
+    character offsets of ``text`` in the analysed string.
+    """
+
+    text: str
+    start: datetime
+    end: datetime
+    granularity: str
+    span: tuple[int, int]
+    lang: str
+    confidence: float = 0.9
+    direction: str = "present"  # past | present | future, relative to the reference time
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A named thing in a turn. ``key`` is language-independent where the lexicon knows it."""
+
+    text: str
+    label: str  # person | place | org | product | pet | work | other
+    key: str
+    span: tuple[int, int]
+    source: str = "ner"
+
+
+@dataclass(frozen=True)
+class SlotValue:
+    """What slot extraction found: ``subject`` has ``value`` in ``slot`` (or no longer has it)."""
+
+    subject: str
+    slot: str
+    value: str
+    value_key: str
+    span: tuple[int, int]
+    pattern_id: str
+    lang: str
+    confidence: float = 0.9
+    negated: bool = False
+    historical: bool = False  # "I used to live in X": true before, not now
+    valid_from: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Happening:
+    """Something a turn says happened or will happen: a trip, a move, a deadline..."""
+
+    kind: str
+    subject: str
+    args: dict[str, str]
+    span: tuple[int, int]
+    pattern_id: str
+    start: datetime | None = None
+    end: datetime | None = None
+    granularity: str | None = None
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A slot value on the fact track. Contradicted facts get ``superseded_by``; none is deleted."""
+
+    subject: str
+    slot: str
+    value: str
+    value_key: str
+    user_id: str
+    valid_from: datetime
+    recorded_at: datetime
+    last_seen: datetime
+    id: int | None = None
+    valid_to: datetime | None = None
+    superseded_by: int | None = None
+    negated: bool = False
+    source: str = "stated"
+    confidence: float = 0.9
+    mention_count: int = 1
+    source_turn_ids: tuple[str, ...] = ()
+    lang: str = "en"
+    origin: str = ""  # pattern id or rule id that produced it
+
+    @property
+    def is_current(self) -> bool:
+        return self.superseded_by is None and self.valid_to is None
+
+
+@dataclass(frozen=True)
+class Event:
+    """A turn on the temporal track: when it was said and when what it talks about happens."""
+
+    user_id: str
+    session_id: str
+    turn_id: str
+    speaker: str
+    subject: str
+    text: str
+    lang: str
+    mentioned_at: datetime
+    id: int | None = None
+    start: datetime | None = None  # resolved time of what the turn talks about
+    end: datetime | None = None
+    granularity: str | None = None
+    times: tuple[TimeMention, ...] = ()
+    happenings: tuple[Happening, ...] = ()
+    entity_keys: tuple[str, ...] = ()
+    source: str = "stated"
+    seq: int = 0  # position of the turn within its session
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(h.kind for h in self.happenings)
+
+
+@dataclass(frozen=True)
+class Premise:
+    """A reference from an inference to the fact or event it rests on."""
+
+    track: str  # "fact" | "event"
+    id: int
+
+
+@dataclass(frozen=True)
+class Inference:
+    """A conclusion a rule drew from facts and events, with confidence and premises."""
+
+    user_id: str
+    rule_id: str
+    subject: str
+    kind: str
+    text: str
+    lang: str
+    created_at: datetime
+    premises: tuple[Premise, ...]
+    id: int | None = None
+    confidence: float = 0.6
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    status: str = "active"  # active | retracted
+    retracted_at: datetime | None = None
+    retracted_because: str | None = None
+    source_turn_ids: tuple[str, ...] = ()
+    derived_fact_id: int | None = None
+    args: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What one ``write()`` extracted and changed."""
+
+    turn: Turn
+    lang: str
+    entities: tuple[Entity, ...] = ()
+    times: tuple[TimeMention, ...] = ()
+    facts: tuple[Fact, ...] = ()  # facts added or reinforced by this turn
+    superseded: tuple[Fact, ...] = ()  # facts this turn ended, as they are now
+    event: Event | None = None
+    inferences: tuple[Inference, ...] = ()
+    retracted: tuple[Inference, ...] = ()
+    warnings: tuple[str, ...] = ()
+    duplicate: bool = False
