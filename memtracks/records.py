@@ -79,6 +79,7 @@ class SlotValue:
     negated: bool = False
     historical: bool = False  # "I used to live in X": true before, not now
     valid_from: datetime | None = None
+    qualifier: str | None = None  # canonical kind beside the value: a pet's species
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,12 @@ class Inference:
     @property
     def is_active(self) -> bool:
         return self.status == "active"
+
+    @property
+    def key(self) -> str:
+        """Identity of a conclusion: the rule and the premises it was drawn from."""
+        premises = ",".join(f"{p.track}:{p.id}" for p in sorted(self.premises, key=lambda p: (p.track, p.id)))
+        return f"{self.rule_id}|{self.subject}|{premises}"
 
 
 @dataclass(frozen=True)

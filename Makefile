@@ -1,0 +1,35 @@
+# memtracks — two commands on a fresh machine:
+#   make demo   creates .venv, installs memtracks, ingests the bundled example and shows what it learned
+#   make test   creates .venv with the dev extras and runs the test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+DEMO_DB ?= .demo/demo.db
+LOCOMO ?= ../shared/data/locomo/locomo10.json
+
+.PHONY: demo test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	@mkdir -p $(dir $(DEMO_DB)) && rm -f $(DEMO_DB)
+	$(BIN)/memtracks --db $(DEMO_DB) ingest examples/demo_conversation.jsonl
+	$(BIN)/memtracks --db $(DEMO_DB) show
+
+test: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.dev-installed
+	$(BIN)/python benchmarks/bench_write.py --data $(LOCOMO)
+
+clean:
+	rm -rf $(VENV) .demo .pytest_cache

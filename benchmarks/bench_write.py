@@ -1,0 +1,95 @@
+"""Write throughput and latency on LoCoMo.
+
+    python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3]
+
+Measures, in one run on the same machine:
+- ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
+- single English ``write()`` latency (p50 / p95) on an in-memory and on a file database;
+- baselines in the same run: spaCy NER alone over the same texts, and the embedder alone,
+  so a slow, noisy machine shows up in them too.
+Reports medians over ``--repeat`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timezone
+from pathlib import Path
+
+from memtracks import Memory
+from memtracks.embedders import USEEmbedder
+from memtracks.io import read_locomo
+from memtracks.toolkit import Toolkit
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.environ.get("MEMTRACKS_LOCOMO", "../shared/data/locomo/locomo10.json"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--single", type=int, default=300, help="turns written one by one for latency")
+    parser.add_argument("--out", help="write the figures as JSON here")
+    args = parser.parse_args(argv)
+    if not Path(args.data).exists():
+        print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
+        return 2
+
+    turns = list(read_locomo(args.data, timezone.utc))
+    texts = [t.text for t in turns]
+    toolkit, embedder = Toolkit.load(), USEEmbedder()
+    toolkit.nlp.analyze(texts[:64])  # load models before timing
+    embedder.embed_batch(texts[:64])
+    print(f"{len(turns)} LoCoMo turns, {os.cpu_count()} cores", flush=True)
+
+    ner, embed, many = [], [], []
+    for run in range(args.repeat):
+        ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
+        embed.append(timed(lambda: embedder.embed_batch(texts)))
+        mem = Memory(toolkit=toolkit, embedder=embedder)
+        many.append(timed(lambda: mem.write_many(turns)))
+        mem.close()
+        print(f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
+              f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)", flush=True)
+
+    latencies = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in (("memory", ":memory:"), ("file", str(Path(tmp) / "bench.db"))):
+            mem = Memory(path, toolkit=toolkit, embedder=embedder)
+            samples = []
+            for turn in turns[: args.single]:
+                samples.append(timed(lambda: mem.write(turn)) * 1000)
+            mem.close()
+            samples.sort()
+            latencies[name] = {"p50_ms": statistics.median(samples),
+                               "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
+            print(f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
+                  f"p95 {latencies[name]['p95_ms']:.1f} ms", flush=True)
+
+    figures = {
+        "turns": len(turns),
+        "cores": os.cpu_count(),
+        "write_many_turns_per_s": len(turns) / statistics.median(many),
+        "baseline_ner_only_turns_per_s": len(turns) / statistics.median(ner),
+        "baseline_embedder_only_turns_per_s": len(turns) / statistics.median(embed),
+        "single_write": latencies,
+        "repeat": args.repeat,
+    }
+    print(json.dumps(figures, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Stage 3: conflict detection — how new slot values change the fact track.
+
+A pure function over records, so it can be tested without a database:
+
+- a new value of a single-valued slot supersedes the current one: the old fact gets
+  ``superseded_by`` (the new fact's id) and ``valid_to``; nothing is ever deleted;
+- the same value said again reinforces the fact (mention count, last seen, provenance);
+- a negation ("I don't live in Beijing anymore", 我不再吃辣了) ends the matching fact and is
+  itself recorded as a negated fact;
+- values of multi-valued slots accumulate; a value ends its opposite (likes / dislikes);
+- a turn said before the current fact was said (turns written out of order) is filed as
+  history, superseded by the fact that followed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from ..catalogue import Catalogue
+from ..records import Fact, SlotValue
+
+
+@dataclass(frozen=True)
+class FactChanges:
+    """What one turn did to the fact track. ``updated`` holds existing facts as they are now."""
+
+    added: tuple[Fact, ...] = ()
+    updated: tuple[Fact, ...] = ()
+    touched: tuple[int, ...] = ()  # ids of facts added or reinforced by the turn
+    ended: tuple[int, ...] = ()  # ids of facts superseded or ended by the turn
+
+    def all_facts(self) -> list[Fact]:
+        return [*self.added, *self.updated]
+
+
+@dataclass
+class _Ledger:
+    """Working state while one turn's values are applied in order."""
+
+    facts: dict[int, Fact]
+    new_ids: list[int] = field(default_factory=list)
+    changed: set[int] = field(default_factory=set)
+    touched: list[int] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+
+    def put(self, fact: Fact, *, new: bool = False) -> None:
+        assert fact.id is not None
+        self.facts[fact.id] = fact
+        if new:
+            self.new_ids.append(fact.id)
+        else:
+            self.changed.add(fact.id)
+
+    def current(self, subject: str, slot: str) -> list[Fact]:
+        return [
+            f for f in self.facts.values()
+            if f.subject == subject and f.slot == slot and f.is_current
+        ]
+
+    def end(self, fact: Fact, at: datetime, by: int | None) -> None:
+        """Close ``fact`` at ``at``; ``by`` is the fact that replaced it, if any."""
+        self.put(replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by))
+        self.ended.append(fact.id)  # type: ignore[arg-type]
+
+
+def resolve_conflicts(
+    values: Sequence[SlotValue],
+    existing: Iterable[Fact],
+    *,
+    catalogue: Catalogue,
+    user_id: str,
+    turn_id: str,
+    at: datetime,
+    new_id: Callable[[], int],
+    source: str = "stated",
+) -> FactChanges:
+    """Apply ``values`` (in order) to the ``existing`` facts of the same subjects and slots.
+
+    Args:
+        values: slot values from one turn.
+        existing: the facts they may conflict with (current and past).
+        catalogue: slot cardinalities and opposites.
+        user_id, turn_id: provenance for new facts.
+        at: when the turn was said (tz-aware); new facts are recorded at this time.
+        new_id: hands out ids for new facts, so supersede links can point at them.
+        source: "stated", "inferred" or "imported".
+    """
+    ledger = _Ledger({f.id: f for f in existing if f.id is not None})
+    for value in values:
+        if value.negated:
+            _negate(ledger, value, user_id, turn_id, at, new_id, source)
+        else:
+            _assert(ledger, value, catalogue, user_id, turn_id, at, new_id, source)
+    added = tuple(ledger.facts[i] for i in ledger.new_ids)
+    updated = tuple(ledger.facts[i] for i in sorted(ledger.changed - set(ledger.new_ids)))
+    return FactChanges(added, updated, tuple(dict.fromkeys(ledger.touched)), tuple(dict.fromkeys(ledger.ended)))
+
+
+def _new_fact(value: SlotValue, user_id: str, turn_id: str, at: datetime, fact_id: int, source: str) -> Fact:
+    return Fact(
+        id=fact_id,
+        subject=value.subject,
+        slot=value.slot,
+        value=value.value,
+        value_key=value.value_key,
+        user_id=user_id,
+        valid_from=value.valid_from or at,
+        recorded_at=at,
+        last_seen=at,
+        negated=value.negated,
+        source=source,
+        confidence=value.confidence,
+        source_turn_ids=(turn_id,),
+        lang=value.lang,
+        origin=value.pattern_id,
+    )
+
+
+def _reinforce(ledger: _Ledger, fact: Fact, value: SlotValue, turn_id: str, at: datetime) -> Fact:
+    turns = fact.source_turn_ids if turn_id in fact.source_turn_ids else (*fact.source_turn_ids, turn_id)
+    valid_from = min(fact.valid_from, value.valid_from) if value.valid_from else fact.valid_from
+    fact = replace(
+        fact,
+        mention_count=fact.mention_count + 1,
+        last_seen=max(fact.last_seen, at),
+        confidence=max(fact.confidence, value.confidence),
+        source_turn_ids=turns,
+        valid_from=valid_from,
+    )
+    ledger.put(fact)
+    ledger.touched.append(fact.id)  # type: ignore[arg-type]
+    return fact
+
+
+def _matches(fact: Fact, key: str) -> bool:
+    """Does a negation of ``key`` hit ``fact``? Empty key = any value; containment counts."""
+    if not key:
+        return True
+    return fact.value_key == key or (key in fact.value_key) or (fact.value_key in key and fact.value_key != "")
+
+
+def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime,
+            new_id: Callable[[], int], source: str) -> None:
+    current = ledger.current(value.subject, value.slot)
+    targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
+    same = [f for f in current if f.negated and f.value_key == value.value_key]
+    if same:
+        marker = _reinforce(ledger, same[0], value, turn_id, at)
+    else:
+        marker = _new_fact(value, user_id, turn_id, at, new_id(), source)
+        ledger.put(marker, new=True)
+        ledger.touched.append(marker.id)  # type: ignore[arg-type]
+    for fact in targets:
+        ledger.end(fact, at, marker.id)  # type: ignore[arg-type]
+
+
+def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: str, turn_id: str,
+            at: datetime, new_id: Callable[[], int], source: str) -> None:
+    current = ledger.current(value.subject, value.slot)
+    same = [f for f in current if not f.negated and f.value_key == value.value_key]
+    if same:
+        fact = _reinforce(ledger, same[0], value, turn_id, at)
+        if value.historical:  # "I used to live in X" about the current X: it no longer holds
+            ledger.end(fact, at, None)
+        return
+    fact = _new_fact(value, user_id, turn_id, at, new_id(), source)
+    if value.historical:
+        fact = replace(fact, valid_to=at)
+        ledger.put(fact, new=True)
+        ledger.touched.append(fact.id)  # type: ignore[arg-type]
+        return
+    single = catalogue.is_single(value.slot)
+    for old in current:
+        if single and not old.negated and at < old.recorded_at:
+            # said before the current value was said (turns written out of order): history
+            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id)
+        elif old.negated and (single or old.value_key == value.value_key):
+            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+        elif single:
+            # a coarse time ("last month") cannot start before the value it replaces was stated
+            fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
+            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+        elif value.qualifier and old.value_key == value.qualifier:
+            ledger.end(old, fact.valid_from, fact.id)  # "a cat" refined to "Luna (cat)"
+    opposite = catalogue[value.slot].opposite
+    if opposite:
+        for old in ledger.current(value.subject, opposite):
+            if not old.negated and old.value_key == value.value_key:
+                ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+    ledger.put(fact, new=True)
+    ledger.touched.append(fact.id)  # type: ignore[arg-type]

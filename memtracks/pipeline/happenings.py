@@ -1,0 +1,123 @@
+"""Stage 1c: happenings — a trip, a move, a new job, a deadline — with their time.
+
+Patterns come from ``rules/happenings.yaml``. A happening takes the time expression of its
+own sentence (the nearest one), so "I'm flying to Beijing next Wednesday" is a trip on the
+Wednesday of next week, resolved against the turn's timestamp.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..records import Entity, Happening, TimeMention
+from .matching import (
+    Sentence,
+    at_clause_start,
+    SubjectResolver,
+    clean_value,
+    cut_before_times,
+    entities_in,
+    find_all,
+    sentence_at,
+    sentences,
+    subject_is_filler,
+)
+from .patterns import Compiled, base_groups
+
+_NOT_ARGS = {"subj", "pname"}
+
+
+def extract_happenings(
+    text: str,
+    lang: str,
+    resolver: SubjectResolver,
+    patterns: Sequence[Compiled],
+    times: Sequence[TimeMention] = (),
+) -> tuple[Happening, ...]:
+    """Happenings in ``text``; at most one per kind and sentence (the first pattern wins)."""
+    sents = sentences(text)
+    found: list[Happening] = []
+    taken: set[tuple[str, int]] = set()
+    for pattern in patterns:
+        spec = pattern.spec
+        if spec.lang != lang:
+            continue
+        def build(m: re.Match[str]) -> Happening | None:
+            sent = sentence_at(sents, m.start())
+            if (spec.kind, sent.start) in taken:  # noqa: B023 - used within the loop
+                return None
+            return _happening(m, pattern, sent, resolver, times)  # noqa: B023
+
+        for happening in find_all(pattern.regex, text, build):
+            found.append(happening)
+            taken.add((spec.kind, sentence_at(sents, happening.span[0]).start))
+    return tuple(sorted(found, key=lambda h: h.span))
+
+
+def _happening(
+    m: re.Match[str],
+    pattern: Compiled,
+    sent: Sentence,
+    resolver: SubjectResolver,
+    times: Sequence[TimeMention],
+) -> Happening | None:
+    spec = pattern.spec
+    subject = resolver.resolve(m)
+    if subject is None and pattern.optional_subject and subject_is_filler(m, times):
+        subject = ""
+    if subject is None or (subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start())):
+        return None
+    args = _args(m, times, resolver.entities, spec.require_entity)
+    if args is None:
+        return None
+    when = _time_for(m.span(), sent, times)
+    if "time" in spec.needs and when is None:
+        return None
+    if any(n != "time" and n not in args for n in spec.needs):
+        return None
+    return Happening(
+        kind=spec.kind,
+        subject=subject or resolver.speaker,
+        args=args,
+        span=m.span(),
+        pattern_id=spec.id,
+        start=when.start if when else None,
+        end=when.end if when else None,
+        granularity=when.granularity if when else None,
+    )
+
+
+def _args(
+    m: re.Match[str],
+    times: Sequence[TimeMention],
+    entities: tuple[Entity, ...],
+    require: dict[str, str],
+) -> dict[str, str] | None:
+    args: dict[str, str] = {}
+    spans = {re.sub(r"\d+$", "", k): m.span(k) for k, v in m.groupdict().items() if v}
+    for name, raw in base_groups(m).items():
+        if name in _NOT_ARGS:
+            continue
+        start = spans[name][0]
+        value = clean_value(cut_before_times(raw, start, times))
+        if not value:
+            continue
+        label = require.get(name)
+        if label:
+            inside = entities_in(entities, start, start + len(raw), label)
+            if not inside:
+                return None
+            value = inside[0].text
+        args[name] = value
+    if any(name not in args for name in require):
+        return None
+    return args
+
+
+def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:
+    """The time expression of the happening's sentence closest to it."""
+    inside = [t for t in times if sent.start <= t.span[0] < sent.end]
+    if not inside:
+        return None
+    return min(inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))

@@ -1,0 +1,224 @@
+"""Loading the regex pattern files: ``rules/slot_patterns.yaml`` and ``rules/happenings.yaml``.
+
+A pattern's regex may name macros as ``@name``. They expand recursively from the file's
+``macros`` section and from the lexicons (``@relation``, ``@animal``, ``@job``). A group name
+used twice after expansion (``subj`` in both arms of an alternation) is renamed ``subj2``,
+``subj3``...; :func:`group` reads them back under the base name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from ..catalogue import Catalogue, default_catalogue
+from ..datafiles import Strict, bundled, read_yaml, validate_entries
+from ..errors import DataFileError
+from ..lexicon import Lexicons, alternation, default_lexicons
+
+_MACRO = re.compile(r"@([a-z_][a-z0-9_]*)")
+_GROUP = re.compile(r"\(\?P<([A-Za-z_]\w*)>")
+_MAX_DEPTH = 8
+
+
+class SlotPatternSpec(Strict):
+    id: str = Field(min_length=1)
+    lang: Literal["en", "zh"]
+    slot: str
+    regex: str
+    negate: bool = False
+    historical: bool = False
+    confidence: float = Field(0.9, ge=0.0, le=1.0)
+    require_entity: str | None = None
+    reject: str | None = None
+    split_list: bool = False
+    keep_times: bool = False
+
+
+class HappeningSpec(Strict):
+    id: str = Field(min_length=1)
+    lang: Literal["en", "zh"]
+    kind: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    regex: str
+    needs: list[str] = Field(default_factory=list)
+    require_entity: dict[str, str] = Field(default_factory=dict)
+    confidence: float = Field(0.85, ge=0.0, le=1.0)
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A validated pattern spec with its compiled regexes."""
+
+    spec: SlotPatternSpec | HappeningSpec
+    regex: re.Pattern[str]
+    reject: re.Pattern[str] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def optional_subject(self) -> bool:
+        """The regex may match without a subject (Chinese drops subjects in later clauses)."""
+        return "@subj?" in self.spec.regex or "@poss?" in self.spec.regex
+
+
+def group(match: re.Match[str], name: str) -> str | None:
+    """The first non-empty capture of ``name`` or its renamed copies (``name2``...)."""
+    for key in (name, f"{name}2", f"{name}3", f"{name}4"):
+        value = match.groupdict().get(key)
+        if value:
+            return value
+    return None
+
+
+def base_groups(match: re.Match[str]) -> dict[str, str]:
+    """All non-empty captures, renamed copies folded into their base name."""
+    out: dict[str, str] = {}
+    for key, value in match.groupdict().items():
+        if value:
+            out.setdefault(re.sub(r"\d+$", "", key), value)
+    return out
+
+
+def lexicon_macros(lexicons: Lexicons, lang: str) -> dict[str, str]:
+    return {
+        "relation": alternation(lexicons.relations.forms(lang)),
+        "animal": alternation(lexicons.animals.forms(lang)),
+        "job": alternation(lexicons.jobs.forms(lang)),
+    }
+
+
+def expand(regex: str, macros: dict[str, str]) -> str:
+    """Expand ``@name`` macros; raise ``KeyError`` naming an unknown one."""
+    for _ in range(_MAX_DEPTH):
+        names = _MACRO.findall(regex)
+        if not names:
+            return _dedupe_groups(regex)
+        unknown = [n for n in names if n not in macros]
+        if unknown:
+            raise KeyError(f"unknown macro '@{unknown[0]}' (known: {', '.join(sorted(macros))})")
+        regex = _MACRO.sub(lambda m: macros[m.group(1)], regex)
+    raise KeyError(f"macros nest deeper than {_MAX_DEPTH} levels (a macro refers to itself?)")
+
+
+def _dedupe_groups(regex: str) -> str:
+    counts: Counter[str] = Counter()
+
+    def rename(m: re.Match[str]) -> str:
+        counts[m.group(1)] += 1
+        n = counts[m.group(1)]
+        return m.group(0) if n == 1 else f"(?P<{m.group(1)}{n}>"
+
+    return _GROUP.sub(rename, regex)
+
+
+def _compile(spec, macros: dict[str, dict[str, str]]) -> tuple[Compiled | None, list[str]]:
+    flags = re.IGNORECASE if spec.lang == "en" else 0
+    try:
+        regex = re.compile(expand(spec.regex, macros[spec.lang]), flags)
+    except KeyError as exc:
+        return None, [f"field 'regex': {exc.args[0]}"]
+    except re.error as exc:
+        return None, [f"field 'regex': does not compile after macro expansion: {exc}"]
+    reject = None
+    if getattr(spec, "reject", None):
+        try:
+            reject = re.compile(spec.reject, flags)
+        except re.error as exc:
+            return None, [f"field 'reject': bad regex: {exc}"]
+    return Compiled(spec, regex, reject), []
+
+
+def _file_macros(path: Path, doc: dict, lexicons: Lexicons) -> dict[str, dict[str, str]]:
+    raw = doc.get("macros", {})
+    if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
+        raise DataFileError(str(path), ["section 'macros' must map a language to name: regex"])
+    return {lang: {**lexicon_macros(lexicons, lang), **raw.get(lang, {})} for lang in ("en", "zh")}
+
+
+def _load(
+    path: Path,
+    section: str,
+    model: type,
+    macros: dict[str, dict[str, str]],
+    check: Callable[..., Iterator[str]],
+) -> list[Compiled]:
+    doc = read_yaml(path)
+    if not isinstance(doc, dict) or section not in doc:
+        raise DataFileError(str(path), [f"missing top-level section '{section}'"])
+    compiled: list[Compiled] = []
+
+    def check_and_compile(spec) -> Iterator[str]:
+        yield from check(spec)
+        item, problems = _compile(spec, macros)
+        if item is not None:
+            compiled.append(item)
+        yield from problems
+
+    validate_entries(path, doc[section], model, section=section, check=check_and_compile)
+    return compiled
+
+
+def load_slot_patterns(
+    path: Path | None = None,
+    catalogue: Catalogue | None = None,
+    lexicons: Lexicons | None = None,
+) -> list[Compiled]:
+    """Load and compile slot patterns, in file order (earlier patterns win overlaps)."""
+    path = path or bundled("rules", "slot_patterns.yaml")
+    catalogue = catalogue or default_catalogue()
+    doc = read_yaml(path)
+    macros = _file_macros(path, doc if isinstance(doc, dict) else {}, lexicons or default_lexicons())
+
+    def check(spec: SlotPatternSpec) -> Iterator[str]:
+        if spec.slot not in catalogue:
+            yield f"field 'slot': unknown slot {spec.slot!r}; known: {', '.join(sorted(catalogue.by_name))}"
+        if not spec.negate and "(?P<value>" not in expand_safe(spec.regex, macros[spec.lang]):
+            yield "field 'regex': needs a (?P<value>...) group (or negate: true)"
+
+    return _load(path, "patterns", SlotPatternSpec, macros, check)
+
+
+def load_happening_patterns(
+    path: Path | None = None,
+    macros_from: Path | None = None,
+    lexicons: Lexicons | None = None,
+) -> list[Compiled]:
+    """Load and compile happening patterns; macros come from the slot pattern file."""
+    path = path or bundled("rules", "happenings.yaml")
+    macro_path = macros_from or bundled("rules", "slot_patterns.yaml")
+    macro_doc = read_yaml(macro_path)
+    macros = _file_macros(macro_path, macro_doc if isinstance(macro_doc, dict) else {},
+                          lexicons or default_lexicons())
+
+    def check(spec: HappeningSpec) -> Iterator[str]:
+        for need in spec.needs:
+            if need != "time" and f"(?P<{need}>" not in expand_safe(spec.regex, macros[spec.lang]):
+                yield f"field 'needs': argument {need!r} is not a group of the regex"
+
+    return _load(path, "happenings", HappeningSpec, macros, check)
+
+
+def expand_safe(regex: str, macros: dict[str, str]) -> str:
+    try:
+        return expand(regex, macros)
+    except KeyError:
+        return regex
+
+
+@lru_cache(maxsize=1)
+def default_slot_patterns() -> tuple[Compiled, ...]:
+    return tuple(load_slot_patterns())
+
+
+@lru_cache(maxsize=1)
+def default_happening_patterns() -> tuple[Compiled, ...]:
+    return tuple(load_happening_patterns())

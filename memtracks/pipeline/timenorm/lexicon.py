@@ -1,0 +1,258 @@
+"""Time-word lexicons: the schemas of ``lexicons/time_en.yaml`` / ``time_zh.yaml`` and their loader.
+
+A lexicon file is a mapping of sections, each a list of entries. Every entry is validated
+against a pydantic model (unknown fields are errors); every problem, naming the file, the entry
+and the field, is collected and raised once as :class:`~memtracks.errors.DataFileError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from ...datafiles import Strict, bundled, read_yaml, validate_entries
+from ...errors import DataFileError, UnsupportedLanguageError
+
+Unit = Literal["minute", "hour", "day", "week", "weekend", "month", "year"]
+Tense = Literal["past", "future"]
+Part = Literal["early", "mid", "late"]
+
+
+class Word(Strict):
+    word: str = Field(min_length=1)
+
+
+class NumberWord(Word):
+    value: float = Field(gt=0, le=1000)
+
+
+class VagueWord(Word):
+    low: int = Field(ge=0)
+    high: int = Field(ge=0)
+    confidence: float = Field(gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VagueWord:
+        if self.low > self.high:
+            raise ValueError(f"field 'high' ({self.high}) must be >= field 'low' ({self.low})")
+        return self
+
+
+class VaguePhrase(VagueWord):
+    unit: Unit
+    sign: Literal[-1, 1]
+
+
+class UnitWord(Word):
+    unit: Unit
+    measure: Literal["required", "optional", "none"] = "optional"  # Chinese 个
+
+
+class DayWord(Word):
+    offset: int = Field(ge=-7, le=7)
+    not_after: str = ""  # characters that must not come right before the word
+
+
+class PartWindow(Strict):
+    name: str = Field(min_length=1)
+    start_hour: int = Field(ge=0, le=23)
+    end_hour: int = Field(ge=1, le=30)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PartWindow:
+        if self.end_hour <= self.start_hour:
+            raise ValueError("field 'end_hour' must be greater than field 'start_hour'")
+        return self
+
+
+class PartWord(Word):
+    part: str
+
+
+class FusedWord(Word):
+    offset: int = Field(ge=-7, le=7)
+    part: str
+
+
+class WeekdayWord(Word):
+    index: int = Field(ge=0, le=6)
+    abbreviation: bool = False
+
+
+class MonthWord(Word):
+    number: int = Field(ge=1, le=12)
+    ambiguous: bool = False  # also a common word ("may"): needs a capital and a date context
+    abbreviation: bool = False
+
+
+class SeasonWord(Word):
+    start_month: Literal[3, 6, 9, 12]
+
+
+class ShiftWord(Word):
+    shift: int | None = Field(default=None, ge=-3, le=3)
+    tense: Tense | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ShiftWord:
+        if (self.shift is None) == (self.tense is None):
+            raise ValueError("exactly one of field 'shift' or field 'tense' must be set")
+        return self
+
+
+class PeriodWord(Word):
+    part: Part
+    narrow: bool = False  # "end of the year" = December; "late 2023" = Sep-Dec
+    form: Literal["prefix", "of", "suffix"] = "prefix"
+
+
+class ClockWord(Word):
+    hour: int = Field(ge=0, le=23)
+    minute: int = Field(default=0, ge=0, le=59)
+
+
+class SignWord(Word):
+    sign: Literal[-1, 1]
+
+
+class TenseCue(Strict):
+    text: str = Field(min_length=1)
+    tense: Tense
+    regex: bool = False
+    weak: bool = False  # used only when no ordinary cue is in the clause
+
+
+class Numeral(Strict):
+    char: str = Field(min_length=1, max_length=1)
+    value: int = Field(ge=0, le=10)
+
+
+# section name -> (model, field naming an entry in messages)
+_COMMON: dict[str, tuple[type[BaseModel], str]] = {
+    "vague_quantities": (VagueWord, "word"),
+    "vague_phrases": (VaguePhrase, "word"),
+    "units": (UnitWord, "word"),
+    "day_words": (DayWord, "word"),
+    "part_windows": (PartWindow, "name"),
+    "day_parts": (PartWord, "word"),
+    "fused_day_parts": (FusedWord, "word"),
+    "seasons": (SeasonWord, "word"),
+    "shifts": (ShiftWord, "word"),
+    "periods": (PeriodWord, "word"),
+    "tense_cues": (TenseCue, "text"),
+    "not_cues": (Word, "word"),
+    "clause_breaks": (Word, "word"),
+}
+SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
+    "en": {
+        **_COMMON,
+        "numbers": (NumberWord, "word"),
+        "weekdays": (WeekdayWord, "word"),
+        "months": (MonthWord, "word"),
+        "clock_words": (ClockWord, "word"),
+        "date_prefixes": (Word, "word"),
+        "postfix_shifts": (ShiftWord, "word"),
+    },
+    "zh": {
+        **_COMMON,
+        "numerals": (Numeral, "char"),
+        "weekday_nouns": (Word, "word"),
+        "weekday_chars": (WeekdayWord, "word"),
+        "year_words": (DayWord, "word"),
+        "directions": (SignWord, "word"),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """A validated lexicon: ``lexicon["months"]`` is the tuple of that section's entries."""
+
+    language: str
+    path: Path
+    sections: dict[str, tuple[Any, ...]]
+
+    def __getitem__(self, section: str) -> tuple[Any, ...]:
+        return self.sections[section]
+
+    def words(self, section: str, **where: Any) -> list[str]:
+        """Words of a section, optionally only entries whose fields equal ``where``."""
+        return [e.word for e in self[section] if all(getattr(e, k) == v for k, v in where.items())]
+
+    def table(self, section: str, field: str) -> dict[str, Any]:
+        """``{word (lower-cased): entry.field}`` for a section."""
+        return {e.word.lower(): getattr(e, field) for e in self[section]}
+
+
+def load_lexicon(path: str | Path, language: str) -> Lexicon:
+    """Read and validate a time lexicon file for ``language`` ("en" or "zh").
+
+    Raises:
+        DataFileError: listing every problem as file, entry and field.
+        UnsupportedLanguageError: ``language`` has no schema.
+    """
+    if language not in SCHEMAS:
+        raise UnsupportedLanguageError(
+            f"no time lexicon schema for language {language!r}; expected one of {sorted(SCHEMAS)}"
+        )
+    path = Path(path)
+    schema = SCHEMAS[language]
+    doc = read_yaml(path)
+    if not isinstance(doc, dict):
+        raise DataFileError(str(path), ["top level must be a mapping of sections"])
+    problems = [
+        f"unknown section '{name}' (expected one of: {', '.join(schema)})"
+        for name in doc
+        if name not in schema
+    ]
+    sections: dict[str, tuple[Any, ...]] = {}
+    for name, (model, id_field) in schema.items():
+        if name not in doc:
+            problems.append(f"missing section '{name}'")
+            continue
+        try:
+            entries = validate_entries(
+                path, doc[name], model, section=name, id_field=id_field, check=_check_entry
+            )
+        except DataFileError as exc:
+            problems.extend(exc.problems)
+            continue
+        sections[name] = tuple(entries)
+    problems.extend(_unknown_parts(sections))
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Lexicon(language, path, sections)
+
+
+def _check_entry(entry: BaseModel) -> Iterator[str]:
+    if isinstance(entry, TenseCue) and entry.regex:
+        try:
+            re.compile(entry.text)
+        except re.error as exc:
+            yield f"field 'text': not a valid regular expression: {exc}"
+
+
+def _unknown_parts(sections: dict[str, tuple[Any, ...]]) -> Iterable[str]:
+    """Every part-of-day word must name a window defined under ``part_windows``."""
+    known = {w.name for w in sections.get("part_windows", ())}
+    if not known:
+        return
+    for section in ("day_parts", "fused_day_parts"):
+        for index, entry in enumerate(sections.get(section, ())):
+            if entry.part not in known:
+                yield (
+                    f"{section}[{index}] '{entry.word}': field 'part': unknown part "
+                    f"'{entry.part}' (defined in part_windows: {', '.join(sorted(known))})"
+                )
+
+
+@cache
+def lexicon(language: str) -> Lexicon:
+    """The bundled lexicon for ``language``, loaded and validated once."""
+    return load_lexicon(bundled("lexicons", f"time_{language}.yaml"), language)

@@ -1,0 +1,92 @@
+"""Past / future cues around a time mention, for bare weekdays, months, weekends and seasons.
+
+The search looks at the clause around the mention first (delimited by commas and by the
+lexicon's ``clause_breaks`` words: and, but, 但是 ...), then the whole sentence. Within that
+window the nearest ordinary cue wins; weak cues (Chinese 了) count only when no ordinary cue is
+present. Words listed as ``not_cues`` (需要, "excited") are blanked out
+first, and so is the mention itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import Lexicon
+
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…]")
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、:：]")
+
+
+@dataclass(frozen=True)
+class Cues:
+    """Compiled cue patterns of one language."""
+
+    pattern: re.Pattern[str]  # groups: future, past, weak_future, weak_past
+    blank: re.Pattern[str] | None
+    clause: re.Pattern[str] = _CLAUSE_END
+
+
+def literal(text: str, word_bounded: bool) -> str:
+    """Regex for a literal phrase: spaces match any whitespace; word edges get ``\\b``."""
+    body = re.escape(text).replace(r"\ ", r"\s+")
+    if not word_bounded:
+        return body
+    head = r"\b" if text[0].isalnum() else ""
+    tail = r"\b" if text[-1].isalnum() else ""
+    return head + body + tail
+
+
+def compile_cues(lex: Lexicon, word_bounded: bool) -> Cues:
+    """Build the cue pattern from the ``tense_cues`` and ``not_cues`` sections."""
+    groups: dict[str, list[str]] = {"future": [], "past": [], "weak_future": [], "weak_past": []}
+    for cue in lex["tense_cues"]:
+        name = ("weak_" if cue.weak else "") + cue.tense
+        groups[name].append(cue.text if cue.regex else literal(cue.text, word_bounded))
+    body = "|".join(f"(?P<{name}>{'|'.join(alts)})" for name, alts in groups.items() if alts)
+    blank = _alternation(lex.words("not_cues"), word_bounded)
+    breaks = _alternation(lex.words("clause_breaks"), word_bounded)
+    return Cues(
+        re.compile(body, re.IGNORECASE),
+        re.compile(blank, re.IGNORECASE) if blank else None,
+        re.compile(f"{_CLAUSE_END.pattern}|{breaks}", re.IGNORECASE) if breaks else _CLAUSE_END,
+    )
+
+
+def _alternation(words: list[str], word_bounded: bool) -> str:
+    ordered = sorted(words, key=len, reverse=True)
+    return "|".join(literal(w, word_bounded) for w in ordered)
+
+
+def tense_near(text: str, span: tuple[int, int], cues: Cues) -> str | None:
+    """ "past", "future" or None for the mention at ``span`` in ``text``."""
+    for boundary in (cues.clause, _SENTENCE_END):
+        lo, hi = _window(text, span, boundary)
+        found = _nearest(text, lo, hi, span, cues)
+        if found:
+            return found
+    return None
+
+
+def _window(text: str, span: tuple[int, int], boundary: re.Pattern[str]) -> tuple[int, int]:
+    lo = 0
+    for match in boundary.finditer(text, 0, span[0]):
+        lo = match.end()
+    after = boundary.search(text, span[1])
+    return lo, after.start() if after else len(text)
+
+
+def _nearest(text: str, lo: int, hi: int, span: tuple[int, int], cues: Cues) -> str | None:
+    start, end = span[0] - lo, span[1] - lo
+    clause = text[lo : span[0]] + " " * (end - start) + text[span[1] : hi]
+    if cues.blank is not None:
+        clause = cues.blank.sub(lambda m: " " * len(m.group()), clause)
+    best: dict[bool, tuple[int, str]] = {}
+    for match in cues.pattern.finditer(clause):
+        kind = match.lastgroup or ""
+        weak = kind.startswith("weak_")
+        distance = match.start() - end if match.start() >= end else start - match.end()
+        if weak not in best or distance < best[weak][0]:
+            best[weak] = (distance, kind.removeprefix("weak_"))
+    chosen = best.get(False) or best.get(True)
+    return chosen[1] if chosen else None

@@ -1,0 +1,114 @@
+"""The SQLite schema as numbered migrations; ``PRAGMA user_version`` counts those applied.
+
+Add a change as a new function at the end of ``MIGRATIONS``; never edit one that shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ..errors import SchemaVersionError
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one (``executescript`` would commit the open transaction)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def m001_initial(db: sqlite3.Connection) -> None:
+    _run(
+        db,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE turns (
+            user_id TEXT NOT NULL, turn_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            speaker TEXT NOT NULL, text TEXT NOT NULL, lang TEXT NOT NULL,
+            ts TEXT NOT NULL, ts_epoch REAL NOT NULL, source TEXT NOT NULL,
+            metadata TEXT NOT NULL, content_hash TEXT NOT NULL, seq INTEGER NOT NULL,
+            PRIMARY KEY (user_id, turn_id)
+        );
+        CREATE INDEX turns_session ON turns (user_id, session_id, seq);
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, subject TEXT NOT NULL,
+            slot TEXT NOT NULL, value TEXT NOT NULL, value_key TEXT NOT NULL,
+            negated INTEGER NOT NULL, source TEXT NOT NULL, confidence REAL NOT NULL,
+            valid_from TEXT NOT NULL, valid_to TEXT, recorded_at TEXT NOT NULL,
+            last_seen TEXT NOT NULL, last_seen_epoch REAL NOT NULL, superseded_by INTEGER,
+            mention_count INTEGER NOT NULL, source_turn_ids TEXT NOT NULL,
+            lang TEXT NOT NULL, origin TEXT NOT NULL
+        );
+        CREATE INDEX facts_subject_slot ON facts (user_id, subject, slot);
+        CREATE INDEX facts_slot ON facts (user_id, slot);
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            turn_id TEXT NOT NULL, speaker TEXT NOT NULL, subject TEXT NOT NULL,
+            text TEXT NOT NULL, lang TEXT NOT NULL, mentioned_at TEXT NOT NULL,
+            mentioned_epoch REAL NOT NULL, start TEXT, start_epoch REAL, "end" TEXT,
+            end_epoch REAL, granularity TEXT, times TEXT NOT NULL, happenings TEXT NOT NULL,
+            kinds TEXT NOT NULL, entity_keys TEXT NOT NULL, source TEXT NOT NULL,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX events_mentioned ON events (user_id, mentioned_epoch);
+        CREATE INDEX events_start ON events (user_id, start_epoch);
+        CREATE INDEX events_turn ON events (user_id, turn_id);
+        CREATE INDEX events_session ON events (user_id, session_id, seq);
+        CREATE TABLE event_entities (
+            user_id TEXT NOT NULL, key TEXT NOT NULL, event_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, key, event_id)
+        );
+        CREATE TABLE event_links (
+            user_id TEXT NOT NULL, src INTEGER NOT NULL, dst INTEGER NOT NULL,
+            kind TEXT NOT NULL, key TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (user_id, src, dst, kind, key)
+        );
+        CREATE TABLE names (
+            user_id TEXT NOT NULL, surface TEXT NOT NULL, key TEXT NOT NULL,
+            label TEXT NOT NULL, PRIMARY KEY (user_id, surface)
+        );
+        CREATE TABLE inferences (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, rule_id TEXT NOT NULL,
+            subject TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL, lang TEXT NOT NULL,
+            created_at TEXT NOT NULL, created_epoch REAL NOT NULL, premises TEXT NOT NULL,
+            confidence REAL NOT NULL, valid_from TEXT, valid_to TEXT, status TEXT NOT NULL,
+            retracted_at TEXT, retracted_because TEXT, source_turn_ids TEXT NOT NULL,
+            derived_fact_id INTEGER, args TEXT NOT NULL, key TEXT NOT NULL,
+            UNIQUE (user_id, key)
+        );
+        CREATE TABLE inference_premises (
+            user_id TEXT NOT NULL, track TEXT NOT NULL, premise_id INTEGER NOT NULL,
+            inference_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, track, premise_id, inference_id)
+        );
+        CREATE TABLE vectors (
+            user_id TEXT NOT NULL, track TEXT NOT NULL, item_id INTEGER NOT NULL,
+            content_hash TEXT NOT NULL, vector BLOB NOT NULL,
+            PRIMARY KEY (user_id, track, item_id)
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection, path: str) -> None:
+    """Bring ``db`` up to :data:`SCHEMA_VERSION`, one transaction per migration."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{path} has schema version {version}, newer than this memtracks understands "
+            f"({SCHEMA_VERSION}); upgrade memtracks to open it"
+        )
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            migration(db)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise

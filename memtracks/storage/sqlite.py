@@ -1,0 +1,319 @@
+"""The SQLite store: every table, every query, always scoped by ``user_id``.
+
+One :meth:`Store.transaction` wraps each write; if anything inside raises, the database is
+rolled back and left exactly as it was. Queries are parameterised; no method reads data
+without a ``user_id``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import StorageError
+from ..records import Event, Fact, Inference, Turn
+from . import codec
+from .schema import migrate
+
+
+class Store:
+    """SQLite-backed storage of turns, facts, events, inferences and vectors.
+
+    Args:
+        path: a database file, or ":memory:" (the default) for a store that lives with the process.
+    """
+
+    def __init__(self, path: str | Path = ":memory:"):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            if self.path != ":memory:":
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            migrate(self.db, self.path)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"cannot open memtracks database {self.path}: {exc}") from exc
+        self.lock = threading.RLock()
+        self._depth = 0
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ---------------------------------------------------------------- transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All-or-nothing: commit when the block ends, roll back if it raises."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.db.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            else:
+                self.db.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.db.execute(sql, params).fetchall()
+
+    def next_id(self, table: str) -> int:
+        assert table in ("facts", "events", "inferences")
+        return (self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0][0]) + 1
+
+    # ---------------------------------------------------------------- meta
+
+    def meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # ---------------------------------------------------------------- turns
+
+    def turn(self, user_id: str, turn_id: str) -> sqlite3.Row | None:
+        rows = self._rows("SELECT * FROM turns WHERE user_id = ? AND turn_id = ?", (user_id, turn_id))
+        return rows[0] if rows else None
+
+    def insert_turn(self, turn: Turn, lang: str, content_hash: str, seq: int) -> None:
+        assert turn.timestamp is not None and turn.user_id and turn.turn_id
+        self.db.execute(
+            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (turn.user_id, turn.turn_id, turn.session_id, turn.speaker, turn.text, lang,
+             codec.dt_text(turn.timestamp), codec.epoch(turn.timestamp), turn.source,
+             json.dumps(turn.metadata, ensure_ascii=False, default=str), content_hash, seq),
+        )
+
+    def next_seq(self, user_id: str, session_id: str) -> int:
+        rows = self._rows("SELECT COALESCE(MAX(seq), -1) FROM turns WHERE user_id = ? AND session_id = ?",
+                          (user_id, session_id))
+        return rows[0][0] + 1
+
+    def turns(self, user_id: str) -> list[sqlite3.Row]:
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq",
+                          (user_id,))
+
+    def turn_texts(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self._rows(f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})",
+                          (user_id, *ids))
+        return {r[0]: r[1] for r in rows}
+
+    def speakers(self, user_id: str) -> list[str]:
+        return [r[0] for r in self._rows("SELECT DISTINCT speaker FROM turns WHERE user_id = ?", (user_id,))]
+
+    def users(self) -> list[str]:
+        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM turns ORDER BY user_id")]
+
+    # ---------------------------------------------------------------- facts
+
+    def facts(
+        self,
+        user_id: str,
+        *,
+        subjects: Sequence[str] | None = None,
+        slots: Sequence[str] | None = None,
+        current_only: bool = False,
+    ) -> list[Fact]:
+        sql, params = "SELECT * FROM facts WHERE user_id = ?", [user_id]
+        if subjects is not None:
+            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            params += list(subjects)
+        if slots is not None:
+            sql += f" AND slot IN ({','.join('?' * len(slots))})"
+            params += list(slots)
+        if current_only:
+            sql += " AND superseded_by IS NULL AND valid_to IS NULL"
+        return [codec.row_fact(r) for r in self._rows(sql + " ORDER BY id", params)]
+
+    def facts_by_id(self, user_id: str, ids: Iterable[int]) -> list[Fact]:
+        ids = list(ids)
+        if not ids:
+            return []
+        rows = self._rows(f"SELECT * FROM facts WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})",
+                          (user_id, *ids))
+        return [codec.row_fact(r) for r in rows]
+
+    def save_facts(self, facts: Iterable[Fact]) -> None:
+        self.db.executemany(
+            f"INSERT OR REPLACE INTO facts ({codec.FACT_COLUMNS}) VALUES ({','.join('?' * 19)})",
+            [codec.fact_row(f) for f in facts],
+        )
+
+    # ---------------------------------------------------------------- events
+
+    def save_event(self, event: Event) -> None:
+        self.db.execute(
+            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 21)})",
+            codec.event_row(event),
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO event_entities VALUES (?, ?, ?)",
+            [(event.user_id, k, event.id) for k in event.entity_keys],
+        )
+
+    def events(
+        self,
+        user_id: str,
+        *,
+        ids: Sequence[int] | None = None,
+        kinds: Sequence[str] | None = None,
+        subjects: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        sql, params = "SELECT * FROM events WHERE user_id = ?", [user_id]
+        if ids is not None:
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            params += list(ids)
+        if kinds is not None:
+            sql += " AND (" + " OR ".join("(' ' || kinds || ' ') LIKE ?" for _ in kinds) + ")"
+            params += [f"% {k} %" for k in kinds]
+        if subjects is not None:
+            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            params += list(subjects)
+        sql += " ORDER BY mentioned_epoch DESC, id DESC" if limit else " ORDER BY mentioned_epoch, id"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [codec.row_event(r) for r in self._rows(sql, params)]
+
+    def events_between(self, user_id: str, start: datetime, end: datetime, limit: int = 200) -> list[Event]:
+        """Events said in, or about a time overlapping, ``[start, end)``."""
+        s, e = start.timestamp(), end.timestamp()
+        rows = self._rows(
+            "SELECT * FROM events WHERE user_id = ? AND ((start_epoch < ? AND end_epoch > ?) "
+            "OR (mentioned_epoch >= ? AND mentioned_epoch < ?)) ORDER BY mentioned_epoch, id LIMIT ?",
+            (user_id, e, s, s, e, limit),
+        )
+        return [codec.row_event(r) for r in rows]
+
+    def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
+        rows = self._rows("SELECT * FROM events WHERE user_id = ? AND session_id = ? "
+                          "ORDER BY seq DESC, id DESC LIMIT 1", (user_id, session_id))
+        return codec.row_event(rows[0]) if rows else None
+
+    def last_events_with(self, user_id: str, keys: Sequence[str]) -> dict[str, int]:
+        """For each entity key, the id of the latest event that mentions it."""
+        if not keys:
+            return {}
+        rows = self._rows(
+            f"SELECT key, MAX(event_id) FROM event_entities WHERE user_id = ? "
+            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key", (user_id, *keys))
+        return {r[0]: r[1] for r in rows}
+
+    def save_links(self, user_id: str, links: Iterable[tuple[int, int, str, str]]) -> None:
+        self.db.executemany("INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)",
+                            [(user_id, *link) for link in links])
+
+    def links(self, user_id: str) -> list[tuple[int, int, str, str]]:
+        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ?", (user_id,))
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+    # ---------------------------------------------------------------- names
+
+    def save_names(self, user_id: str, names: Iterable[tuple[str, str, str]]) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)",
+                            [(user_id, *n) for n in names])
+
+    def names(self, user_id: str) -> dict[str, tuple[str, str]]:
+        rows = self._rows("SELECT surface, key, label FROM names WHERE user_id = ?", (user_id,))
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    # ---------------------------------------------------------------- inferences
+
+    def save_inferences(self, inferences: Iterable[Inference]) -> None:
+        items = list(inferences)
+        self.db.executemany(
+            f"INSERT OR REPLACE INTO inferences ({codec.INFERENCE_COLUMNS}) VALUES ({','.join('?' * 20)})",
+            [codec.inference_row(i) for i in items],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO inference_premises VALUES (?, ?, ?, ?)",
+            [(i.user_id, p.track, p.id, i.id) for i in items for p in i.premises],
+        )
+
+    def inferences(self, user_id: str, *, active_only: bool = False, ids: Sequence[int] | None = None) -> list[Inference]:
+        sql, params = "SELECT * FROM inferences WHERE user_id = ?", [user_id]
+        if active_only:
+            sql += " AND status = 'active'"
+        if ids is not None:
+            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            params += list(ids)
+        return [codec.row_inference(r) for r in self._rows(sql + " ORDER BY id", params)]
+
+    def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int]) -> list[Inference]:
+        """Active inferences with one of ``fact_ids`` among their premises."""
+        if not fact_ids:
+            return []
+        rows = self._rows(
+            "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
+            "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = 'fact' "
+            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})", (user_id, *fact_ids))
+        seen: dict[int, Inference] = {}
+        for r in rows:
+            seen.setdefault(r["id"], codec.row_inference(r))
+        return list(seen.values())
+
+    def known_inference_keys(self, user_id: str, keys: Sequence[str]) -> set[str]:
+        if not keys:
+            return set()
+        rows = self._rows(f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})",
+                          (user_id, *keys))
+        return {r[0] for r in rows}
+
+    # ---------------------------------------------------------------- vectors
+
+    def save_vectors(self, user_id: str, track: str, items: Sequence[tuple[int, str, np.ndarray]]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
+            [(user_id, track, item_id, h, np.asarray(v, dtype=np.float32).tobytes()) for item_id, h, v in items],
+        )
+
+    def vectors(self, user_id: str, track: str) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, matrix) of every vector stored for ``user_id`` on ``track``."""
+        rows = self._rows("SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? ORDER BY item_id",
+                          (user_id, track))
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+        return ids, matrix
+
+    def vector_hashes(self, user_id: str, track: str, item_ids: Sequence[int]) -> dict[int, str]:
+        if not item_ids:
+            return {}
+        rows = self._rows(
+            f"SELECT item_id, content_hash FROM vectors WHERE user_id = ? AND track = ? "
+            f"AND item_id IN ({','.join('?' * len(item_ids))})", (user_id, track, *item_ids))
+        return {r[0]: r[1] for r in rows}
+
+    def counts(self, user_id: str) -> dict[str, int]:
+        out = {}
+        for table in ("turns", "facts", "events", "inferences", "vectors"):
+            out[table] = self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (user_id,))[0][0]
+        return out

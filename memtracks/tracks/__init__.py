@@ -1,0 +1,1 @@
+"""The three tracks: facts (what is), temporal (what happened when), inferences (what follows)."""

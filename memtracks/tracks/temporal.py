@@ -1,0 +1,54 @@
+"""The temporal track's event chain: events linked in order within a session ("next") and
+across sessions through the entities they share ("entity": the last earlier event that
+mentioned the same pet, person or place). Links are stored in SQLite and read into a
+networkx graph for walking the chain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import networkx as nx
+
+from ..records import Event
+
+MAX_ENTITY_LINKS = 8
+
+
+def chain_links(
+    event: Event,
+    previous_in_session: Event | None,
+    last_with_entity: Mapping[str, int],
+) -> list[tuple[int, int, str, str]]:
+    """Links ``(src, dst, kind, key)`` from earlier events to ``event`` (pure)."""
+    assert event.id is not None
+    links = []
+    if previous_in_session is not None and previous_in_session.id is not None:
+        links.append((previous_in_session.id, event.id, "next", ""))
+    for key in event.entity_keys[:MAX_ENTITY_LINKS]:
+        src = last_with_entity.get(key)
+        if src is not None and src != event.id and (previous_in_session is None or src != previous_in_session.id):
+            links.append((src, event.id, "entity", key))
+    return links
+
+
+def chain_graph(links: Iterable[tuple[int, int, str, str]]) -> nx.MultiDiGraph:
+    """The event chain as a graph: nodes are event ids, edges carry ``kind`` and ``key``."""
+    graph = nx.MultiDiGraph()
+    for src, dst, kind, key in links:
+        graph.add_edge(src, dst, kind=kind, key_=key)
+    return graph
+
+
+def neighbours(graph: nx.MultiDiGraph, event_id: int, hops: int = 1) -> set[int]:
+    """Events within ``hops`` links before or after ``event_id``."""
+    if event_id not in graph:
+        return set()
+    seen, frontier = {event_id}, {event_id}
+    for _ in range(hops):
+        nxt = set()
+        for node in frontier:
+            nxt.update(graph.predecessors(node))
+            nxt.update(graph.successors(node))
+        frontier = nxt - seen
+        seen |= frontier
+    return seen - {event_id}

@@ -1,0 +1,311 @@
+"""The writer: runs each turn through the stages and lands the results on the three tracks.
+
+    text -> language -> entities, times -> slot values, happenings -> event
+         -> conflicts (fact track) -> inference (inference track) -> chain links, vectors
+
+Everything for a batch of turns happens inside one SQLite transaction: if any storage step
+fails, nothing of the batch is written. If a language stage fails on a turn (a bug, not the
+caller's fault), the turn and its event are still stored, without facts, and the result
+carries a warning: the user's words are never dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .config import WriterConfig
+from .embedders import Embedder
+from .errors import StorageError
+from .nlp import Analysis
+from .pipeline.conflicts import FactChanges, resolve_conflicts
+from .pipeline.entities import add_names, extract_entities
+from .pipeline.events import build_event
+from .pipeline.happenings import extract_happenings
+from .pipeline.inference import Context, Derived, infer, retract
+from .pipeline.matching import SubjectResolver
+from .pipeline.slots import extract_slots
+from .pipeline.timenorm import normalize_time
+from .records import Entity, Event, Fact, Happening, Inference, SlotValue, TimeMention, Turn, WriteResult
+from .storage import Store
+from .toolkit import Toolkit
+from .tracks.facts import fact_sentence
+from .tracks.temporal import chain_links
+from .validation import content_hash
+
+log = logging.getLogger(__name__)
+
+_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person"}
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What the language stages found in one turn."""
+
+    entities: tuple[Entity, ...] = ()
+    times: tuple[TimeMention, ...] = ()
+    values: tuple[SlotValue, ...] = ()
+    happenings: tuple[Happening, ...] = ()
+
+
+@dataclass
+class PendingVector:
+    track: str
+    user_id: str
+    item_id: int
+    text: str
+    vector: np.ndarray | None = None
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha1(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _TurnOutcome:
+    facts: dict[int, Fact] = field(default_factory=dict)
+    touched: list[int] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    inferences: list[Inference] = field(default_factory=list)
+    retracted: list[Inference] = field(default_factory=list)
+
+
+def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
+    """Names of pets and people the turn introduces: ``(surface, key, label)``."""
+    names = []
+    for v in values:
+        label = _NAMED_SLOTS.get(v.slot)
+        if label and v.value and not v.negated and (v.qualifier is not None or v.slot in ("partner", "name")):
+            surface = v.value.split(" (")[0].split("（")[0].strip()
+            if surface and surface.lower() not in ("a", "an", "the"):
+                names.append((surface, v.value_key, label))
+    for h in happenings:
+        if h.args.get("name"):
+            names.append((h.args["name"], h.args["name"].lower(), "person"))
+    return names
+
+
+class Writer:
+    """Writes validated turns into a :class:`~memtracks.storage.Store`."""
+
+    def __init__(self, store: Store, toolkit: Toolkit, embedder: Embedder, config: WriterConfig):
+        self.store = store
+        self.toolkit = toolkit
+        self.embedder = embedder
+        self.config = config
+        self._speakers: dict[str, set[str]] = {}
+
+    def speakers(self, user_id: str) -> set[str]:
+        """Everyone who has spoken in this user's conversations (cached)."""
+        if user_id not in self._speakers:
+            self._speakers[user_id] = set(self.store.speakers(user_id))
+        return self._speakers[user_id]
+
+    # ------------------------------------------------------------------ batch
+
+    def write(self, turns: Sequence[tuple[Turn, list[str]]]) -> tuple[list[WriteResult], list[PendingVector]]:
+        """Write validated, non-duplicate turns in one transaction.
+
+        Returns the results and the vectors stored, so the caller can update its indexes
+        once the transaction has committed.
+        """
+        limit = self.config.max_analyzed_chars
+        analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns])
+        results: list[WriteResult] = []
+        pending: list[PendingVector] = []
+        try:
+            with self.store.transaction():
+                for (turn, warnings), analysis in zip(turns, analyses, strict=True):
+                    if len(turn.text) > limit:
+                        warnings = [*warnings, f"only the first {limit:,} characters were analysed"]
+                    result, vectors = self._write_turn(turn, warnings, analysis)
+                    results.append(result)
+                    pending.extend(vectors)
+                self._embed(pending)
+                for track in ("fact", "event", "inference"):
+                    items = [p for p in pending if p.track == track]
+                    for user in {p.user_id for p in items}:
+                        self.store.save_vectors(user, track, [
+                            (p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user
+                        ])
+        except sqlite3.Error as exc:
+            raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
+        return results, pending
+
+    def _embed(self, pending: list[PendingVector]) -> None:
+        if not pending:
+            return
+        matrix = self.embedder.embed_batch([p.text for p in pending])
+        for p, vector in zip(pending, matrix, strict=True):
+            p.vector = vector
+
+    # ------------------------------------------------------------------ one turn
+
+    def _write_turn(self, turn: Turn, warnings: list[str], analysis: Analysis) -> tuple[WriteResult, list[PendingVector]]:
+        assert turn.user_id and turn.session_id and turn.turn_id and turn.timestamp
+        user = turn.user_id
+        subject = self.speaker_subject(turn.speaker)
+        try:
+            found = self._extract(turn, analysis, subject)
+        except Exception as exc:  # a stage bug must not lose the user's words
+            log.exception("extraction failed for turn %s", turn.turn_id)
+            warnings = [*warnings, f"extraction failed ({exc!r}); stored the turn without facts"]
+            found = Extraction()
+        seq = self.store.next_seq(user, turn.session_id)
+        self.store.insert_turn(turn, analysis.lang, content_hash(turn), seq)
+        event = self._save_event(turn, analysis, subject, seq, found)
+        try:
+            outcome = self._derive(turn, found, event)
+        except sqlite3.Error:
+            raise
+        except Exception as exc:
+            log.exception("fact/inference stage failed for turn %s", turn.turn_id)
+            warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
+            outcome = _TurnOutcome()
+        self._save_names(user, found.values, event.happenings)
+        vectors = [PendingVector("event", user, event.id, self._event_text(event))]  # type: ignore[arg-type]
+        vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue))  # type: ignore[arg-type]
+                    for f in outcome.facts.values() if f.id in outcome.touched and f.mention_count == 1]
+        vectors += [PendingVector("inference", user, i.id, i.text) for i in outcome.inferences]  # type: ignore[arg-type]
+        result = WriteResult(
+            turn=turn,
+            lang=analysis.lang,
+            entities=found.entities,
+            times=found.times,
+            facts=tuple(outcome.facts[i] for i in dict.fromkeys(outcome.touched) if i in outcome.facts),
+            superseded=tuple(outcome.facts[i] for i in dict.fromkeys(outcome.ended) if i in outcome.facts),
+            event=event,
+            inferences=tuple(outcome.inferences),
+            retracted=tuple(outcome.retracted),
+            warnings=tuple(warnings),
+        )
+        return result, vectors
+
+    def speaker_subject(self, speaker: str) -> str:
+        return "assistant" if speaker.lower() in self.config.assistant_speakers else speaker
+
+    def _event_text(self, event: Event) -> str:
+        if event.speaker.lower() in ("user", "assistant") or event.speaker.lower() in self.config.assistant_speakers:
+            return event.text
+        return f"{event.speaker}: {event.text}"
+
+    def _extract(self, turn: Turn, analysis: Analysis, subject: str) -> Extraction:
+        tk = self.toolkit
+        assert turn.user_id and turn.timestamp
+        known = self.store.names(turn.user_id)
+        entities = extract_entities(analysis, tk.lexicons, known)
+        if analysis.lang == "other":
+            return Extraction(entities=entities)
+        times = tuple(normalize_time(analysis.text, turn.timestamp, lang=analysis.lang))
+        self.speakers(turn.user_id).add(turn.speaker)
+        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {s for s, (_, label) in known.items() if label == "person"}
+        resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
+        lang = analysis.primary
+        values = extract_slots(analysis.text, lang, resolver, tk.slot_patterns, tk.lexicons, times,
+                               {s.name: s.opposite for s in tk.catalogue.slots if s.opposite})
+        happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times)
+        if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
+            values = tuple(v for v in values if v.subject != subject)
+            happenings = tuple(h for h in happenings if h.subject != subject)
+        entities = add_names(analysis.text, entities, _names(values, happenings))
+        return Extraction(entities, times, values, happenings)
+
+    def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
+        assert turn.user_id and turn.session_id
+        event = build_event(turn, event_id=self.store.next_id("events"), subject=subject,
+                            lang=analysis.lang, seq=seq, times=found.times,
+                            happenings=found.happenings, entities=found.entities)
+        previous = self.store.last_event_in_session(turn.user_id, turn.session_id)
+        last_with = self.store.last_events_with(turn.user_id, list(event.entity_keys))
+        self.store.save_event(event)
+        self.store.save_links(turn.user_id, chain_links(event, previous, last_with))
+        return event
+
+    def _save_names(self, user: str, values: Sequence[SlotValue], happenings: Sequence[Happening]) -> None:
+        names = _names(values, happenings)
+        if names:
+            self.store.save_names(user, names)
+
+    # ------------------------------------------------------------------ facts and inferences
+
+    def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
+        outcome = _TurnOutcome()
+        self._apply_values(turn, found.values, "stated" if turn.source == "stated" else turn.source, outcome)
+        new_facts = [outcome.facts[i] for i in outcome.touched]
+        new_events = [event] if event.happenings else []
+        for _ in range(self.config.inference_rounds):
+            if not new_facts and not new_events:
+                break
+            derived = self._infer(turn, new_facts, new_events, outcome)
+            new_events = []
+            before = set(outcome.touched)
+            for d in derived:
+                self._save_inference(turn, d, outcome)
+            new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
+        self._retract(turn, outcome)
+        return outcome
+
+    def _apply_values(self, turn: Turn, values: Sequence[SlotValue], source: str, outcome: _TurnOutcome) -> FactChanges:
+        assert turn.user_id and turn.turn_id and turn.timestamp
+        if not values:
+            return FactChanges()
+        existing = self.store.facts(
+            turn.user_id,
+            subjects=sorted({v.subject for v in values}),
+            slots=sorted({v.slot for v in values} | {self._opposite(v.slot) for v in values} - {None}),  # type: ignore[operator]
+        )
+        counter = iter(range(self.store.next_id("facts"), 1 << 62))
+        changes = resolve_conflicts(values, existing, catalogue=self.toolkit.catalogue, user_id=turn.user_id,
+                                    turn_id=turn.turn_id, at=turn.timestamp, new_id=lambda: next(counter),
+                                    source=source)
+        self.store.save_facts(changes.all_facts())
+        for f in changes.all_facts():
+            outcome.facts[f.id] = f  # type: ignore[index]
+        outcome.touched.extend(changes.touched)
+        outcome.ended.extend(changes.ended)
+        return changes
+
+    def _opposite(self, slot: str) -> str | None:
+        spec = self.toolkit.catalogue.by_name.get(slot)
+        return spec.opposite if spec else None
+
+    def _infer(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> list[Derived]:
+        assert turn.user_id and turn.timestamp
+        rules = self.toolkit.rules
+        subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
+        kinds = sorted({p.event for r in rules for p in r.premises if p.event})
+        context = Context(
+            facts=self.store.facts(turn.user_id, subjects=subjects, current_only=True),
+            events=self.store.events(turn.user_id, kinds=kinds, subjects=subjects, limit=self.config.context_events),
+        )
+        derived = infer(rules, new_facts=new_facts, new_events=new_events, context=context,
+                        user_id=turn.user_id, at=turn.timestamp, key_of=self.toolkit.key_of)
+        known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
+        return [d for d in derived if d.inference.key not in known]
+
+    def _save_inference(self, turn: Turn, d: Derived, outcome: _TurnOutcome) -> None:
+        inference = replace(d.inference, id=self.store.next_id("inferences"))
+        if d.value is not None:
+            changes = self._apply_values(turn, [d.value], "inferred", outcome)
+            if changes.touched:
+                inference = replace(inference, derived_fact_id=changes.touched[-1])
+        self.store.save_inferences([inference])
+        outcome.inferences.append(inference)
+
+    def _retract(self, turn: Turn, outcome: _TurnOutcome) -> None:
+        assert turn.user_id and turn.timestamp
+        ended = {i: outcome.facts[i] for i in outcome.ended if i in outcome.facts}
+        if not ended:
+            return
+        resting = self.store.inferences_resting_on(turn.user_id, list(ended))
+        retracted = retract(resting, ended, turn.timestamp)
+        if retracted:
+            self.store.save_inferences(retracted)
+            outcome.retracted.extend(retracted)
+            gone = {i.id for i in retracted}
+            outcome.inferences = [i for i in outcome.inferences if i.id not in gone]
