@@ -3,6 +3,7 @@
     memtracks ingest conversation.jsonl --db memory.db
     memtracks ingest locomo10.json --db locomo.db          # LoCoMo format is detected
     memtracks show --db memory.db --user u1 [--json]
+    memtracks recall "Where do I live now?" --db memory.db --user u1 [--now ISO] [--json]
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable.
 """
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from datetime import timezone, tzinfo
+from datetime import datetime, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -143,6 +144,42 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _when(text: str) -> datetime:
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}") from None
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"--now needs a timezone offset, e.g. {text}+00:00")
+    return value
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    if not os.path.exists(args.db):
+        print(f"memtracks: no database at {args.db} (ingest something first, or pass --db)", file=sys.stderr)
+        return 1
+    with Memory(args.db) as mem:
+        users = mem.users()
+        user = args.user or (users[0] if len(users) == 1 else None)
+        if user is None:
+            print(f"memtracks: pass --user (this database has {len(users)} users: {', '.join(users)})", file=sys.stderr)
+            return 2
+        recall = mem.retrieve(args.question, user_id=user, now=args.now, top_n=args.top)
+        if args.json:
+            print(json.dumps({
+                "question": args.question, "user_id": user, "now": dt_text(recall.now),
+                "suppressed": recall.suppressed,
+                "cards": [{"track": c.track, "text": c.text, "score": c.score, "confidence": c.confidence,
+                           "source_turn_ids": list(c.source_turn_ids), "explain": c.explain} for c in recall.cards],
+            }, ensure_ascii=False, indent=2))
+        else:
+            rendered = recall.render(max_tokens=args.max_tokens)
+            print(rendered.text or "(no relevant memories)")
+            print(f"-- {len(rendered.cards)} card(s), ~{rendered.tokens} tokens; "
+                  f"{recall.suppressed} superseded/expired candidate(s) held back", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memtracks", description="Long-term memory for LLM agents.")
     parser.add_argument("--db", default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
@@ -160,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="JSON instead of text")
     show.add_argument("--limit", type=int, default=30, help="events to print per user (text mode)")
     show.set_defaults(func=cmd_show)
+    recall = sub.add_parser("recall", help="ask a question; print the memory cards that answer it")
+    recall.add_argument("question")
+    recall.add_argument("--user", help="whose memories (default: the only user in the database)")
+    recall.add_argument("--now", type=_when, default=None, help="when the question is asked (ISO 8601 with offset)")
+    recall.add_argument("--top", type=int, default=5, help="cards to return (default 5)")
+    recall.add_argument("--max-tokens", type=int, default=300, help="token budget of the rendered cards")
+    recall.add_argument("--json", action="store_true", help="JSON with scores and breakdowns")
+    recall.set_defaults(func=cmd_recall)
     return parser
 
 

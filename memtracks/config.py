@@ -29,8 +29,84 @@ class WriterConfig:
 
 
 @dataclass(frozen=True)
+class RetrievalConfig:
+    """How each track is searched.
+
+    Attributes:
+        k_fact, k_temporal, k_inference: candidates each track retriever returns.
+        semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
+            (max-normalised) BM25 into one relevance in [0, 1].
+        time_match: relevance floor of an event inside the question's time window.
+        when_boost: added to dated events when the question asks when ("when", 什么时候).
+        chain_hops, chain_weight: events this many links along the event chain from a hit
+            join the candidates, their relevance scaled by ``chain_weight``.
+        min_relevance: candidates below this relevance are dropped.
+        hide_future: memories recorded after the question's ``now`` are invisible to it (a
+            replay asking "as of" an earlier time does not see what was said later).
+    """
+
+    k_fact: int = 5
+    k_temporal: int = 15
+    k_inference: int = 2
+    semantic_weight: float = 0.6
+    lexical_weight: float = 0.4
+    time_match: float = 0.6
+    when_boost: float = 0.1
+    chain_hops: int = 1
+    chain_weight: float = 0.5
+    min_relevance: float = 0.12
+    hide_future: bool = True
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """How the tracks' candidates are merged into one ranking.
+
+    score = relevance x confidence weight x source weight x recency, where recency is
+    ``decay_floor + (1 - decay_floor) * exp(-age / decay_days[track])``: recent memories rank
+    first, but an exact old match is never erased by the decay. Age is measured from the
+    question's ``now`` (or, when the question names a time, from that time).
+
+    Attributes:
+        fact_slot, fact_semantic, temporal, inference: confidence weights by how a memory
+            was found.
+        stated, inferred, imported: source weights (what the user said outranks what was
+            inferred or imported).
+        fact_decay_days, temporal_decay_days, inference_decay_days: decay time constants.
+        decay_floor: the share of the score that does not decay.
+        dedup_similarity: cosine above which two cards are duplicates, unless they differ in
+            a number, a date or an entity.
+        min_score_ratio: cards scoring below this share of the best card are dropped, so a
+            clear answer does not come padded with noise.
+    """
+
+    fact_slot: float = 0.9
+    fact_semantic: float = 0.7
+    temporal: float = 0.8
+    inference: float = 0.6
+    stated: float = 1.0
+    inferred: float = 0.85
+    imported: float = 0.7
+    fact_decay_days: float = 180.0
+    temporal_decay_days: float = 7.0
+    inference_decay_days: float = 3.0
+    decay_floor: float = 0.35
+    dedup_similarity: float = 0.9
+    min_score_ratio: float = 0.1
+
+    def source_weight(self, source: str) -> float:
+        return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)
+
+    def decay_days(self, track: str) -> float:
+        return {"fact": self.fact_decay_days, "temporal": self.temporal_decay_days,
+                "inference": self.inference_decay_days}[track]
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Settings of a :class:`~memtracks.Memory`."""
 
     writer: WriterConfig = field(default_factory=WriterConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    fusion: FusionConfig = field(default_factory=FusionConfig)
     index: str = "faiss"  # "faiss" or "numpy" (the exact reference)

@@ -66,6 +66,14 @@ class TermList:
     def key(self, text: str) -> str | None:
         return self.lookup.get(surface_key(text))
 
+    def key_of_prefix(self, text: str) -> str | None:
+        """The key of the longest surface form ``text`` starts with ("朋友开" -> friend)."""
+        for end in range(len(text), 0, -1):
+            found = self.key(text[:end])
+            if found:
+                return found
+        return None
+
 
 @dataclass(frozen=True)
 class EntityLexicon(TermList):

@@ -19,14 +19,17 @@ import networkx as nx
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
 from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, StorageError
+from .cards import Recall
+from .reader import Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
+from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Store
 from .storage.vectors import INDEXES
 from .toolkit import Toolkit
-from .tracks.facts import supersede_chain
+from .tracks.facts import fact_sentence, supersede_chain
 from .tracks.temporal import chain_graph
 from .validation import content_hash, prepare_turn
-from .writer import PendingVector, Writer
+from .writer import PendingVector, Writer, event_text
 
 TurnLike = Turn | Mapping[str, Any]
 
@@ -67,7 +70,10 @@ class Memory:
         self.clock = clock
         self._check_embedder()
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
+        self.reader = Reader(self.store, self.toolkit, self.embedder, self.config,
+                             self.index, self.lexical_index, self.event_chain)
         self._indexes: dict[tuple[str, str], Any] = {}
+        self._lexical: dict[tuple[str, str], LexicalIndex] = {}
         self._graphs: dict[str, nx.MultiDiGraph] = {}
         self._lock = threading.RLock()
 
@@ -169,12 +175,55 @@ class Memory:
         return out
 
     def _after_commit(self, vectors: list[PendingVector], users: set[str]) -> None:
+        """Bring the in-memory indexes up to date with what was just committed."""
         for p in vectors:
             index = self._indexes.get((p.user_id, p.track))
             if index is not None and p.vector is not None:
                 index.add([p.item_id], p.vector[None, :])
+            lexical = self._lexical.get((p.user_id, p.track))
+            if lexical is not None:
+                lexical.add(p.item_id, tokenize(p.text, p.keys))
         for user in users:
             self._graphs.pop(user, None)
+
+    # ------------------------------------------------------------------ reading: retrieve
+
+    def retrieve(
+        self,
+        question: str,
+        *,
+        user_id: str,
+        now: datetime | None = None,
+        top_n: int = 5,
+        speaker: str = "user",
+        as_of: datetime | None = None,
+        k: dict[str, int] | None = None,
+    ) -> Recall:
+        """The memories that matter to ``question``, as ranked cards.
+
+        Args:
+            question: what the agent is about to answer, in English or Chinese.
+            user_id: whose memories to search (no other user's are ever read).
+            now: when the question is asked (default: the clock); relative times in the
+                question ("last week", 上周) and recency are measured from it.
+            top_n: how many cards to return.
+            speaker: who "I" / 我 in the question is (default "user").
+            as_of: answer as things stood at this time (superseded facts included).
+            k: candidates per track, e.g. ``{"fact": 5, "temporal": 15, "inference": 2}``.
+        """
+        _check_user(user_id)
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidTurnError("question must be a non-empty string")
+        if now is None:
+            now = self.clock()
+        _check_aware(now, "now")
+        if as_of is not None:
+            _check_aware(as_of, "as_of")
+        if top_n < 1:
+            raise InvalidTurnError(f"top_n must be at least 1, found {top_n}")
+        with self._lock:
+            return self.reader.retrieve(question, user_id=user_id, now=now, top_n=top_n,
+                                        speaker=speaker, as_of=as_of, k=k)
 
     # ------------------------------------------------------------------ reading the tracks
 
@@ -261,6 +310,26 @@ class Memory:
                     index.add(ids, matrix)
                 self._indexes[key] = index
             return self._indexes[key]
+
+    def lexical_index(self, user_id: str, track: str) -> LexicalIndex:
+        """The BM25 index of one user's track, built from the store when first used."""
+        key = (user_id, track)
+        with self._lock:
+            if key not in self._lexical:
+                index = LexicalIndex()
+                for item_id, text, keys in self._documents(user_id, track):
+                    index.add(item_id, tokenize(text, keys))
+                self._lexical[key] = index
+            return self._lexical[key]
+
+    def _documents(self, user_id: str, track: str) -> list[tuple[int, str, tuple[str, ...]]]:
+        if track == "event":
+            return [(e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
+                    for e in self.store.events(user_id)]
+        if track == "fact":
+            return [(f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
+                    for f in self.store.facts(user_id)]
+        return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(user_id)]  # type: ignore[misc]
 
     def users(self) -> list[str]:
         return self.store.users()

@@ -55,10 +55,13 @@ class Extraction:
 
 @dataclass
 class PendingVector:
+    """A memory to embed and index once its transaction commits."""
+
     track: str
     user_id: str
     item_id: int
     text: str
+    keys: tuple[str, ...] = ()  # entity keys, for lexical search
     vector: np.ndarray | None = None
 
     @property
@@ -73,6 +76,14 @@ class _TurnOutcome:
     ended: list[int] = field(default_factory=list)
     inferences: list[Inference] = field(default_factory=list)
     retracted: list[Inference] = field(default_factory=list)
+
+
+def event_text(event: Event, config: WriterConfig) -> str:
+    """What an event is indexed by: its text, led by the speaker's name in named chats."""
+    speaker = event.speaker.lower()
+    if speaker == "user" or speaker in config.assistant_speakers:
+        return event.text
+    return f"{event.speaker}: {event.text}"
 
 
 def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
@@ -168,10 +179,11 @@ class Writer:
             warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
             outcome = _TurnOutcome()
         self._save_names(user, found.values, event.happenings)
-        vectors = [PendingVector("event", user, event.id, self._event_text(event))]  # type: ignore[arg-type]
-        vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue))  # type: ignore[arg-type]
+        vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
+        vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
                     for f in outcome.facts.values() if f.id in outcome.touched and f.mention_count == 1]
-        vectors += [PendingVector("inference", user, i.id, i.text) for i in outcome.inferences]  # type: ignore[arg-type]
+        vectors += [PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+                    for i in outcome.inferences]
         result = WriteResult(
             turn=turn,
             lang=analysis.lang,
@@ -188,11 +200,6 @@ class Writer:
 
     def speaker_subject(self, speaker: str) -> str:
         return "assistant" if speaker.lower() in self.config.assistant_speakers else speaker
-
-    def _event_text(self, event: Event) -> str:
-        if event.speaker.lower() in ("user", "assistant") or event.speaker.lower() in self.config.assistant_speakers:
-            return event.text
-        return f"{event.speaker}: {event.text}"
 
     def _extract(self, turn: Turn, analysis: Analysis, subject: str) -> Extraction:
         tk = self.toolkit

@@ -70,3 +70,33 @@ def test_cli_bad_input_file_fails_clearly(tmp_path, capsys):
 def test_cli_show_without_database(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "none.db"), "show"]) == 1
     assert "no database" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("user,question,now,expected", [
+    ("alice", "Where do I live now?", "2024-04-12T09:00:00+00:00", "lives in: Seattle"),
+    ("liming", "我现在住哪？", "2024-04-10T09:00:00+08:00", "居住地：深圳"),
+])
+def test_cli_recall_prints_cards(tmp_path, capsys, user, question, now, expected):
+    db = str(tmp_path / "m.db")
+    main(["--db", db, "ingest", str(EXAMPLE), "-q"])
+    capsys.readouterr()
+    assert main(["--db", db, "recall", question, "--user", user, "--now", now]) == 0
+    captured = capsys.readouterr()
+    assert expected in captured.out.splitlines()[1] and "tokens" in captured.err
+    assert main(["--db", db, "recall", question, "--user", user, "--now", now, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert expected in payload["cards"][0]["text"] and payload["cards"][0]["source_turn_ids"]
+
+
+def test_cli_recall_needs_user_when_several(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+    main(["--db", db, "ingest", str(EXAMPLE), "-q"])
+    capsys.readouterr()
+    assert main(["--db", db, "recall", "Where do I live?"]) == 2
+    assert "--user" in capsys.readouterr().err
+
+
+def test_cli_recall_rejects_naive_now(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--db", str(tmp_path / "m.db"), "recall", "x", "--now", "2024-04-12T09:00:00"])
+    assert "timezone" in capsys.readouterr().err

@@ -149,7 +149,7 @@ class SubjectResolver:
         我姐姐) or person named before it in the same turn; None when there is none."""
         best: tuple[int, str] | None = None
         for m in _RELATION_MENTION.finditer(self.text[:pos]):
-            rel = self.lexicons.relations.key(m.group("rel"))
+            rel = self.lexicons.relations.key_of_prefix(m.group("rel"))
             if rel:
                 best = (m.start(), f"{self.speaker}'s {rel}")
         for e in self.entities:

@@ -257,10 +257,20 @@ class Store:
             [(i.user_id, p.track, p.id, i.id) for i in items for p in i.premises],
         )
 
-    def inferences(self, user_id: str, *, active_only: bool = False, ids: Sequence[int] | None = None) -> list[Inference]:
+    def inferences(
+        self,
+        user_id: str,
+        *,
+        active_only: bool = False,
+        ids: Sequence[int] | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[Inference]:
         sql, params = "SELECT * FROM inferences WHERE user_id = ?", [user_id]
         if active_only:
             sql += " AND status = 'active'"
+        if kinds is not None:
+            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            params += list(kinds)
         if ids is not None:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params += list(ids)

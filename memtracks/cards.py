@@ -1,0 +1,225 @@
+"""Memory cards: one short line per memory, labelled by track, ready for a prompt.
+
+    [fact] user lives in: Shanghai (conf 0.90, since 2024-05-01)
+    [event] 2024-01-10 user: I'm flying to Beijing next Wednesday [2024-01-17] (conf 0.80)
+    [inference] user away from home (in Beijing) on 2024-01-17 (conf 0.60, from: trip event 2024-01-10)
+    [事实] user 居住地：上海（置信度 0.90，自 2024-05-01）
+
+Dates are absolute (ISO); a superseded fact shows the interval it held; every card keeps
+the ids of the turns it comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from .catalogue import Catalogue
+from .fusion import Ranked
+from .records import Event, Fact, Inference, Premise, TimeMention
+
+LABELS = {"en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
+          "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"}}
+MAX_EVENT_CHARS = 280
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff]")
+
+
+def count_tokens(text: str) -> int:
+    """Estimated LLM tokens: one per Han character, punctuation mark or digit run, and one
+    per Latin word of up to six letters (longer words: one per six letters) — close to
+    cl100k-style tokenizers on chat text."""
+    total = 0
+    for m in _TOKEN.finditer(text):
+        piece = m.group()
+        total += math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
+    return total
+
+
+@dataclass(frozen=True)
+class Card:
+    """One memory as a prompt line, with its score and provenance.
+
+    ``explain`` breaks the score down by track component and fusion factor.
+    """
+
+    track: str  # fact | temporal | inference
+    text: str
+    score: float
+    confidence: float
+    source_turn_ids: tuple[str, ...]
+    explain: dict[str, float]
+    lang: str
+    memory_id: int
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+
+    @property
+    def tokens(self) -> int:
+        return count_tokens(self.text)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Cards as prompt text, with its token count."""
+
+    text: str
+    tokens: int
+    cards: tuple[Card, ...]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class Recall:
+    """What ``retrieve()`` returns: ranked cards, and how many stale candidates were held back."""
+
+    query: str
+    cards: list[Card]
+    suppressed: int
+    now: datetime
+    lang: str = "en"
+    candidates: int = 0
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def render(self, max_tokens: int = 300, header: bool = True) -> Rendered:
+        """The best cards that fit in ``max_tokens`` (estimated), one per line."""
+        lines, used, chosen = [], 0, []
+        if header:
+            title = (f"相关记忆（截至 {self.now.date().isoformat()}）：" if self.lang == "zh"
+                     else f"Relevant memories (as of {self.now.date().isoformat()}):")
+            lines.append(title)
+            used = count_tokens(title)
+        for card in self.cards:
+            cost = card.tokens + 1
+            if used + cost > max_tokens:
+                continue
+            lines.append(card.text)
+            used += cost
+            chosen.append(card)
+        text = "\n".join(lines) if chosen else ""
+        return Rendered(text, count_tokens(text) + text.count("\n"), tuple(chosen))
+
+
+# ------------------------------------------------------------------------- building cards
+
+
+def _day(d: datetime | None) -> str:
+    return d.date().isoformat() if d else "?"
+
+
+def resolved(mention: TimeMention) -> str:
+    """A resolved time as ISO: 2024-01-17, 2024-05, 2024, or first..last day."""
+    last = mention.end - timedelta(microseconds=1)
+    if mention.granularity == "month" and mention.start.day == 1 and last.month == mention.start.month:
+        return f"{mention.start:%Y-%m}"
+    if mention.granularity == "year":
+        return f"{mention.start:%Y}"
+    if last.date() == mention.start.date():
+        if mention.granularity in ("hour", "minute"):
+            return f"{mention.start:%Y-%m-%d %H:%M}"
+        return _day(mention.start)
+    return f"{_day(mention.start)}..{_day(last)}"
+
+
+def with_dates(text: str, times: Sequence[TimeMention]) -> str:
+    """``text`` with each time expression followed by its absolute date in brackets."""
+    out, pos = [], 0
+    for t in sorted(times, key=lambda t: t.span):
+        start, end = t.span
+        if start < pos or end > len(text) or text[start:end] != t.text:
+            continue
+        out.append(text[pos:end])
+        out.append(f" [{resolved(t)}]")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _clip(text: str, limit: int = MAX_EVENT_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
+    zh = fact.lang == "zh"
+    label = catalogue.label(fact.slot, fact.lang)
+    value = fact.value
+    if fact.negated:
+        value = (f"不再是{value}" if zh else f"not {value}") if value else ("无" if zh else "none")
+    if fact.is_current:
+        since = f"自 {_day(fact.valid_from)}" if zh else f"since {_day(fact.valid_from)}"
+    elif zh:
+        since = f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代" if fact.superseded_by else \
+            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
+    else:
+        state = "superseded" if fact.superseded_by else "ended"
+        since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {state}"
+    origin = ("推断" if zh else "inferred") if fact.source == "inferred" else None
+    if zh:
+        extra = f"，{origin}" if origin else ""
+        return f"{LABELS['zh']['fact']} {fact.subject} {label}：{value}（置信度 {fact.confidence:.2f}，{since}{extra}）"
+    extra = f", {origin}" if origin else ""
+    return f"{LABELS['en']['fact']} {fact.subject} {label}: {value} (conf {fact.confidence:.2f}, {since}{extra})"
+
+
+def event_card_text(event: Event, confidence: float) -> str:
+    zh = event.lang == "zh"
+    label = LABELS["zh" if zh else "en"]["temporal"]
+    body = _clip(with_dates(event.text, event.times))
+    if zh:
+        return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
+    return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
+
+
+def inference_card_text(inference: Inference, premises: str) -> str:
+    if inference.lang == "zh":
+        return f"{LABELS['zh']['inference']} {inference.text}（置信度 {inference.confidence:.2f}，来源：{premises}）"
+    return f"{LABELS['en']['inference']} {inference.text} (conf {inference.confidence:.2f}, from: {premises})"
+
+
+def describe_premises(inference: Inference, lookup: Callable[[Premise], Fact | Event | None]) -> str:
+    parts = []
+    for p in inference.premises:
+        record = lookup(p)
+        if isinstance(record, Event):
+            kind = record.kinds[0] if record.kinds else "event"
+            parts.append(f"{kind}事件 {_day(record.mentioned_at)}" if inference.lang == "zh"
+                         else f"{kind} event {_day(record.mentioned_at)}")
+        elif isinstance(record, Fact):
+            parts.append(f"{record.slot}事实" if inference.lang == "zh" else f"{record.slot} fact")
+    return ", ".join(parts) or inference.rule_id
+
+
+def event_confidence(event: Event, weight: float) -> float:
+    """How sure a dated event card is: the track weight, times its time's confidence."""
+    if event.times:
+        return round(weight * max(t.confidence for t in event.times), 2)
+    return weight
+
+
+def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
+               lookup: Callable[[Premise], Fact | Event | None]) -> Card:
+    hit, record = ranked.hit, ranked.hit.record
+    turns = list(_turns(record))
+    for twin in ranked.merged:
+        turns += [t for t in _turns(twin.record) if t not in turns]
+    if isinstance(record, Fact):
+        text, confidence, lang = fact_card_text(record, catalogue), record.confidence, record.lang
+        valid = (record.valid_from, record.valid_to)
+    elif isinstance(record, Event):
+        confidence = event_confidence(record, temporal_weight)
+        text, lang, valid = event_card_text(record, confidence), record.lang, (record.start, record.end)
+    else:
+        assert isinstance(record, Inference)
+        text = inference_card_text(record, describe_premises(record, lookup))
+        confidence, lang, valid = record.confidence, record.lang, (record.valid_from, record.valid_to)
+    return Card(hit.track, text, round(ranked.score, 4), confidence, tuple(turns), dict(ranked.explain),
+                "zh" if lang == "zh" else "en", hit.item_id, *valid)
+
+
+def _turns(record: Fact | Event | Inference) -> tuple[str, ...]:
+    return (record.turn_id,) if isinstance(record, Event) else record.source_turn_ids

@@ -1,0 +1,94 @@
+"""The fact track's retriever: slot match first, then entities, then semantic and lexical.
+
+Superseded and ended facts are held back (and counted) unless the question is about the
+past or names a time; then they come too, with their validity, and for a question about the
+past ("where did I live before?") they rank above the current value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..records import Fact
+from .hits import Hit, SearchContext, search_both
+from .query import Query
+
+SLOT_MATCH = 1.0
+ENTITY_MATCH = 0.85
+CURRENT_IN_PAST_QUESTION = 0.7  # a current fact still answers "before?" questions, less well
+
+
+def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
+    """Up to ``k`` fact hits, and how many stale facts were held back."""
+    found: dict[int, tuple[Fact, dict[str, float], str]] = {}
+    subjects = list(query.subjects) or None
+    if query.slots:
+        for fact in ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots)):
+            found[fact.id] = (fact, {"slot": SLOT_MATCH}, "slot")  # type: ignore[index]
+    keys = set(query.entity_keys)
+    mixed = search_both(ctx, "fact", query.vector, query.terms, 4 * k)
+    records = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(mixed))}
+    for item, parts in mixed.items():
+        fact = records.get(item)
+        if fact is None or (subjects and fact.subject not in subjects):
+            continue
+        explain = dict(parts)
+        how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
+        if fact.value_key in keys:
+            explain["entity"] = ENTITY_MATCH
+            how = "entity"
+        if item in found:
+            found[item][1].update(explain)
+        else:
+            found[item] = (fact, explain, how)
+    visible = _as_of_now(list(f for f, _, _ in found.values()), query, ctx)
+    hits, suppressed = [], 0
+    for fact, explain, how in found.values():
+        if fact.id not in visible:
+            continue
+        fact = visible[fact.id]  # type: ignore[index]
+        if not _wanted(fact, query):
+            suppressed += 1
+            continue
+        relevance = max(explain.get("slot", 0.0), explain.get("entity", 0.0), explain.get("relevance", 0.0))
+        relevance *= _history_factor(fact, query)
+        explain["relevance"] = relevance
+        if relevance >= ctx.config.min_relevance:
+            hits.append(Hit("fact", fact, relevance, how, explain))
+    hits.sort(key=lambda h: -h.relevance)
+    return hits[:k], suppressed
+
+
+def _as_of_now(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int, Fact]:
+    """The facts as they stood at the question's ``now``: those recorded later are left out,
+    and one superseded by a fact recorded later is still current."""
+    if not ctx.config.hide_future:
+        return {f.id: f for f in facts}  # type: ignore[misc]
+    later = {f.superseded_by for f in facts if f.superseded_by is not None}
+    superseders = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(later))}
+    out = {}
+    for f in facts:
+        if f.recorded_at > query.now:
+            continue
+        by = superseders.get(f.superseded_by)  # type: ignore[arg-type]
+        if by is not None and by.recorded_at > query.now:
+            f = replace(f, superseded_by=None, valid_to=None)
+        out[f.id] = f
+    return out  # type: ignore[return-value]
+
+
+def _wanted(fact: Fact, query: Query) -> bool:
+    if fact.is_current:
+        return True
+    if not query.wants_history:
+        return False
+    moment = query.as_of or (query.window[0] if query.window and not query.past else None)
+    if moment is None:
+        return True
+    return fact.valid_from <= moment and (fact.valid_to is None or moment < fact.valid_to)
+
+
+def _history_factor(fact: Fact, query: Query) -> float:
+    if query.past and not query.as_of and fact.is_current:
+        return CURRENT_IN_PAST_QUESTION
+    return 1.0

@@ -1,0 +1,72 @@
+"""What the track retrievers return and what they search with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..config import RetrievalConfig
+from ..records import Event, Fact, Inference
+from ..storage import Store
+from ..storage.vectors import similarity
+from .lexical import LexicalIndex
+
+Record = Fact | Event | Inference
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A memory a track retriever found, with its relevance in [0, 1] and how it was found.
+
+    ``how`` is the strongest reason: "slot", "entity", "time", "semantic", "lexical", "chain".
+    ``explain`` keeps every component for the card's breakdown.
+    """
+
+    track: str  # fact | temporal | inference
+    record: Record
+    relevance: float
+    how: str
+    explain: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def item_id(self) -> int:
+        assert self.record.id is not None
+        return self.record.id
+
+
+@dataclass
+class SearchContext:
+    """One user's indexes and store, as a retriever sees them."""
+
+    user_id: str
+    store: Store
+    config: RetrievalConfig
+    vectors: Callable[[str], Any]  # track -> vector index
+    lexical: Callable[[str], LexicalIndex]  # track -> lexical index
+    chain: Callable[[], nx.MultiDiGraph]
+
+
+def mix(semantic: dict[int, float], lexical: dict[int, float], config: RetrievalConfig) -> dict[int, dict[str, float]]:
+    """Per item: cosine, max-normalised BM25, and their weighted mix as relevance."""
+    top = max(lexical.values(), default=0.0) or 1.0
+    out: dict[int, dict[str, float]] = {}
+    for item in set(semantic) | set(lexical):
+        sem = max(0.0, semantic.get(item, 0.0))
+        lex = lexical.get(item, 0.0) / top
+        out[item] = {"semantic": sem, "lexical": lex,
+                     "relevance": config.semantic_weight * sem + config.lexical_weight * lex}
+    return out
+
+
+def search_both(ctx: SearchContext, track: str, vector: np.ndarray, terms: tuple[str, ...], k: int) -> dict[int, dict[str, float]]:
+    """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine."""
+    index = ctx.vectors(track)
+    semantic = dict(index.search(vector, k))
+    lexical = dict(ctx.lexical(track).search(terms, k))
+    missing = [i for i in lexical if i not in semantic]
+    semantic.update(similarity(index, missing, vector))
+    return mix(semantic, lexical, ctx.config)

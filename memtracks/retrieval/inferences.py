@@ -1,0 +1,53 @@
+"""The inference track's retriever: conclusions that match the question.
+
+A conclusion matches by kind (a question about where someone lives meets a ``lives_in``
+conclusion) or by its text. Retracted conclusions never come back; expired ones (a trip that
+is over) are held back unless the question is about the past or names their time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..records import Inference
+from .hits import Hit, SearchContext, search_both
+from .query import Query
+
+KIND_MATCH = 0.9
+
+
+def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
+    """Up to ``k`` inference hits, and how many stale ones were held back."""
+    scored = search_both(ctx, "inference", query.vector, query.terms, 4 * k + 4)
+    records = {i.id: i for i in ctx.store.inferences(ctx.user_id, ids=list(scored))}
+    for inference in ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots)) if query.slots else []:
+        records.setdefault(inference.id, inference)
+        scored.setdefault(inference.id, {"semantic": 0.0, "lexical": 0.0, "relevance": 0.0})  # type: ignore[index]
+    hits, suppressed = [], 0
+    for item, parts in scored.items():
+        inference = records.get(item)
+        if inference is None or (ctx.config.hide_future and inference.created_at > query.now):
+            continue
+        if inference.retracted_at is not None and inference.retracted_at > query.now and ctx.config.hide_future:
+            inference = replace(inference, status="active", retracted_at=None, retracted_because=None)
+        if not inference.is_active or not _current(inference, query):
+            suppressed += 1
+            continue
+        if query.subjects and inference.subject not in query.subjects:
+            continue
+        explain = dict(parts)
+        relevance, how = parts["relevance"], "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
+        if inference.kind in query.slots:
+            relevance, how = max(relevance, KIND_MATCH), "slot"
+            explain["slot"] = KIND_MATCH
+        explain["relevance"] = relevance
+        if relevance >= ctx.config.min_relevance:
+            hits.append(Hit("inference", inference, relevance, how, explain))
+    hits.sort(key=lambda h: -h.relevance)
+    return hits[:k], suppressed
+
+
+def _current(inference: Inference, query: Query) -> bool:
+    if inference.valid_to is None or inference.valid_to > query.now:
+        return True
+    return query.wants_history

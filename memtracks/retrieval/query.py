@@ -1,0 +1,139 @@
+"""Query analysis: what a question asks about, and when.
+
+From "Where do I live now?" / 我住哪 it finds the slot intent (lives_in); from "my car" /
+我开什么车 the slot and the subject; from "last week" / 上周 / "on January 17" / 1月17日 a
+time window resolved against ``now``; from "before", "used to", 之前, 以前, 原来 that the
+question is about the past, so superseded facts may answer it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from ..embedders import Embedder
+from ..pipeline.entities import extract_entities
+from ..pipeline.timenorm import normalize_time
+from ..records import Entity, TimeMention
+from ..toolkit import Toolkit
+from .lexical import tokenize
+
+_PAST = re.compile(
+    r"\b(?:before|used to|use to|previous(?:ly)?|former(?:ly)?|originally|at first|in the past|prior|"
+    r"old|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
+    r"当时|先前|原先|早先|老家以前|从前",
+    re.IGNORECASE,
+)
+_WHEN = re.compile(r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
+                   r"哪年|哪个月|多久以前", re.IGNORECASE)
+_SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)
+_SELF_ZH = re.compile(r"我(?!们)")
+_RELATION = re.compile(r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
+                       re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question after analysis."""
+
+    text: str
+    lang: str
+    now: datetime
+    subjects: tuple[str, ...]  # whom it asks about; empty = anyone
+    slots: tuple[str, ...]  # slot intents
+    entities: tuple[Entity, ...]
+    times: tuple[TimeMention, ...]
+    past: bool  # asks about how things were before
+    asks_when: bool  # "when...?", 什么时候: dated events answer it
+    as_of: datetime | None
+    terms: tuple[str, ...]
+    vector: np.ndarray
+
+    @property
+    def window(self) -> tuple[datetime, datetime] | None:
+        """The time the question points at: the span of its time expressions."""
+        if not self.times:
+            return None
+        return min(t.start for t in self.times), max(t.end for t in self.times)
+
+    @property
+    def entity_keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(e.key for e in self.entities))
+
+    @property
+    def wants_history(self) -> bool:
+        """Superseded facts may answer: a question about the past or about a fixed time."""
+        return self.past or self.as_of is not None or (self.window is not None and self.window[1] <= self.now)
+
+
+def analyze_query(
+    text: str,
+    *,
+    now: datetime,
+    toolkit: Toolkit,
+    embedder: Embedder,
+    speaker: str = "user",
+    known: Mapping[str, tuple[str, str]] | None = None,
+    people: frozenset[str] = frozenset(),
+    as_of: datetime | None = None,
+) -> Query:
+    """Analyse ``text`` asked at ``now`` by ``speaker``.
+
+    Args:
+        known: names already known for the user (pets, people), to recognise them.
+        people: names that are people (conversation participants, fact subjects).
+    """
+    analysis = toolkit.nlp.analyze([text])[0]
+    entities = extract_entities(analysis, toolkit.lexicons, known)
+    lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
+    times = tuple(normalize_time(text, now, lang=lang))
+    return Query(
+        text=text,
+        lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
+        now=now,
+        subjects=_subjects(text, entities, speaker, toolkit, people),
+        slots=_slots(text, toolkit),
+        entities=entities,
+        times=times,
+        past=_PAST.search(text) is not None,
+        asks_when=_WHEN.search(text) is not None,
+        as_of=as_of,
+        terms=tuple(tokenize(text, (e.key for e in entities))),
+        vector=embedder.embed_batch([text])[0],
+    )
+
+
+def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
+    found: list[str] = []
+    for lang in ("en", "zh"):
+        for slot, regex in toolkit.catalogue.ask_patterns[lang]:
+            if slot not in found and regex.search(text):
+                found.append(slot)
+    return tuple(found)
+
+
+def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit,
+              people: frozenset[str]) -> tuple[str, ...]:
+    subjects: list[str] = []
+    for m in _RELATION.finditer(text):
+        words = m.group(1) or m.group(2) or ""
+        relations = toolkit.lexicons.relations
+        rel = relations.key(words) if m.group(1) else relations.key_of_prefix(words)
+        if rel:
+            subjects.append(f"{speaker}'s {rel}")
+    lowered = {p.lower(): p for p in people}
+    for e in entities:
+        name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)
+        if name and name not in subjects:
+            subjects.append(name)
+    for p in people:
+        if p not in subjects and re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text, re.IGNORECASE):
+            subjects.append(p)
+    own = _SELF_EN.search(text) or _SELF_ZH.search(text)
+    if own and not any(s.startswith(f"{speaker}'s ") for s in subjects):
+        subjects.append(speaker)
+    return tuple(subjects)

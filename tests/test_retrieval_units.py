@@ -1,0 +1,277 @@
+"""Unit tests of the retrievers, fusion and cards, with the real embedder and NLP."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from memtracks import Turn
+from memtracks.cards import count_tokens, resolved, with_dates
+from memtracks.config import FusionConfig
+from memtracks.fusion import age_days, distinctive, fuse
+from memtracks.records import Event, Fact, Inference, Premise, TimeMention
+from memtracks.retrieval.hits import Hit
+from memtracks.retrieval.lexical import LexicalIndex, tokenize
+from memtracks.retrieval.query import Query
+
+CST = timezone(timedelta(hours=8))
+T0 = datetime(2024, 1, 8, 10, tzinfo=CST)
+
+
+def write_all(memory, texts, user="u1", start=T0, step=timedelta(days=1)):
+    for i, text in enumerate(texts):
+        memory.write(Turn(text=text, user_id=user, session_id="s", timestamp=start + i * step, turn_id=f"t{i}"))
+
+
+# ------------------------------------------------------------------ lexical
+
+
+def test_lexical_chinese_matches_without_a_segmenter():
+    index = LexicalIndex()
+    index.add(1, tokenize("我住在上海浦东"))
+    index.add(2, tokenize("我喜欢吃辣"))
+    assert index.search(tokenize("上海"), 2)[0][0] == 1
+    assert index.search(tokenize("吃辣的东西"), 2)[0][0] == 2
+
+
+def test_lexical_entity_keys_cross_languages(toolkit):
+    index = LexicalIndex()
+    index.add(1, tokenize("I moved to Shanghai.", ["shanghai"]))
+    index.add(2, tokenize("I love jazz."))
+    query = tokenize("上海", [toolkit.lexicons.entities.key("上海")])
+    assert index.search(query, 2) == [(1, pytest.approx(index.search(query, 2)[0][1]))]
+
+
+def test_lexical_ranking_matches_bm25s_reference():
+    bm25s = pytest.importorskip("bm25s")
+    corpus = ["I went hiking in the mountains last weekend", "my cat Luna loves tuna",
+              "hiking boots are expensive", "we watched a long movie about cats and dogs and birds",
+              "the mountains were cold and the hiking trail was long and steep and muddy", "我住在上海", "上海的天气很好"]
+    tokens = [tokenize(t) for t in corpus]
+    ours = LexicalIndex(k1=1.5, b=0.75)
+    for i, t in enumerate(tokens):
+        ours.add(i, t)
+    reference = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+    reference.index(tokens, show_progress=False)
+    for question in ["hiking mountains", "cat", "上海天气"]:
+        q = tokenize(question)
+        mine = [i for i, _ in ours.search(q, 3)]
+        docs, scores = reference.retrieve([q], k=3, show_progress=False)
+        theirs = [int(d) for d, s in zip(docs[0], scores[0], strict=True) if s > 0]
+        assert mine == theirs[: len(mine)] and len(mine) == len(theirs)
+
+
+# ------------------------------------------------------------------ fact retriever
+
+
+@pytest.mark.parametrize("turns,question,current,old", [
+    (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Seattle", "Boston"),
+    (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "深圳", "北京"),
+])
+def test_fact_retriever_holds_back_superseded_and_counts_them(memory, turns, question, current, old):
+    write_all(memory, turns)
+    recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=5), k={"temporal": 0, "inference": 0})
+    assert [c.track for c in recall.cards] == ["fact"]
+    assert current in recall.cards[0].text and recall.suppressed >= 1
+    assert recall.cards[0].explain["fact.slot"] == 1.0
+
+
+@pytest.mark.parametrize("turns,question,old", [
+    (["I live in Boston.", "I live in Seattle now."], "Where did I use to live?", "Boston"),
+    (["我住在北京。", "我现在住在深圳了。"], "我原来住在哪里？", "北京"),
+])
+def test_fact_retriever_past_question_ranks_history_first(memory, turns, question, old):
+    write_all(memory, turns)
+    recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=5), k={"temporal": 0, "inference": 0})
+    assert old in recall.cards[0].text and len(recall.cards) == 2
+
+
+def test_fact_retriever_as_of(memory):
+    write_all(memory, ["I live in Boston.", "I live in Seattle now."], step=timedelta(days=30))
+    recall = memory.retrieve("Where do I live?", user_id="u1", now=T0 + timedelta(days=60),
+                             as_of=T0 + timedelta(days=10), k={"temporal": 0, "inference": 0})
+    assert "Boston" in recall.cards[0].text
+
+
+def test_fact_retriever_hides_what_was_said_after_now(memory):
+    write_all(memory, ["I live in Boston.", "I live in Seattle now."], step=timedelta(days=30))
+    recall = memory.retrieve("Where do I live?", user_id="u1", now=T0 + timedelta(days=10))
+    assert "Boston" in recall.cards[0].text and "since" in recall.cards[0].text
+    assert not any("Seattle" in c.text for c in recall.cards)
+
+
+# ------------------------------------------------------------------ temporal retriever
+
+
+@pytest.mark.parametrize("texts,question", [
+    (["I went hiking.", "I baked bread.", "I visited my parents.", "I fixed my bike."], "What did I do last week?"),
+    (["我去爬山了。", "我烤了面包。", "我去看了父母。", "我修了自行车。"], "我上周做了什么？"),
+])
+def test_temporal_retriever_uses_the_time_window(memory, texts, question):
+    write_all(memory, texts, step=timedelta(days=7))  # one per week: Jan 8, 15, 22, 29
+    recall = memory.retrieve(question, user_id="u1", now=datetime(2024, 1, 24, 12, tzinfo=CST), k={"fact": 0})
+    top = recall.cards[0]
+    assert top.track == "temporal" and texts[1] in top.text  # said in the week of Jan 15
+    assert top.explain["temporal.time"] > 0
+
+
+def test_temporal_retriever_expands_along_the_chain(memory):
+    fillers = ["The weather is nice today.", "I watched a football game.", "My phone battery died.",
+               "Traffic was bad this morning.", "I read a novel about pirates.", "The gym was crowded."]
+    for i, text in enumerate(fillers):
+        memory.write(Turn(text=text, user_id="u1", session_id=f"f{i}", timestamp=T0 + timedelta(hours=i)))
+    for i, text in enumerate(["What should I cook tonight?", "Maybe try the mushroom risotto recipe.",
+                              "Sounds good, I will pick up groceries after work."]):
+        memory.write(Turn(text=text, user_id="u1", session_id="cook", timestamp=T0 + timedelta(days=1, minutes=i)))
+    recall = memory.retrieve("mushroom risotto", user_id="u1", now=T0 + timedelta(days=2), top_n=5,
+                             k={"fact": 0, "inference": 0, "temporal": 2})
+    assert "risotto" in recall.cards[0].text
+    chained = [c for c in recall.cards if "temporal.chain" in c.explain]
+    assert chained and any("cook tonight" in c.text or "groceries" in c.text for c in chained)
+
+
+# ------------------------------------------------------------------ inference retriever
+
+
+@pytest.mark.parametrize("turns,question,expected", [
+    (["I'm flying to Tokyo next Wednesday."], "Will I be away from home?", "away from home"),
+    (["我下周三要去北京出差"], "我什么时候不在本地？", "不在本地"),
+])
+def test_inference_retriever_finds_conclusions(memory, turns, question, expected):
+    write_all(memory, turns)
+    recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(hours=1), k={"fact": 0, "temporal": 0})
+    assert recall.cards and recall.cards[0].track == "inference" and expected in recall.cards[0].text
+    assert "conf 0.60" in recall.cards[0].text or "置信度 0.60" in recall.cards[0].text
+
+
+def test_inference_retriever_never_returns_retracted(memory):
+    write_all(memory, ["I have a dog named Max.", "I'm flying to Tokyo next Wednesday.", "My dog Max passed away."],
+              step=timedelta(minutes=1))
+    recall = memory.retrieve("Who looks after my dog during the trip?", user_id="u1", now=T0 + timedelta(hours=1))
+    assert not any("look after" in c.text for c in recall.cards if c.track == "inference")
+
+
+def test_inference_retriever_holds_back_expired(memory):
+    write_all(memory, ["I'm flying to Tokyo next Wednesday."])
+    recall = memory.retrieve("Will I be away from home?", user_id="u1", now=T0 + timedelta(days=30),
+                             k={"fact": 0, "temporal": 0})
+    assert not recall.cards and recall.suppressed >= 1
+
+
+# ------------------------------------------------------------------ fusion
+
+
+def _query(now=T0, window=None, past=False):
+    times = ()
+    if window:
+        times = (TimeMention("x", window[0], window[1], "day", (0, 1), "en"),)
+    return Query("q", "en", now, (), (), (), times, past, False, None, (), np.zeros(4, dtype=np.float32))
+
+
+def _fact(i, value, last_seen, source="stated"):
+    return Fact("user", "likes", value, value.lower(), "u1", last_seen, last_seen, last_seen, id=i, source=source)
+
+
+def _vectors(mapping):
+    return lambda track, ids: {i: mapping[i] for i in ids if i in mapping}
+
+
+def test_fusion_decay_prefers_recent_at_equal_relevance():
+    old, new = _fact(1, "tea", T0 - timedelta(days=400)), _fact(2, "coffee", T0 - timedelta(days=1))
+    hits = [Hit("fact", old, 0.8, "semantic"), Hit("fact", new, 0.8, "semantic")]
+    ranked = fuse(hits, _query(), FusionConfig(), _vectors({}), 5)
+    assert [r.hit.item_id for r in ranked] == [2, 1]
+    assert ranked[1].explain["recency"] < ranked[0].explain["recency"]
+
+
+def test_fusion_decay_never_erases_an_exact_old_match():
+    old, new = _fact(1, "tea", T0 - timedelta(days=3000)), _fact(2, "coffee", T0)
+    hits = [Hit("fact", old, 1.0, "slot"), Hit("fact", new, 0.2, "semantic")]
+    ranked = fuse(hits, _query(), FusionConfig(), _vectors({}), 5)
+    assert ranked[0].hit.item_id == 1
+
+
+def test_fusion_weights_are_applied_by_track_and_source():
+    cfg = FusionConfig()
+    event = Event("u1", "s", "t", "user", "user", "x", "en", T0, id=3)
+    inference = Inference("u1", "r", "user", "k", "y", "en", T0, (Premise("event", 3),), id=4)
+    hits = [Hit("fact", _fact(1, "a", T0), 1.0, "slot"), Hit("fact", _fact(2, "b", T0, "inferred"), 1.0, "semantic"),
+            Hit("temporal", event, 1.0, "semantic"), Hit("inference", inference, 1.0, "semantic")]
+    scores = {r.hit.item_id: r.score for r in fuse(hits, _query(), cfg, _vectors({}), 5)}
+    assert scores[1] == pytest.approx(cfg.fact_slot)
+    assert scores[2] == pytest.approx(cfg.fact_semantic * cfg.inferred)
+    assert scores[3] == pytest.approx(cfg.temporal)
+    assert scores[4] == pytest.approx(cfg.inference * cfg.inferred)
+
+
+def test_fusion_age_is_measured_from_the_question_time_window():
+    event = Event("u1", "s", "t", "user", "user", "x", "en", T0 - timedelta(days=300), id=3,
+                  start=T0 - timedelta(days=300), end=T0 - timedelta(days=299))
+    near = fuse([Hit("temporal", event, 1.0, "time")], _query(window=(T0 - timedelta(days=300), T0 - timedelta(days=299))),
+                FusionConfig(), _vectors({}), 1)
+    assert near[0].explain["recency"] == pytest.approx(1.0)
+    assert age_days((T0, T0), (T0 + timedelta(days=2), T0 + timedelta(days=3))) == pytest.approx(2.0)
+
+
+def test_fusion_dedup_merges_lookalikes_but_not_different_dates(embedder):
+    texts = ["Team meeting on Tuesday at 10", "Team meeting on Tuesday at 10!", "Team meeting on Thursday at 10"]
+    vectors = embedder.embed_batch(texts)
+    assert float(vectors[0] @ vectors[2]) >= 0.9  # the embedder alone cannot tell them apart
+    events = [Event("u1", "s", f"t{i}", "user", "user", t, "en", T0, id=i + 1) for i, t in enumerate(texts)]
+    hits = [Hit("temporal", e, 0.9 - 0.01 * i, "semantic") for i, e in enumerate(events)]
+    ranked = fuse(hits, _query(), FusionConfig(), _vectors({i + 1: v for i, v in enumerate(vectors)}), 5)
+    assert [r.hit.item_id for r in ranked] == [1, 3]
+    assert [h.item_id for h in ranked[0].merged] == [2]
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("meeting on Tuesday", "meeting on Thursday", False),
+    ("rent is 1200", "rent is 1500", False),
+    ("周二开会", "周四开会", False),
+    ("I like tea", "I really like tea", True),
+])
+def test_fusion_distinctive_features(a, b, same):
+    assert (distinctive(a) == distinctive(b)) is same
+
+
+# ------------------------------------------------------------------ cards
+
+
+def test_cards_event_text_carries_iso_dates():
+    mention = TimeMention("next Wednesday", datetime(2024, 1, 17, tzinfo=CST), datetime(2024, 1, 18, tzinfo=CST),
+                          "day", (15, 29), "en")
+    assert with_dates("I'm flying out next Wednesday.", [mention]) == "I'm flying out next Wednesday [2024-01-17]."
+    month = TimeMention("上个月", datetime(2023, 12, 1, tzinfo=CST), datetime(2024, 1, 1, tzinfo=CST), "month", (0, 3), "zh")
+    assert resolved(month) == "2023-12"
+
+
+@pytest.mark.parametrize("turns,question,label", [
+    (["I live in Boston."], "Where do I live?", "[fact]"),
+    (["我住在北京。"], "我住在哪里？", "[事实]"),
+    (["我下周三要去北京出差"], "我什么时候去北京？", "[时序]"),
+])
+def test_cards_are_labelled_in_the_memorys_language(memory, turns, question, label):
+    write_all(memory, turns)
+    recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(hours=1))
+    assert recall.cards[0].text.startswith(label)
+
+
+def test_cards_superseded_fact_shows_its_validity(memory):
+    write_all(memory, ["I live in Boston.", "I live in Seattle now."], step=timedelta(days=30))
+    recall = memory.retrieve("Where did I live before?", user_id="u1", now=T0 + timedelta(days=40))
+    assert "2024-01-08 → 2024-02-07, superseded" in recall.cards[0].text
+
+
+def test_cards_render_respects_the_token_budget(memory):
+    write_all(memory, [f"I went to the museum number {i} and loved the paintings." for i in range(8)])
+    recall = memory.retrieve("Which museums did I visit?", user_id="u1", now=T0 + timedelta(days=9), top_n=8)
+    small = recall.render(max_tokens=60)
+    assert small.tokens <= 60 and 0 < len(small.cards) < len(recall.cards)
+    assert recall.render(max_tokens=10_000).tokens > small.tokens
+
+
+@pytest.mark.parametrize("text,tokens", [("hello world", 2), ("我住在北京", 5), ("2024-01-17", 5), ("", 0)])
+def test_cards_token_estimate(text, tokens):
+    assert count_tokens(text) == tokens
