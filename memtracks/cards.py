@@ -14,16 +14,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from .catalogue import Catalogue
 from .fusion import Ranked
+from .pipeline.matching import sentences
 from .records import Event, Fact, Inference, Premise, TimeMention
+from .retrieval.lexical import tokenize
 
 LABELS = {"en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
           "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"}}
-MAX_EVENT_CHARS = 280
+MAX_EVENT_CHARS = 400
+SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff]")
 
 
@@ -144,6 +147,32 @@ def _clip(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), budget: int = SNIPPET_TOKENS) -> str:
+    """The turn with its dates; a long turn cut down to the sentences that matter most to
+    the question (shared words, then time expressions), in their original order."""
+    if count_tokens(text) <= budget:
+        return with_dates(text, times)
+    wanted = set(terms)
+    scored = []
+    for rank, sent in enumerate(sentences(text)):
+        piece = text[sent.start:sent.end]
+        inside = [replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
+                  for t in times if sent.start <= t.span[0] and t.span[1] <= sent.end]
+        overlap = len(wanted & set(tokenize(piece)))
+        scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
+    useful = [item for item in scored if item[0] > 0] or scored[:1]
+    chosen, used = [], 0
+    for _, _, start, piece in sorted(useful, reverse=True):
+        cost = count_tokens(piece)
+        if chosen and used + cost > budget:
+            continue
+        chosen.append((start, piece))
+        used += cost
+    chosen.sort()
+    text_out = " … ".join(p for _, p in chosen)
+    return text_out if chosen[0][0] == 0 else "… " + text_out
+
+
 def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
     zh = fact.lang == "zh"
     label = catalogue.label(fact.slot, fact.lang)
@@ -166,10 +195,10 @@ def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
     return f"{LABELS['en']['fact']} {fact.subject} {label}: {value} (conf {fact.confidence:.2f}, {since}{extra})"
 
 
-def event_card_text(event: Event, confidence: float) -> str:
+def event_card_text(event: Event, confidence: float, terms: Sequence[str] = ()) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
-    body = _clip(with_dates(event.text, event.times))
+    body = _clip(snippet(event.text, event.times, terms))
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
@@ -202,7 +231,7 @@ def event_confidence(event: Event, weight: float) -> float:
 
 
 def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
-               lookup: Callable[[Premise], Fact | Event | None]) -> Card:
+               lookup: Callable[[Premise], Fact | Event | None], terms: Sequence[str] = ()) -> Card:
     hit, record = ranked.hit, ranked.hit.record
     turns = list(_turns(record))
     for twin in ranked.merged:
@@ -212,7 +241,7 @@ def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
         valid = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
-        text, lang, valid = event_card_text(record, confidence), record.lang, (record.start, record.end)
+        text, lang, valid = event_card_text(record, confidence, terms), record.lang, (record.start, record.end)
     else:
         assert isinstance(record, Inference)
         text = inference_card_text(record, describe_premises(record, lookup))

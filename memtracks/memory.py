@@ -71,7 +71,7 @@ class Memory:
         self._check_embedder()
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
         self.reader = Reader(self.store, self.toolkit, self.embedder, self.config,
-                             self.index, self.lexical_index, self.event_chain)
+                             self.index, self.lexical_index, self.event_chain, self.writer.speakers)
         self._indexes: dict[tuple[str, str], Any] = {}
         self._lexical: dict[tuple[str, str], LexicalIndex] = {}
         self._graphs: dict[str, nx.MultiDiGraph] = {}

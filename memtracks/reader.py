@@ -38,6 +38,7 @@ class Reader:
     vectors: Callable[[str, str], Any]  # (user, track) -> vector index
     lexical: Callable[[str, str], LexicalIndex]
     chain: Callable[[str], nx.MultiDiGraph]
+    speakers: Callable[[str], set[str]]
 
     def retrieve(
         self,
@@ -53,7 +54,7 @@ class Reader:
         clock = time.perf_counter
         t0 = clock()
         known = self.store.names(user_id)
-        people = frozenset(s for s in self.store.speakers(user_id) if s not in ("user", "assistant")) | {
+        people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
             name for name, (_, label) in known.items() if label == "person"}
         query = analyze_query(question, now=now, toolkit=self.toolkit, embedder=self.embedder,
                               speaker=speaker, known=known, people=people, as_of=as_of)
@@ -70,7 +71,8 @@ class Reader:
         ranked = fuse(hits, query, self.config.fusion,
                       lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n)
         lookup = self._premise_lookup(user_id)
-        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup) for r in ranked]
+        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms)
+                 for r in ranked]
         t3 = clock()
         return Recall(
             query=question,

@@ -5,7 +5,7 @@ same pet, person or place). Without time words: semantic and lexical search over
 from __future__ import annotations
 
 from ..config import RetrievalConfig
-from ..records import Event
+from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
 from ..tracks.temporal import neighbours
 from .hits import Hit, SearchContext, mix, search_both
@@ -21,21 +21,22 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     scored = search_both(ctx, "event", query.vector, query.terms, 3 * k)
     in_window: set[int] = set()
     if query.window is not None:
-        events = ctx.store.events_between(ctx.user_id, *query.window, limit=WINDOW_LIMIT)
-        in_window = {e.id for e in events}  # type: ignore[misc]
+        in_window = set(ctx.store.event_ids_between(ctx.user_id, *query.window, limit=WINDOW_LIMIT))
         missing = [i for i in in_window if i not in scored]
-        sims = similarity(ctx.vectors("event"), missing, query.vector)
-        scored.update(mix(sims, {}, cfg))
-    records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=list(scored)) if _visible(e, query, cfg)}
-    hits = {item: _hit(records[item], parts, item in in_window, query, cfg)
-            for item, parts in scored.items() if item in records}
-    best = sorted(hits.values(), key=lambda h: -h.relevance)[:k]
-    hits.update(_expand(best, hits, query, ctx))
-    ranked = sorted((h for h in hits.values() if h.relevance >= cfg.min_relevance), key=lambda h: -h.relevance)
-    return ranked[:k]
+        scored.update(mix(similarity(ctx.vectors("event"), missing, query.vector), {}, cfg))
+    heads = {i: h for i, h in ctx.store.event_heads(ctx.user_id, list(scored)).items() if _visible(h, query, cfg)}
+    ranked = {i: _score(heads[i], parts, i in in_window, query, cfg) for i, parts in scored.items() if i in heads}
+    best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
+    ranked.update(_expand(best, ranked, query, ctx))
+    top = [i for i in sorted(ranked, key=lambda i: -ranked[i][0]) if ranked[i][0] >= cfg.min_relevance][:k]
+    records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
+    return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
 
 
-def _hit(event: Event, parts: dict[str, float], in_window: bool, query: Query, cfg: RetrievalConfig) -> Hit:
+Scored = tuple[float, str, dict[str, float]]  # relevance, how, explain
+
+
+def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Query, cfg: RetrievalConfig) -> Scored:
     explain = dict(parts)
     relevance = parts["relevance"]
     how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
@@ -43,47 +44,42 @@ def _hit(event: Event, parts: dict[str, float], in_window: bool, query: Query, c
         relevance = cfg.time_match + (1 - cfg.time_match) * relevance
         explain["time"] = cfg.time_match
         how = "time"
-    if query.asks_when and event.start is not None:
+    if query.asks_when and head.dated:
         relevance += cfg.when_boost
         explain["when"] = cfg.when_boost
-    shared = set(event.entity_keys) & set(query.entity_keys)
-    if shared:
+    if set(head.entity_keys) & set(query.entity_keys):
         relevance += ENTITY_BOOST
         explain["entity"] = ENTITY_BOOST
-    if query.subjects and (event.subject in query.subjects or event.speaker in query.subjects):
+    if query.subjects and (head.subject in query.subjects or head.speaker in query.subjects):
         relevance += SUBJECT_BOOST
         explain["subject"] = SUBJECT_BOOST
     relevance = min(1.0, relevance)
     explain["relevance"] = relevance
-    return Hit("temporal", event, relevance, how, explain)
+    return relevance, how, explain
 
 
-def _expand(best: list[Hit], hits: dict[int, Hit], query: Query, ctx: SearchContext) -> dict[int, Hit]:
+def _expand(best: list[int], ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict[int, Scored]:
     """Neighbours along the event chain of the best hits, at a discount."""
     cfg = ctx.config
     if cfg.chain_hops <= 0 or not best:
         return {}
     graph = ctx.chain()
     wanted: dict[int, tuple[float, int]] = {}
-    for hit in best:
-        for other in neighbours(graph, hit.item_id, cfg.chain_hops):
-            score = hit.relevance * cfg.chain_weight
-            found = hits.get(other)
-            if (found is None or found.relevance < score) and score > wanted.get(other, (0.0, 0))[0]:
-                wanted[other] = (score, hit.item_id)
-    if not wanted:
-        return {}
-    missing = [i for i in wanted if i not in hits]
-    records = {i: hits[i].record for i in wanted if i in hits}
-    records.update({e.id: e for e in ctx.store.events(ctx.user_id, ids=missing) if _visible(e, query, cfg)})
+    for origin in best:
+        score = ranked[origin][0] * cfg.chain_weight
+        for other in neighbours(graph, origin, cfg.chain_hops):
+            found = ranked.get(other)
+            if (found is None or found[0] < score) and score > wanted.get(other, (0.0, 0))[0]:
+                wanted[other] = (score, origin)
+    heads = ctx.store.event_heads(ctx.user_id, [i for i in wanted if i not in ranked])
     out = {}
     for item, (score, origin) in wanted.items():
-        if item in records:
-            explain = {**(hits[item].explain if item in hits else {}),
+        if item in ranked or (item in heads and _visible(heads[item], query, cfg)):
+            explain = {**(ranked[item][2] if item in ranked else {}),
                        "chain": score, "from_event": float(origin), "relevance": score}
-            out[item] = Hit("temporal", records[item], score, "chain", explain)  # type: ignore[arg-type]
+            out[item] = (score, "chain", explain)
     return out
 
 
-def _visible(event: Event, query: Query, cfg: RetrievalConfig) -> bool:
-    return not cfg.hide_future or event.mentioned_at <= query.now
+def _visible(head: EventHead, query: Query, cfg: RetrievalConfig) -> bool:
+    return not cfg.hide_future or head.mentioned_epoch <= query.now.timestamp()

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,18 @@ from ..errors import StorageError
 from ..records import Event, Fact, Inference, Turn
 from . import codec
 from .schema import migrate
+
+
+@dataclass(frozen=True)
+class EventHead:
+    """An event's ranking columns."""
+
+    id: int
+    subject: str
+    speaker: str
+    mentioned_epoch: float
+    dated: bool
+    entity_keys: tuple[str, ...]
 
 
 class Store:
@@ -211,6 +224,25 @@ class Store:
             (user_id, e, s, s, e, limit),
         )
         return [codec.row_event(r) for r in rows]
+
+    def event_ids_between(self, user_id: str, start: datetime, end: datetime, limit: int = 300) -> list[int]:
+        """Ids of events said in, or about a time overlapping, ``[start, end)``."""
+        s, e = start.timestamp(), end.timestamp()
+        rows = self._rows(
+            "SELECT id FROM events WHERE user_id = ? AND ((start_epoch < ? AND end_epoch > ?) "
+            "OR (mentioned_epoch >= ? AND mentioned_epoch < ?)) ORDER BY mentioned_epoch, id LIMIT ?",
+            (user_id, e, s, s, e, limit),
+        )
+        return [r[0] for r in rows]
+
+    def event_heads(self, user_id: str, ids: Sequence[int]) -> dict[int, EventHead]:
+        """The few columns ranking needs, without decoding whole events."""
+        if not ids:
+            return {}
+        rows = self._rows(
+            "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys FROM events "
+            f"WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
+        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5]))) for r in rows}
 
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
         rows = self._rows("SELECT * FROM events WHERE user_id = ? AND session_id = ? "

@@ -1,0 +1,1 @@
+"""The benchmark harness (``python -m benchmarks``) and speed benchmarks for memtracks."""
