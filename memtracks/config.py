@@ -36,8 +36,10 @@ class RetrievalConfig:
         k_fact, k_temporal, k_inference: candidates each track retriever returns.
         semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
             (max-normalised) BM25 into one relevance in [0, 1].
-        time_match: relevance floor of an event inside the question's time window.
+        time_match: added to the relevance of an event inside the question's time window.
         when_boost: added to dated events when the question asks when ("when", 什么时候).
+        entity_boost: added to events that mention an entity of the question.
+        speaker_boost: added to events said by the person the question is about.
         chain_hops, chain_weight: events this many links along the event chain from a hit
             join the candidates, their relevance scaled by ``chain_weight``.
         min_relevance: candidates below this relevance are dropped.
@@ -48,12 +50,14 @@ class RetrievalConfig:
     k_fact: int = 5
     k_temporal: int = 15
     k_inference: int = 2
-    semantic_weight: float = 0.6
-    lexical_weight: float = 0.4
-    time_match: float = 0.6
+    semantic_weight: float = 0.4
+    lexical_weight: float = 0.6
+    time_match: float = 0.25
     when_boost: float = 0.1
+    entity_boost: float = 0.15
+    speaker_boost: float = 0.15
     chain_hops: int = 1
-    chain_weight: float = 0.5
+    chain_weight: float = 0.7
     min_relevance: float = 0.12
     hide_future: bool = True
 
@@ -90,7 +94,7 @@ class FusionConfig:
     fact_decay_days: float = 180.0
     temporal_decay_days: float = 7.0
     inference_decay_days: float = 3.0
-    decay_floor: float = 0.35
+    decay_floor: float = 0.8
     dedup_similarity: float = 0.9
     min_score_ratio: float = 0.1
 

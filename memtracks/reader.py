@@ -61,7 +61,7 @@ class Reader:
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = SearchContext(user_id, self.store, cfg, lambda track: self.vectors(user_id, track),
+        ctx = SearchContext(user_id, self.store, cfg, self.toolkit.catalogue, lambda track: self.vectors(user_id, track),
                             lambda track: self.lexical(user_id, track), lambda: self.chain(user_id))
         facts, stale_facts = retrieve_facts(query, ctx, ks["fact"])
         events = retrieve_events(query, ctx, ks["temporal"])

@@ -286,8 +286,9 @@ class Writer:
         rules = self.toolkit.rules
         subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
         kinds = sorted({p.event for r in rules for p in r.premises if p.event})
+        slots = sorted({p.fact for r in rules for p in r.premises if p.fact})
         context = Context(
-            facts=self.store.facts(turn.user_id, subjects=subjects, current_only=True),
+            facts=self.store.facts(turn.user_id, subjects=subjects, slots=slots, current_only=True),
             events=self.store.events(turn.user_id, kinds=kinds, subjects=subjects, limit=self.config.context_events),
         )
         derived = infer(rules, new_facts=new_facts, new_events=new_events, context=context,

@@ -29,6 +29,12 @@ from .numerals import parse_number
 from .patterns import Compiled, group
 
 _SPLIT = re.compile(r"\s*(?:,|、|，|\band\b|\bor\b|和|以及|还有)\s*", re.IGNORECASE)
+_MAX_ITEM_WORDS = 5
+_NOT_ITEM_START = frozenset(
+    "i i'm it it's me you us them him her that this those these there here was is are were be been being "
+    "have has had do does did can could will would should may might especially also so too very how "
+    "what when where why who which both every all any some such as like just really".split()
+)
 _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
 
 
@@ -128,13 +134,23 @@ def _raw_value(m: re.Match[str]) -> tuple[str | None, int]:
 
 
 def _split(raw: str, start: int) -> list[tuple[str, int]]:
+    """Items of a list value; an item that does not read as a thing ("it looks", "was there
+    to celebrate us", "especially nature") is dropped rather than stored as a value."""
     parts, pos = [], 0
     for piece in _SPLIT.split(raw):
         offset = raw.find(piece, pos)
         pos = offset + len(piece)
-        if piece.strip():
-            parts.append((piece.strip(), start + offset))
+        item = piece.strip()
+        if item and _reads_as_item(item):
+            parts.append((item, start + offset))
     return parts
+
+
+def _reads_as_item(item: str) -> bool:
+    words = item.split()
+    if len(words) > _MAX_ITEM_WORDS:
+        return False
+    return words[0].lower() not in _NOT_ITEM_START if item.isascii() else True
 
 
 def _resolve_value(

@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..records import Fact
+from ..storage.vectors import similarity
 from .hits import Hit, SearchContext, search_both
+from .lexical import tokenize
 from .query import Query
 
 SLOT_MATCH = 1.0
+MANY_SLOT_BASE = 0.6
 ENTITY_MATCH = 0.85
 CURRENT_IN_PAST_QUESTION = 0.7  # a current fact still answers "before?" questions, less well
 
@@ -23,8 +26,10 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     found: dict[int, tuple[Fact, dict[str, float], str]] = {}
     subjects = list(query.subjects) or None
     if query.slots:
-        for fact in ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots)):
-            found[fact.id] = (fact, {"slot": SLOT_MATCH}, "slot")  # type: ignore[index]
+        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
+        sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]
+        for fact in slot_facts:
+            found[fact.id] = (fact, {"slot": _slot_match(fact, sims, ctx)}, "slot")  # type: ignore[index]
     keys = set(query.entity_keys)
     mixed = search_both(ctx, "fact", query.vector, query.terms, 4 * k)
     records = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(mixed))}
@@ -37,11 +42,17 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         if fact.value_key in keys:
             explain["entity"] = ENTITY_MATCH
             how = "entity"
+        elif _value_named(fact, query):
+            explain["value"] = SLOT_MATCH
+            how = "slot"
         if item in found:
             found[item][1].update(explain)
         else:
             found[item] = (fact, explain, how)
     visible = _as_of_now(list(f for f, _, _ in found.values()), query, ctx)
+    for fact, explain, _ in found.values():
+        if "value" not in explain and "slot" in explain and _value_named(fact, query):
+            explain["value"] = SLOT_MATCH
     hits, suppressed = [], 0
     for fact, explain, how in found.values():
         if fact.id not in visible:
@@ -50,7 +61,8 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         if not _wanted(fact, query):
             suppressed += 1
             continue
-        relevance = max(explain.get("slot", 0.0), explain.get("entity", 0.0), explain.get("relevance", 0.0))
+        relevance = max(explain.get("slot", 0.0), explain.get("value", 0.0), explain.get("entity", 0.0),
+                        explain.get("relevance", 0.0))
         relevance *= _history_factor(fact, query)
         explain["relevance"] = relevance
         if relevance >= ctx.config.min_relevance:
@@ -75,6 +87,20 @@ def _as_of_now(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int,
             f = replace(f, superseded_by=None, valid_to=None)
         out[f.id] = f
     return out  # type: ignore[return-value]
+
+
+def _value_named(fact: Fact, query: Query) -> bool:
+    """The question names the fact's value ("Do I like coffee?" and likes: coffee)."""
+    words = tokenize(fact.value_key)
+    return bool(words) and set(words) <= set(query.terms)
+
+
+def _slot_match(fact: Fact, sims: dict[int, float], ctx: SearchContext) -> float:
+    """A single-valued slot answers the question outright; among the many values of a
+    multi-valued slot (likes, pets), the ones closer to the question rank higher."""
+    if ctx.catalogue.is_single(fact.slot):
+        return SLOT_MATCH
+    return MANY_SLOT_BASE + (SLOT_MATCH - MANY_SLOT_BASE) * max(0.0, sims.get(fact.id, 0.0))  # type: ignore[arg-type]
 
 
 def _wanted(fact: Fact, query: Query) -> bool:

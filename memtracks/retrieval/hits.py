@@ -9,6 +9,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..catalogue import Catalogue
 from ..config import RetrievalConfig
 from ..records import Event, Fact, Inference
 from ..storage import Store
@@ -45,6 +46,7 @@ class SearchContext:
     user_id: str
     store: Store
     config: RetrievalConfig
+    catalogue: Catalogue
     vectors: Callable[[str], Any]  # track -> vector index
     lexical: Callable[[str], LexicalIndex]  # track -> lexical index
     chain: Callable[[], nx.MultiDiGraph]

@@ -45,7 +45,7 @@ class Query:
     now: datetime
     subjects: tuple[str, ...]  # whom it asks about; empty = anyone
     slots: tuple[str, ...]  # slot intents
-    entities: tuple[Entity, ...]
+    entities: tuple[Entity, ...]  # what the question is about, not who (participants left out)
     times: tuple[TimeMention, ...]
     past: bool  # asks about how things were before
     asks_when: bool  # "when...?", 什么时候: dated events answer it
@@ -91,20 +91,31 @@ def analyze_query(
     entities = extract_entities(analysis, toolkit.lexicons, known)
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
     times = tuple(normalize_time(text, now, lang=lang))
+    subjects = _subjects(text, entities, speaker, toolkit, people)
+    participants = {p.lower() for p in people & set(subjects)}
+    topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
         now=now,
-        subjects=_subjects(text, entities, speaker, toolkit, people),
+        subjects=subjects,
         slots=_slots(text, toolkit),
-        entities=entities,
+        entities=topical,
         times=times,
         past=_PAST.search(text) is not None,
         asks_when=_WHEN.search(text) is not None,
         as_of=as_of,
-        terms=tuple(tokenize(text, (e.key for e in entities))),
+        terms=_terms(text, topical, people & set(subjects)),
         vector=embedder.embed_batch([text])[0],
     )
+
+
+def _terms(text: str, entities: tuple[Entity, ...], participants: set[str]) -> tuple[str, ...]:
+    """Search terms of the question, without the names of the people talking: they are in
+    nearly every turn of their conversation and would drown the words that matter. Who is
+    asked about is matched through the speaker instead (see the temporal retriever)."""
+    names = {t for p in participants for t in tokenize(p)}
+    return tuple(t for t in tokenize(text, [e.key for e in entities]) if t not in names)
 
 
 def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:

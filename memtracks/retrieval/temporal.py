@@ -11,8 +11,6 @@ from ..tracks.temporal import neighbours
 from .hits import Hit, SearchContext, mix, search_both
 from .query import Query
 
-ENTITY_BOOST = 0.15
-SUBJECT_BOOST = 0.1
 WINDOW_LIMIT = 300
 
 
@@ -41,18 +39,18 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
     relevance = parts["relevance"]
     how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
     if in_window:
-        relevance = cfg.time_match + (1 - cfg.time_match) * relevance
+        relevance += cfg.time_match
         explain["time"] = cfg.time_match
         how = "time"
     if query.asks_when and head.dated:
         relevance += cfg.when_boost
         explain["when"] = cfg.when_boost
     if set(head.entity_keys) & set(query.entity_keys):
-        relevance += ENTITY_BOOST
-        explain["entity"] = ENTITY_BOOST
-    if query.subjects and (head.subject in query.subjects or head.speaker in query.subjects):
-        relevance += SUBJECT_BOOST
-        explain["subject"] = SUBJECT_BOOST
+        relevance += cfg.entity_boost
+        explain["entity"] = cfg.entity_boost
+    if query.subjects and head.speaker in query.subjects:
+        relevance += cfg.speaker_boost
+        explain["speaker"] = cfg.speaker_boost
     relevance = min(1.0, relevance)
     explain["relevance"] = relevance
     return relevance, how, explain

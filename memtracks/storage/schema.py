@@ -91,7 +91,23 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+def m002_event_kinds(db: sqlite3.Connection) -> None:
+    """Index events by happening kind, so rules find a user's trips without a full scan."""
+    _run(
+        db,
+        """
+        CREATE TABLE event_kinds (
+            user_id TEXT NOT NULL, kind TEXT NOT NULL, event_id INTEGER NOT NULL,
+            PRIMARY KEY (user_id, kind, event_id)
+        );
+        """,
+    )
+    rows = db.execute("SELECT user_id, kinds, id FROM events WHERE kinds != ''").fetchall()
+    db.executemany("INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
+                   [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()])
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_event_kinds]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -190,6 +190,10 @@ class Store:
             "INSERT OR IGNORE INTO event_entities VALUES (?, ?, ?)",
             [(event.user_id, k, event.id) for k in event.entity_keys],
         )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
+            [(event.user_id, k, event.id) for k in dict.fromkeys(event.kinds)],
+        )
 
     def events(
         self,
@@ -201,12 +205,13 @@ class Store:
         limit: int | None = None,
     ) -> list[Event]:
         sql, params = "SELECT * FROM events WHERE user_id = ?", [user_id]
+        if kinds is not None:
+            sql = ("SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
+                   f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?")
+            params = [user_id, *kinds, user_id]
         if ids is not None:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params += list(ids)
-        if kinds is not None:
-            sql += " AND (" + " OR ".join("(' ' || kinds || ' ') LIKE ?" for _ in kinds) + ")"
-            params += [f"% {k} %" for k in kinds]
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
             params += list(subjects)
