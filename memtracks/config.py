@@ -42,6 +42,8 @@ class RetrievalConfig:
         speaker_boost: added to events said by the person the question is about.
         chain_hops, chain_weight: events this many links along the event chain from a hit
             join the candidates, their relevance scaled by ``chain_weight``.
+        answer_weight: the reply to a question turn that matched takes this share of its
+            relevance (the question names the topic, the reply holds the information).
         min_relevance: candidates below this relevance are dropped.
         hide_future: memories recorded after the question's ``now`` are invisible to it (a
             replay asking "as of" an earlier time does not see what was said later).
@@ -58,6 +60,7 @@ class RetrievalConfig:
     speaker_boost: float = 0.15
     chain_hops: int = 1
     chain_weight: float = 0.7
+    answer_weight: float = 0.9
     min_relevance: float = 0.12
     hide_future: bool = True
 

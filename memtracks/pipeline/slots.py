@@ -33,7 +33,12 @@ _MAX_ITEM_WORDS = 5
 _NOT_ITEM_START = frozenset(
     "i i'm it it's me you us them him her that this those these there here was is are were be been being "
     "have has had do does did can could will would should may might especially also so too very how "
-    "what when where why who which both every all any some such as like just really".split()
+    "what when where why who which both every all any some such as like just really "
+    "for to in on at of with about from by into".split()
+)
+_NEEDS_OBJECT = frozenset(
+    "making doing having getting seeing being trying going taking coming using giving putting "
+    "bringing keeping finding telling showing working playing watching learning sharing".split()
 )
 _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
 
@@ -148,9 +153,11 @@ def _split(raw: str, start: int) -> list[tuple[str, int]]:
 
 def _reads_as_item(item: str) -> bool:
     words = item.split()
-    if len(words) > _MAX_ITEM_WORDS:
-        return False
-    return words[0].lower() not in _NOT_ITEM_START if item.isascii() else True
+    if len(words) > _MAX_ITEM_WORDS or not item.isascii():
+        return len(words) <= _MAX_ITEM_WORDS
+    if len(words) == 1 and words[0].lower() in _NEEDS_OBJECT:
+        return False  # "I love making ..." cut short: "making" is not a thing one likes
+    return words[0].lower() not in _NOT_ITEM_START
 
 
 def _resolve_value(

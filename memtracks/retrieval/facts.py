@@ -16,59 +16,58 @@ from .lexical import tokenize
 from .query import Query
 
 SLOT_MATCH = 1.0
-MANY_SLOT_BASE = 0.6
+MANY_SLOT_BASE = 0.5
+MANY_SLOT_SPAN = 0.3
 ENTITY_MATCH = 0.85
 CURRENT_IN_PAST_QUESTION = 0.7  # a current fact still answers "before?" questions, less well
 
 
 def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
     """Up to ``k`` fact hits, and how many stale facts were held back."""
-    found: dict[int, tuple[Fact, dict[str, float], str]] = {}
     subjects = list(query.subjects) or None
+    facts: dict[int, Fact] = {}
+    evidence: dict[int, dict[str, float]] = {}
     if query.slots:
         slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
         sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]
         for fact in slot_facts:
-            found[fact.id] = (fact, {"slot": _slot_match(fact, sims, ctx)}, "slot")  # type: ignore[index]
-    keys = set(query.entity_keys)
+            facts[fact.id] = fact  # type: ignore[index]
+            evidence[fact.id] = {"slot": _slot_match(fact, sims, ctx)}  # type: ignore[index]
     mixed = search_both(ctx, "fact", query.vector, query.terms, 4 * k)
-    records = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(mixed))}
-    for item, parts in mixed.items():
-        fact = records.get(item)
-        if fact is None or (subjects and fact.subject not in subjects):
-            continue
-        explain = dict(parts)
-        how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
+    for fact in ctx.store.facts_by_id(ctx.user_id, list(mixed)):
+        if not subjects or fact.subject in subjects:
+            facts[fact.id] = fact  # type: ignore[index]
+            evidence.setdefault(fact.id, {}).update(mixed[fact.id])  # type: ignore[index, arg-type]
+    keys = set(query.entity_keys)
+    for item, fact in facts.items():
         if fact.value_key in keys:
-            explain["entity"] = ENTITY_MATCH
-            how = "entity"
+            evidence[item]["entity"] = ENTITY_MATCH
         elif _value_named(fact, query):
-            explain["value"] = SLOT_MATCH
-            how = "slot"
-        if item in found:
-            found[item][1].update(explain)
-        else:
-            found[item] = (fact, explain, how)
-    visible = _as_of_now(list(f for f, _, _ in found.values()), query, ctx)
-    for fact, explain, _ in found.values():
-        if "value" not in explain and "slot" in explain and _value_named(fact, query):
-            explain["value"] = SLOT_MATCH
+            evidence[item]["value"] = SLOT_MATCH
+    visible = _as_of_now(list(facts.values()), query, ctx)
     hits, suppressed = [], 0
-    for fact, explain, how in found.values():
-        if fact.id not in visible:
-            continue
-        fact = visible[fact.id]  # type: ignore[index]
+    for item, fact in visible.items():
         if not _wanted(fact, query):
             suppressed += 1
             continue
-        relevance = max(explain.get("slot", 0.0), explain.get("value", 0.0), explain.get("entity", 0.0),
-                        explain.get("relevance", 0.0))
+        explain = evidence[item]
+        relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
         relevance *= _history_factor(fact, query)
         explain["relevance"] = relevance
         if relevance >= ctx.config.min_relevance:
-            hits.append(Hit("fact", fact, relevance, how, explain))
+            hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))
     hits.sort(key=lambda h: -h.relevance)
     return hits[:k], suppressed
+
+
+def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
+    """How a fact was found, which decides its confidence weight in fusion: by slot (a
+    single-valued slot, or the value named in the question), by entity, or by meaning."""
+    if "value" in explain or ("slot" in explain and ctx.catalogue.is_single(fact.slot)):
+        return "slot"
+    if "entity" in explain:
+        return "entity"
+    return "semantic" if explain.get("semantic", 0.0) >= explain.get("lexical", 0.0) else "lexical"
 
 
 def _as_of_now(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int, Fact]:
@@ -100,7 +99,7 @@ def _slot_match(fact: Fact, sims: dict[int, float], ctx: SearchContext) -> float
     multi-valued slot (likes, pets), the ones closer to the question rank higher."""
     if ctx.catalogue.is_single(fact.slot):
         return SLOT_MATCH
-    return MANY_SLOT_BASE + (SLOT_MATCH - MANY_SLOT_BASE) * max(0.0, sims.get(fact.id, 0.0))  # type: ignore[arg-type]
+    return MANY_SLOT_BASE + MANY_SLOT_SPAN * max(0.0, sims.get(fact.id, 0.0))  # type: ignore[arg-type]
 
 
 def _wanted(fact: Fact, query: Query) -> bool:

@@ -1,13 +1,17 @@
 """The temporal track's retriever: events inside the question's time window, then the event
 chain around the best ones (what came just before and after, and earlier mentions of the
-same pet, person or place). Without time words: semantic and lexical search over events."""
+same pet, person or place). Without time words: semantic and lexical search over events.
+
+A turn that asks something ("How long was the trail?") often matches a question best while
+the information is in the reply; the turn after a question therefore inherits almost all of
+its relevance (``answer_weight``)."""
 
 from __future__ import annotations
 
 from ..config import RetrievalConfig
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
-from ..tracks.temporal import neighbours
+from ..tracks.temporal import answers, neighbours
 from .hits import Hit, SearchContext, mix, search_both
 from .query import Query
 
@@ -63,9 +67,12 @@ def _expand(best: list[int], ranked: dict[int, Scored], query: Query, ctx: Searc
         return {}
     graph = ctx.chain()
     wanted: dict[int, tuple[float, int]] = {}
+    questions = {i for i, h in ctx.store.event_heads(ctx.user_id, best).items() if h.question}
     for origin in best:
-        score = ranked[origin][0] * cfg.chain_weight
-        for other in neighbours(graph, origin, cfg.chain_hops):
+        after = answers(graph, origin) if origin in questions else set()
+        for other in neighbours(graph, origin, cfg.chain_hops) | after:
+            weight = cfg.answer_weight if other in after else cfg.chain_weight
+            score = ranked[origin][0] * weight
             found = ranked.get(other)
             if (found is None or found[0] < score) and score > wanted.get(other, (0.0, 0))[0]:
                 wanted[other] = (score, origin)

@@ -35,6 +35,7 @@ class EventHead:
     mentioned_epoch: float
     dated: bool
     entity_keys: tuple[str, ...]
+    question: bool = False  # the turn asks something; the answer is the turn after it
 
 
 class Store:
@@ -245,9 +246,11 @@ class Store:
         if not ids:
             return {}
         rows = self._rows(
-            "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys FROM events "
+            "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
+            "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？') FROM events "
             f"WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
-        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5]))) for r in rows}
+        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]))
+                for r in rows}
 
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
         rows = self._rows("SELECT * FROM events WHERE user_id = ? AND session_id = ? "

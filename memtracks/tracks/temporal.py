@@ -52,3 +52,10 @@ def neighbours(graph: nx.MultiDiGraph, event_id: int, hops: int = 1) -> set[int]
         frontier = nxt - seen
         seen |= frontier
     return seen - {event_id}
+
+
+def answers(graph: nx.MultiDiGraph, event_id: int) -> set[int]:
+    """The turns right after ``event_id`` in its session (where a question gets its answer)."""
+    if event_id not in graph:
+        return set()
+    return {dst for _, dst, data in graph.out_edges(event_id, data=True) if data.get("kind") == "next"}

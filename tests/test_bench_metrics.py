@@ -1,0 +1,66 @@
+"""Benchmark metrics on hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import pytest
+
+from benchmarks import metrics
+
+
+def session(turn_id: str) -> str:
+    return turn_id.split("#")[0]
+
+
+def test_bench_recall_acc_counts_evidence_among_cited_turns():
+    items = [["D1:1"], ["D2:3", "D2:4"], ["D5:1"]]
+    # evidence D2:4 and D7:7: at k=2 one of two found -> 0.5; at k=1 none -> 0.0
+    assert metrics.recall_acc(items, {"D2:4", "D7:7"}, 2) == 0.5
+    assert metrics.recall_acc(items, {"D2:4", "D7:7"}, 1) == 0.0
+    assert metrics.recall_acc(items, set(), 5) is None
+
+
+def test_bench_recall_all_and_any_by_session():
+    items = [["a#0"], ["b#2"], ["a#3"], ["c#1"]]
+    assert metrics.recall_all(items, {"a", "c"}, 3, session) == 0.0
+    assert metrics.recall_all(items, {"a", "c"}, 4, session) == 1.0
+    assert metrics.recall_any(items, {"c", "z"}, 3, session) == 0.0
+    assert metrics.recall_any(items, {"c", "z"}, 4, session) == 1.0
+
+
+def test_bench_ndcg_any_hand_computed():
+    items = [["x#0"], ["a#1"], ["y#0"], ["b#5"]]
+    # relevant at ranks 2 and 4: DCG = 1/log2(3) + 1/log2(5); ideal (2 evidence) = 1 + 1/log2(3)
+    expected = (1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3))
+    assert metrics.ndcg_any(items, {"a", "b"}, 4, session) == pytest.approx(expected)
+    assert metrics.ndcg_any([["a#0"], ["b#0"]], {"a", "b"}, 2, session) == pytest.approx(1.0)
+
+
+def test_bench_cited_keeps_rank_order_without_repeats():
+    assert metrics.cited([["a", "b"], ["b", "c"], ["d"]], 2) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("7 May 2023", {date(2023, 5, 7)}),
+    ("on May 7, 2023 and 2023-06-01", {date(2023, 5, 7), date(2023, 6, 1)}),
+    ("8th of nothing", set()),
+    ("2023/5/9", {date(2023, 5, 9)}),
+    ("31 February 2023", set()),
+])
+def test_bench_dates_in_any_format(text, expected):
+    assert metrics.dates_in(text) == expected
+
+
+@pytest.mark.parametrize("answer,context,found", [
+    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class yesterday [2023-05-07]", True),
+    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class", False),
+    ("Biscuit", "Leo pets: Biscuit (puppy)", True),
+    ("The Biscuit!", "leo adopted biscuit.", True),
+    ("bis", "Leo adopted Biscuit", False),  # whole words only
+    ("2023", "since 2023-05-07", True),
+    ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
+])
+def test_bench_answer_in_context(answer, context, found):
+    assert metrics.answer_in_context(answer, context) is found
