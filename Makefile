@@ -25,12 +25,12 @@ demo: $(VENV)/.installed
 	$(BIN)/memtracks --db $(DEMO_DB) ingest examples/demo_conversation.jsonl
 	$(BIN)/memtracks --db $(DEMO_DB) show
 	@for q in "Where do I live now?" "Where did I live before?" "What car do I drive?" \
-	          "When is my trip to Tokyo?" "Who looks after Max while I travel?"; do \
+	          "When was my trip to Tokyo?" "Who looks after Max while I travel?"; do \
 	  echo; echo ">>> alice asks: $$q"; \
-	  $(BIN)/memtracks --db $(DEMO_DB) recall "$$q" --user alice --now 2024-04-12T09:00:00+00:00; done
-	@for q in "我现在住哪？" "我之前住在哪里？" "我下周三有什么安排？" "豆豆最近怎么样？" "项目什么时候交？"; do \
+	  $(BIN)/memtracks --db $(DEMO_DB) recall "$$q" --user alice --now 2024-05-02T09:00:00+00:00; done
+	@for q in "我现在住哪？" "我之前住在哪里？" "我什么时候去上海出差？" "豆豆最近怎么样？" "项目什么时候交？"; do \
 	  echo; echo ">>> liming asks: $$q"; \
-	  $(BIN)/memtracks --db $(DEMO_DB) recall "$$q" --user liming --now 2024-04-10T09:00:00+08:00; done
+	  $(BIN)/memtracks --db $(DEMO_DB) recall "$$q" --user liming --now 2024-05-02T09:00:00+08:00; done
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest -q

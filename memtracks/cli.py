@@ -164,7 +164,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if user is None:
             print(f"memtracks: pass --user (this database has {len(users)} users: {', '.join(users)})", file=sys.stderr)
             return 2
-        recall = mem.retrieve(args.question, user_id=user, now=args.now, top_n=args.top)
+        recall = mem.retrieve(args.question, user_id=user, now=args.now, top_n=args.top, as_of=args.as_of)
         if args.json:
             print(json.dumps({
                 "question": args.question, "user_id": user, "now": dt_text(recall.now),
@@ -201,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("question")
     recall.add_argument("--user", help="whose memories (default: the only user in the database)")
     recall.add_argument("--now", type=_when, default=None, help="when the question is asked (ISO 8601 with offset)")
+    recall.add_argument("--as-of", type=_when, default=None,
+                        help="answer as things stood then: later memories unseen, facts as they were")
     recall.add_argument("--top", type=int, default=5, help="cards to return (default 5)")
     recall.add_argument("--max-tokens", type=int, default=300, help="token budget of the rendered cards")
     recall.add_argument("--json", action="store_true", help="JSON with scores and breakdowns")

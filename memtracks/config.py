@@ -45,8 +45,6 @@ class RetrievalConfig:
         answer_weight: the reply to a question turn that matched takes this share of its
             relevance (the question names the topic, the reply holds the information).
         min_relevance: candidates below this relevance are dropped.
-        hide_future: memories recorded after the question's ``now`` are invisible to it (a
-            replay asking "as of" an earlier time does not see what was said later).
     """
 
     k_fact: int = 5
@@ -62,7 +60,6 @@ class RetrievalConfig:
     chain_weight: float = 0.7
     answer_weight: float = 0.9
     min_relevance: float = 0.12
-    hide_future: bool = True
 
 
 @dataclass(frozen=True)

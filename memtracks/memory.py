@@ -208,7 +208,8 @@ class Memory:
                 question ("last week", 上周) and recency are measured from it.
             top_n: how many cards to return.
             speaker: who "I" / 我 in the question is (default "user").
-            as_of: answer as things stood at this time (superseded facts included).
+            as_of: answer as things stood at this time: memories recorded later are unseen,
+                and facts are those that held then (superseded ones included).
             k: candidates per track, e.g. ``{"fact": 5, "temporal": 15, "inference": 2}``.
         """
         _check_user(user_id)

@@ -95,11 +95,16 @@ def test_fact_retriever_as_of(memory):
     assert "Boston" in recall.cards[0].text
 
 
-def test_fact_retriever_hides_what_was_said_after_now(memory):
-    write_all(memory, ["I live in Boston.", "I live in Seattle now."], step=timedelta(days=30))
-    recall = memory.retrieve("Where do I live?", user_id="u1", now=T0 + timedelta(days=10))
-    assert "Boston" in recall.cards[0].text and "since" in recall.cards[0].text
-    assert not any("Seattle" in c.text for c in recall.cards)
+@pytest.mark.parametrize("turns,question,old,new", [
+    (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Boston", "Seattle"),
+    (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "北京", "深圳"),
+])
+def test_fact_retriever_as_of_hides_what_was_said_later(memory, turns, question, old, new):
+    write_all(memory, turns, step=timedelta(days=30))
+    when = T0 + timedelta(days=10)
+    recall = memory.retrieve(question, user_id="u1", now=when, as_of=when)
+    assert old in recall.cards[0].text and ("since" in recall.cards[0].text or "自" in recall.cards[0].text)
+    assert not any(new in c.text for c in recall.cards)
 
 
 # ------------------------------------------------------------------ temporal retriever

@@ -44,7 +44,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
             evidence[item]["entity"] = ENTITY_MATCH
         elif _value_named(fact, query):
             evidence[item]["value"] = SLOT_MATCH
-    visible = _as_of_now(list(facts.values()), query, ctx)
+    visible = _as_of(list(facts.values()), query, ctx)
     hits, suppressed = [], 0
     for item, fact in visible.items():
         if not _wanted(fact, query):
@@ -70,19 +70,19 @@ def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
     return "semantic" if explain.get("semantic", 0.0) >= explain.get("lexical", 0.0) else "lexical"
 
 
-def _as_of_now(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int, Fact]:
-    """The facts as they stood at the question's ``now``: those recorded later are left out,
-    and one superseded by a fact recorded later is still current."""
-    if not ctx.config.hide_future:
+def _as_of(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int, Fact]:
+    """The facts as they stood at ``as_of``: those recorded later are left out, and one
+    superseded by a fact recorded later is still current. Without ``as_of``: all of them."""
+    if query.as_of is None:
         return {f.id: f for f in facts}  # type: ignore[misc]
     later = {f.superseded_by for f in facts if f.superseded_by is not None}
     superseders = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(later))}
     out = {}
     for f in facts:
-        if f.recorded_at > query.now:
+        if f.recorded_at > query.as_of:
             continue
         by = superseders.get(f.superseded_by)  # type: ignore[arg-type]
-        if by is not None and by.recorded_at > query.now:
+        if by is not None and by.recorded_at > query.as_of:
             f = replace(f, superseded_by=None, valid_to=None)
         out[f.id] = f
     return out  # type: ignore[return-value]

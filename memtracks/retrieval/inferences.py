@@ -26,9 +26,10 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     hits, suppressed = [], 0
     for item, parts in scored.items():
         inference = records.get(item)
-        if inference is None or (ctx.config.hide_future and inference.created_at > query.now):
+        as_of = query.as_of
+        if inference is None or (as_of is not None and inference.created_at > as_of):
             continue
-        if inference.retracted_at is not None and inference.retracted_at > query.now and ctx.config.hide_future:
+        if as_of is not None and inference.retracted_at is not None and inference.retracted_at > as_of:
             inference = replace(inference, status="active", retracted_at=None, retracted_because=None)
         if not inference.is_active or not _current(inference, query):
             suppressed += 1

@@ -87,4 +87,5 @@ def _expand(best: list[int], ranked: dict[int, Scored], query: Query, ctx: Searc
 
 
 def _visible(head: EventHead, query: Query, cfg: RetrievalConfig) -> bool:
-    return not cfg.hide_future or head.mentioned_epoch <= query.now.timestamp()
+    """With ``as_of``, what was said after that time is not known yet."""
+    return query.as_of is None or head.mentioned_epoch <= query.as_of.timestamp()
