@@ -5,13 +5,15 @@ and ids that do not exist in the conversation are dropped; category 5 has
 ``adversarial_answer`` instead of ``answer``; questions are asked at the last session's time.
 
 LongMemEval: sessions are sorted by their timestamp; each turn id is ``<session id>#<n>``, so
-a retrieved turn maps back to its session; ``_abs`` questions are abstentions.
+a retrieved turn maps back to its session (a session id that repeats in one haystack gets
+``~2``, ``~3``... before the ``#``); ``_abs`` questions are abstentions.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
@@ -55,7 +57,10 @@ class Unit:
     questions: tuple[Question, ...]
 
     def session_of(self, turn_id: str) -> str:
-        return turn_id.split("#", 1)[0] if "#" in turn_id else turn_id.split(":", 1)[0]
+        """The session a turn id belongs to (LongMemEval "<session>#<n>", LoCoMo "D<session>:<n>")."""
+        if "#" in turn_id:
+            return turn_id.split("#", 1)[0].split("~", 1)[0]
+        return turn_id.split(":", 1)[0]
 
 
 # ------------------------------------------------------------------------ LoCoMo
@@ -103,11 +108,13 @@ def _lme_unit(item: dict[str, Any], tz: tzinfo) -> Unit:
         zip(item["haystack_session_ids"], item["haystack_dates"], item["haystack_sessions"], strict=True),
         key=lambda s: parse_lme_date(s[1], tz),
     )
-    turns, evidence = [], set()
+    turns, evidence, seen = [], set(), Counter()
     for session_id, date, session in sessions:
         start = parse_lme_date(date, tz)
+        seen[session_id] += 1  # a haystack may hold the same session id twice
+        key = session_id if seen[session_id] == 1 else f"{session_id}~{seen[session_id]}"
         for n, turn in enumerate(session):
-            turn_id = f"{session_id}#{n}"
+            turn_id = f"{key}#{n}"
             if turn.get("has_answer"):
                 evidence.add(turn_id)
             turns.append(Turn(text=turn["content"] if turn["content"].strip() else "(empty)",

@@ -61,3 +61,10 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
 def test_bench_runner_missing_data_fails_clearly(tmp_path, capsys):
     assert main(["locomo", "--data", str(tmp_path / "nope.json"), "--out", str(tmp_path)]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_bench_longmemeval_repeated_session_ids_get_distinct_turn_ids():
+    unit = load_longmemeval(DATA / "longmemeval_mini.json")[1]
+    ids = [t.turn_id for t in unit.turns]
+    assert len(ids) == len(set(ids)) and "s-cat~2#0" in ids
+    assert unit.session_of("s-cat~2#0") == "s-cat"
