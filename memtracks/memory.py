@@ -29,7 +29,7 @@ from .toolkit import Toolkit
 from .tracks.facts import fact_sentence, supersede_chain
 from .tracks.temporal import chain_graph
 from .validation import content_hash, prepare_turn
-from .writer import PendingVector, Writer, event_text
+from .writer import Batch, Writer, event_text
 
 TurnLike = Turn | Mapping[str, Any]
 
@@ -140,11 +140,11 @@ class Memory:
             chunk = todo[start:start + size]
             with self._lock:
                 try:
-                    written, vectors = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
+                    batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
                 except StorageError as exc:
                     raise StorageError(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
-                self._after_commit(vectors, {t[0].user_id for _, t in chunk})  # type: ignore[union-attr]
-            for (i, _), result in zip(chunk, written, strict=True):
+                self._after_commit(batch)
+            for (i, _), result in zip(chunk, batch.results, strict=True):
                 results[i] = result
             done += len(chunk)
             report(done)
@@ -174,17 +174,19 @@ class Memory:
             out.append((None, (turn, warnings)))
         return out
 
-    def _after_commit(self, vectors: list[PendingVector], users: set[str]) -> None:
+    def _after_commit(self, batch: Batch) -> None:
         """Bring the in-memory indexes up to date with what was just committed."""
-        for p in vectors:
+        for p in batch.vectors:
             index = self._indexes.get((p.user_id, p.track))
             if index is not None and p.vector is not None:
                 index.add([p.item_id], p.vector[None, :])
             lexical = self._lexical.get((p.user_id, p.track))
             if lexical is not None:
                 lexical.add(p.item_id, tokenize(p.text, p.keys))
-        for user in users:
-            self._graphs.pop(user, None)
+        for user, src, dst, kind, key in batch.links:
+            graph = self._graphs.get(user)
+            if graph is not None:
+                graph.add_edge(src, dst, kind=kind, key_=key)
 
     # ------------------------------------------------------------------ reading: retrieve
 

@@ -70,6 +70,15 @@ class PendingVector:
 
 
 @dataclass
+class Batch:
+    """What one transaction wrote: results, and what the in-memory indexes must learn."""
+
+    results: list[WriteResult]
+    vectors: list[PendingVector]
+    links: list[tuple[str, int, int, str, str]]  # (user, src, dst, kind, key)
+
+
+@dataclass
 class _TurnOutcome:
     facts: dict[int, Fact] = field(default_factory=dict)
     touched: list[int] = field(default_factory=list)
@@ -110,6 +119,7 @@ class Writer:
         self.embedder = embedder
         self.config = config
         self._speakers: dict[str, set[str]] = {}
+        self._links: list[tuple[str, int, int, str, str]] = []
 
     def speakers(self, user_id: str) -> set[str]:
         """Everyone who has spoken in this user's conversations (cached)."""
@@ -119,12 +129,13 @@ class Writer:
 
     # ------------------------------------------------------------------ batch
 
-    def write(self, turns: Sequence[tuple[Turn, list[str]]]) -> tuple[list[WriteResult], list[PendingVector]]:
+    def write(self, turns: Sequence[tuple[Turn, list[str]]]) -> Batch:
         """Write validated, non-duplicate turns in one transaction.
 
-        Returns the results and the vectors stored, so the caller can update its indexes
-        once the transaction has committed.
+        Returns the results, and the vectors and chain links stored, so the caller can update
+        its in-memory indexes once the transaction has committed.
         """
+        self._links = []
         limit = self.config.max_analyzed_chars
         analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns])
         results: list[WriteResult] = []
@@ -146,7 +157,7 @@ class Writer:
                         ])
         except sqlite3.Error as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
-        return results, pending
+        return Batch(results, pending, self._links)
 
     def _embed(self, pending: list[PendingVector]) -> None:
         if not pending:
@@ -230,7 +241,9 @@ class Writer:
         previous = self.store.last_event_in_session(turn.user_id, turn.session_id)
         last_with = self.store.last_events_with(turn.user_id, list(event.entity_keys))
         self.store.save_event(event)
-        self.store.save_links(turn.user_id, chain_links(event, previous, last_with))
+        links = chain_links(event, previous, last_with)
+        self.store.save_links(turn.user_id, links)
+        self._links.extend((turn.user_id, *link) for link in links)
         return event
 
     def _save_names(self, user: str, values: Sequence[SlotValue], happenings: Sequence[Happening]) -> None:

@@ -51,3 +51,11 @@ def test_events_filter_by_time_window(memory):
     memory.write(Turn(text="Lunch was good.", user_id="u1", timestamp=T0 + timedelta(days=30)))
     window = memory.events("u1", start=datetime(2024, 1, 9, tzinfo=CST), end=datetime(2024, 1, 10, tzinfo=CST))
     assert [e.text for e in window] == ["I went hiking yesterday."]
+
+
+def test_events_cached_chain_grows_with_writes(memory):
+    first = memory.write(Turn(text="I have a cat named Luna.", user_id="u1", session_id="s1", timestamp=T0)).event
+    graph = memory.event_chain("u1")
+    second = memory.write(Turn(text="Luna sleeps all day.", user_id="u1", session_id="s1",
+                               timestamp=T0 + timedelta(minutes=1))).event
+    assert memory.event_chain("u1") is graph and graph.has_edge(first.id, second.id)
