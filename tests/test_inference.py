@@ -149,3 +149,17 @@ def test_inference_bad_rule_file_names_file_rule_and_field(tmp_path, name, body,
         load_rules(path)
     message = str(err.value)
     assert str(path) in message and "rules[0]" in message and field in message
+
+
+@pytest.mark.parametrize("text", ["I moved to Seattle last month.", "我上个月搬到了深圳。"])
+def test_inference_lasting_change_stays_valid(memory, text):
+    [conclusion] = [i for i in write(memory, text, T0, "t1").inferences if i.rule_id == "move_lives_in"]
+    assert conclusion.valid_from.month == 12 and conclusion.valid_to is None
+
+
+def test_inference_rule_with_two_validities_is_rejected(tmp_path):
+    path = tmp_path / "r.yaml"
+    path.write_text("rules:\n- {id: r5, description: x, premises: [{name: a, event: trip}], "
+                    "conclusion: {kind: k, text: {en: t}, valid: a, since: a}}\n", encoding="utf-8")
+    with pytest.raises(DataFileError, match="at most one of valid, until, since"):
+        load_rules(path)

@@ -55,6 +55,7 @@ class ConclusionSpec(Strict):
     text: dict[Literal["en", "zh"], str]
     valid: str | None = None
     until: str | None = None
+    since: str | None = None
     fact: FactConclusionSpec | None = None
 
 
@@ -83,9 +84,12 @@ def _check_rule(rule: RuleSpec, catalogue: Catalogue) -> Iterator[str]:
         values = fact.value.items() if isinstance(fact.value, dict) else [("value", fact.value)]
         for lang, template in values:
             yield from _check_template(template, names, f"conclusion.fact.value.{lang}")
-    for field_name in ("valid", "until"):
+    refs = [f for f in ("valid", "until", "since") if getattr(rule.conclusion, f)]
+    if len(refs) > 1:
+        yield f"fields 'conclusion.{refs[0]}'/'conclusion.{refs[1]}': give at most one of valid, until, since"
+    for field_name in refs:
         ref = getattr(rule.conclusion, field_name)
-        if ref and ref not in names:
+        if ref not in names:
             yield f"field 'conclusion.{field_name}': no premise named {ref!r}"
     for i, c in enumerate(rule.where):
         yield from _check_template(c.left, names, f"where[{i}].left")
@@ -319,6 +323,9 @@ def _conclude(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, user_id: str
         valid_from, valid_to = b.start or b.said_at, b.end
     elif spec.until:
         valid_from, valid_to = at, bound[spec.until].end
+    elif spec.since:
+        b = bound[spec.since]
+        valid_from = b.start or b.said_at
     turns = tuple(dict.fromkeys(t for b in bound.values() for t in b.turn_ids))
     inference = Inference(
         user_id=user_id,
