@@ -1,8 +1,9 @@
 """LLM-free metrics: evidence recall, LongMemEval's recall_all / ndcg_any, answer-in-context.
 
 A system's answer to a question is a ranked list of *items* (memtracks cards, or raw turns
-for the baselines); each item cites one or more turn ids. ``@k`` always means the first k
-items — what would go into the prompt.
+for the baselines); each item cites one or more turn ids. For LoCoMo, ``@k`` means the first
+k items — what would go into the prompt. For LongMemEval, as in its own evaluation, the
+cited turns become a ranked list of distinct sessions (or turns) and ``@k`` counts those.
 """
 
 from __future__ import annotations
@@ -29,35 +30,37 @@ def recall_acc(items: Items, evidence: set[str] | frozenset[str], k: int) -> flo
     return sum(1 for e in evidence if e in found) / len(evidence)
 
 
-def units_ranked(items: Items, to_unit: Callable[[str], str]) -> list[set[str]]:
-    """Each item as the set of units (sessions, or turns) it cites."""
-    return [{to_unit(t) for t in item} for item in items]
+def unit_ranking(items: Items, to_unit: Callable[[str], str]) -> list[str]:
+    """The units (sessions, or turns) the items cite, in order of first citation, each once.
+
+    This is LongMemEval's turn-to-session evaluation: a ranked list of turns becomes a ranked
+    list of distinct sessions, and ``@k`` counts sessions.
+    """
+    return list(dict.fromkeys(to_unit(t) for item in items for t in item))
 
 
 def recall_all(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
-    """1.0 when every evidence unit is cited in the first ``k`` items (LongMemEval)."""
+    """1.0 when every evidence unit is among the first ``k`` units cited (LongMemEval)."""
     if not evidence:
         return None
-    found = set().union(*units_ranked(items[:k], to_unit)) if items[:k] else set()
-    return float(set(evidence) <= found)
+    return float(set(evidence) <= set(unit_ranking(items, to_unit)[:k]))
 
 
 def recall_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
     if not evidence:
         return None
-    found = set().union(*units_ranked(items[:k], to_unit)) if items[:k] else set()
-    return float(bool(set(evidence) & found))
+    return float(bool(set(evidence) & set(unit_ranking(items, to_unit)[:k])))
 
 
 def ndcg_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
-    """NDCG@k with binary gain: an item is relevant when it cites any evidence unit.
+    """NDCG@k over the first ``k`` units cited, with binary gain (LongMemEval's ``ndcg_any``).
 
-    The ideal ranking puts min(k, |evidence|) relevant items first (LongMemEval's ``ndcg_any``).
+    The ideal ranking puts min(k, |evidence|) evidence units first.
     """
     if not evidence:
         return None
-    ranked = units_ranked(items[:k], to_unit)
-    dcg = sum(1 / math.log2(rank + 2) for rank, units in enumerate(ranked) if units & set(evidence))
+    ranked = unit_ranking(items, to_unit)[:k]
+    dcg = sum(1 / math.log2(rank + 2) for rank, unit in enumerate(ranked) if unit in evidence)
     ideal = sum(1 / math.log2(rank + 2) for rank in range(min(k, len(evidence))))
     return dcg / ideal if ideal else 0.0
 

@@ -176,13 +176,22 @@ class Memory:
 
     def _after_commit(self, batch: Batch) -> None:
         """Bring the in-memory indexes up to date with what was just committed."""
+        # Indexes are kept warm, so the first question pays no build: a missing one is built
+        # from the store (which already holds this batch); an existing one gets the new items.
+        fresh = {(p.user_id, p.track) for p in batch.vectors
+                 if (p.user_id, p.track) not in self._indexes or (p.user_id, p.track) not in self._lexical}
+        for key in fresh:
+            self._indexes.pop(key, None)
+            self._lexical.pop(key, None)
+            self.index(*key)
+            self.lexical_index(*key)
         for p in batch.vectors:
-            index = self._indexes.get((p.user_id, p.track))
-            if index is not None and p.vector is not None:
-                index.add([p.item_id], p.vector[None, :])
-            lexical = self._lexical.get((p.user_id, p.track))
-            if lexical is not None:
-                lexical.add(p.item_id, tokenize(p.text, p.keys))
+            key = (p.user_id, p.track)
+            if key in fresh:
+                continue
+            if p.vector is not None:
+                self._indexes[key].add([p.item_id], p.vector[None, :])
+            self._lexical[key].add(p.item_id, tokenize(p.text, p.keys))
         for user, src, dst, kind, key in batch.links:
             graph = self._graphs.get(user)
             if graph is not None:

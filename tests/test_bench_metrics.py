@@ -22,20 +22,28 @@ def test_bench_recall_acc_counts_evidence_among_cited_turns():
     assert metrics.recall_acc(items, set(), 5) is None
 
 
+def test_bench_sessions_are_ranked_by_first_citation():
+    items = [["a#0"], ["b#2"], ["a#3"], ["c#1", "d#0"]]
+    assert metrics.unit_ranking(items, session) == ["a", "b", "c", "d"]
+
+
 def test_bench_recall_all_and_any_by_session():
-    items = [["a#0"], ["b#2"], ["a#3"], ["c#1"]]
-    assert metrics.recall_all(items, {"a", "c"}, 3, session) == 0.0
-    assert metrics.recall_all(items, {"a", "c"}, 4, session) == 1.0
-    assert metrics.recall_any(items, {"c", "z"}, 3, session) == 0.0
-    assert metrics.recall_any(items, {"c", "z"}, 4, session) == 1.0
+    items = [["a#0"], ["b#2"], ["a#3"], ["c#1"], ["d#0"]]
+    # distinct sessions in order: a, b, c, d
+    assert metrics.recall_all(items, {"a", "c"}, 2, session) == 0.0
+    assert metrics.recall_all(items, {"a", "c"}, 3, session) == 1.0
+    assert metrics.recall_any(items, {"d", "z"}, 3, session) == 0.0
+    assert metrics.recall_any(items, {"d", "z"}, 4, session) == 1.0
 
 
 def test_bench_ndcg_any_hand_computed():
-    items = [["x#0"], ["a#1"], ["y#0"], ["b#5"]]
-    # relevant at ranks 2 and 4: DCG = 1/log2(3) + 1/log2(5); ideal (2 evidence) = 1 + 1/log2(3)
+    items = [["x#0"], ["a#1"], ["x#4"], ["y#0"], ["b#5"]]
+    # distinct sessions x, a, y, b: relevant at ranks 2 and 4
+    # DCG = 1/log2(3) + 1/log2(5); ideal (2 evidence) = 1 + 1/log2(3)
     expected = (1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3))
     assert metrics.ndcg_any(items, {"a", "b"}, 4, session) == pytest.approx(expected)
-    assert metrics.ndcg_any([["a#0"], ["b#0"]], {"a", "b"}, 2, session) == pytest.approx(1.0)
+    assert metrics.ndcg_any([["a#0"], ["a#1"], ["b#0"]], {"a", "b"}, 2, session) == pytest.approx(1.0)
+    assert metrics.ndcg_any([["a#0", "b#1"], ["a#1"]], {"a", "b"}, 5, session) <= 1.0
 
 
 def test_bench_cited_keeps_rank_order_without_repeats():
