@@ -36,7 +36,10 @@ class RetrievalConfig:
         k_fact, k_temporal, k_inference: candidates each track retriever returns.
         semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
             (max-normalised) BM25 into one relevance in [0, 1].
-        time_match: added to the relevance of an event inside the question's time window.
+        time_match, time_match_floor: an event inside the question's time window gains
+            ``time_match x max(relevance, time_match_floor)``: relevant events in the window
+            rise most, and a question with no other words ("what did I do last week?") still
+            ranks the window first.
         when_boost: added to dated events when the question asks when ("when", 什么时候).
         entity_boost: added to events that mention an entity of the question.
         speaker_boost: added to events said by the person the question is about.
@@ -50,9 +53,10 @@ class RetrievalConfig:
     k_fact: int = 5
     k_temporal: int = 15
     k_inference: int = 2
-    semantic_weight: float = 0.4
-    lexical_weight: float = 0.6
-    time_match: float = 0.25
+    semantic_weight: float = 0.6
+    lexical_weight: float = 0.4
+    time_match: float = 0.5
+    time_match_floor: float = 0.3
     when_boost: float = 0.1
     entity_boost: float = 0.15
     speaker_boost: float = 0.15
@@ -82,6 +86,11 @@ class FusionConfig:
             a number, a date or an entity.
         min_score_ratio: cards scoring below this share of the best card are dropped, so a
             clear answer does not come padded with noise.
+        session_diversity, session_free: past the first ``session_free`` events of a
+            session among the cards, each further one has its score scaled by
+            ``session_diversity`` once more (1.0 turns it off).
+        aggregate_session_free: ``session_free`` for questions whose answer is spread over
+            conversations ("how many...", "what activities...", 哪些, 几次).
     """
 
     fact_slot: float = 0.9
@@ -97,6 +106,9 @@ class FusionConfig:
     decay_floor: float = 0.8
     dedup_similarity: float = 0.9
     min_score_ratio: float = 0.1
+    session_diversity: float = 0.7
+    session_free: int = 4
+    aggregate_session_free: int = 1
 
     def source_weight(self, source: str) -> float:
         return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)

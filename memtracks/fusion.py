@@ -9,7 +9,10 @@
   events, 3 for inferences; age from the question's ``now``, or from the time it names;
 - semantic dedup: near-identical memories merge into one card (keeping every source turn),
   but never two that differ in a number, a date or an entity — "meeting on Tuesday" and
-  "meeting on Thursday" look alike to any embedder and must both stay.
+  "meeting on Thursday" look alike to any embedder and must both stay;
+- session diversity: past the first few events of a conversation, each further one counts a
+  little less, so the cards are not all turns of one chat; for questions whose answer is
+  spread over conversations ("how many...", 哪些) from the second event on.
 
 All numbers are named in :class:`~memtracks.config.FusionConfig`.
 """
@@ -117,9 +120,36 @@ def fuse(
                    "confidence_weight": weight, "source_weight": source, "recency": fresh, "score": score}
         ranked.append(Ranked(hit, score, explain))
     ranked.sort(key=lambda r: -r.score)
-    kept = _dedup(ranked, config, vectors)[:top_n]
+    free = config.aggregate_session_free if query.aggregate else config.session_free
+    kept = _diversify(_dedup(ranked, config, vectors), config, free)[:top_n]
     floor = kept[0].score * config.min_score_ratio if kept else 0.0
     return [r for r in kept if r.score >= floor]
+
+
+def _diversify(ranked: list[Ranked], config: FusionConfig, free: int) -> list[Ranked]:
+    """Spread events over conversations: each further event from a session already shown is
+    scaled by ``session_diversity`` (a prompt gains little from five turns of one chat)."""
+    if config.session_diversity >= 1.0:
+        return ranked
+    shown: dict[str, int] = {}
+    pending = list(ranked)
+    out: list[Ranked] = []
+    while pending:
+        def adjusted(r: Ranked) -> float:
+            session = r.hit.record.session_id if isinstance(r.hit.record, Event) else None
+            extra = max(0, shown.get(session, 0) - free + 1) if session else 0
+            return r.score * config.session_diversity ** extra
+
+        best = max(pending, key=adjusted)
+        pending.remove(best)
+        if isinstance(best.hit.record, Event):
+            session = best.hit.record.session_id
+            extra = max(0, shown.get(session, 0) - free + 1)
+            if extra:
+                best.explain["diversity"] = config.session_diversity ** extra
+            shown[session] = shown.get(session, 0) + 1
+        out.append(best)
+    return out
 
 
 def _dedup(ranked: list[Ranked], config: FusionConfig, vectors: Callable[[str, list[int]], dict[int, np.ndarray]]) -> list[Ranked]:

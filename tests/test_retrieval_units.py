@@ -172,7 +172,7 @@ def _query(now=T0, window=None, past=False):
     times = ()
     if window:
         times = (TimeMention("x", window[0], window[1], "day", (0, 1), "en"),)
-    return Query("q", "en", now, (), (), (), times, past, False, None, (), np.zeros(4, dtype=np.float32))
+    return Query("q", "en", now, (), (), (), times, past, False, False, None, (), np.zeros(4, dtype=np.float32))
 
 
 def _fact(i, value, last_seen, source="stated"):

@@ -30,6 +30,12 @@ _PAST = re.compile(
 )
 _WHEN = re.compile(r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
                    r"哪年|哪个月|多久以前", re.IGNORECASE)
+_AGGREGATE = re.compile(
+    r"\bhow many\b|\bhow much\b|\bhow often\b|\bin total\b|\baltogether\b|\ball (?:the|of)\b|\blist\b|"
+    r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
+    r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有",
+    re.IGNORECASE,
+)
 _SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)
 _SELF_ZH = re.compile(r"我(?!们)")
 _RELATION = re.compile(r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
@@ -49,6 +55,7 @@ class Query:
     times: tuple[TimeMention, ...]
     past: bool  # asks about how things were before
     asks_when: bool  # "when...?", 什么时候: dated events answer it
+    aggregate: bool  # "how many...?", 哪些: the answer is spread over conversations
     as_of: datetime | None
     terms: tuple[str, ...]
     vector: np.ndarray
@@ -92,7 +99,8 @@ def analyze_query(
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
     times = tuple(normalize_time(text, now, lang=lang))
     subjects = _subjects(text, entities, speaker, toolkit, people)
-    participants = {p.lower() for p in people & set(subjects)}
+    named = people & set(subjects)
+    participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
     return Query(
         text=text,
@@ -104,16 +112,25 @@ def analyze_query(
         times=times,
         past=_PAST.search(text) is not None,
         asks_when=_WHEN.search(text) is not None,
+        aggregate=_AGGREGATE.search(text) is not None,
         as_of=as_of,
-        terms=_terms(text, topical, people & set(subjects)),
-        vector=embedder.embed_batch([text])[0],
+        terms=_terms(text, topical, named),
+        vector=embedder.embed_batch([_without_names(text, named)])[0],
     )
+
+
+def _without_names(text: str, names: set[str]) -> str:
+    """The question as embedded: about what, not about whom (the speaker is matched apart)."""
+    for name in names:
+        text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
+    return " ".join(text.split()) or text
 
 
 def _terms(text: str, entities: tuple[Entity, ...], participants: set[str]) -> tuple[str, ...]:
     """Search terms of the question, without the names of the people talking: they are in
     nearly every turn of their conversation and would drown the words that matter. Who is
-    asked about is matched through the speaker instead (see the temporal retriever)."""
+    asked about is matched through the speaker instead (see the temporal retriever); the
+    question is embedded without those names for the same reason."""
     names = {t for p in participants for t in tokenize(p)}
     return tuple(t for t in tokenize(text, [e.key for e in entities]) if t not in names)
 

@@ -42,9 +42,10 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
     explain = dict(parts)
     relevance = parts["relevance"]
     how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
-    if in_window:
-        relevance += cfg.time_match
-        explain["time"] = cfg.time_match
+    if in_window:  # in the question's time window: a bonus that grows with relevance
+        bonus = cfg.time_match * max(relevance, cfg.time_match_floor)
+        relevance += bonus
+        explain["time"] = bonus
         how = "time"
     if query.asks_when and head.dated:
         relevance += cfg.when_boost
