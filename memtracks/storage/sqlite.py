@@ -222,14 +222,8 @@ class Store:
         return [codec.row_event(r) for r in self._rows(sql, params)]
 
     def events_between(self, user_id: str, start: datetime, end: datetime, limit: int = 200) -> list[Event]:
-        """Events said in, or about a time overlapping, ``[start, end)``."""
-        s, e = start.timestamp(), end.timestamp()
-        rows = self._rows(
-            "SELECT * FROM events WHERE user_id = ? AND ((start_epoch < ? AND end_epoch > ?) "
-            "OR (mentioned_epoch >= ? AND mentioned_epoch < ?)) ORDER BY mentioned_epoch, id LIMIT ?",
-            (user_id, e, s, s, e, limit),
-        )
-        return [codec.row_event(r) for r in rows]
+        """Events said in, or about a time overlapping, ``[start, end)``, in the order said."""
+        return self.events(user_id, ids=self.event_ids_between(user_id, start, end, limit))
 
     def event_ids_between(self, user_id: str, start: datetime, end: datetime, limit: int = 300) -> list[int]:
         """Ids of events said in, or about a time overlapping, ``[start, end)``."""
