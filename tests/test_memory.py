@@ -297,3 +297,22 @@ def test_memory_as_of_returns_what_held_then(make_memory):
     assert [f.value for f in mem.facts("u1", as_of=T0 + timedelta(days=70))] == ["Seattle"]
     chain = mem.fact_history("u1", mem.facts("u1")[0].id)
     assert [f.value for f in chain] == ["Boston", "Seattle"]
+
+
+def test_memory_old_schema_is_migrated_in_place(tmp_path, make_memory):
+    import memtracks.storage.schema as schema
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    schema.m001_initial(db)  # a database written before event_kinds existed
+    db.execute("PRAGMA user_version = 1")
+    db.execute("COMMIT")
+    db.execute("INSERT INTO events (id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
+               "mentioned_epoch, times, happenings, kinds, entity_keys, source, seq) VALUES "
+               "(1, 'u1', 's', 't1', 'user', 'user', 'x', 'en', '2024-01-01T00:00:00+00:00', 0, '[]', '[]', "
+               "'trip move', '[]', 'stated', 0)")
+    db.close()
+    mem = make_memory(path)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == len(schema.MIGRATIONS)
+    assert [e.id for e in mem.store.events("u1", kinds=["trip"])] == [1]

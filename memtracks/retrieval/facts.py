@@ -27,8 +27,13 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     subjects = list(query.subjects) or None
     facts: dict[int, Fact] = {}
     evidence: dict[int, dict[str, float]] = {}
+    held_back = 0
     if query.slots:
-        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
+        current_only = not query.wants_history
+        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots),
+                                     current_only=current_only)
+        if current_only:  # stale ones are not even read, only counted
+            held_back = ctx.store.count_stale_facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
         sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]
         for fact in slot_facts:
             facts[fact.id] = fact  # type: ignore[index]
@@ -45,10 +50,11 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         elif _value_named(fact, query):
             evidence[item]["value"] = SLOT_MATCH
     visible = _as_of(list(facts.values()), query, ctx)
-    hits, suppressed = [], 0
+    hits, suppressed = [], held_back
     for item, fact in visible.items():
         if not _wanted(fact, query):
-            suppressed += 1
+            if not (held_back and fact.slot in query.slots):  # counted above
+                suppressed += 1
             continue
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))

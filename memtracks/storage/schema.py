@@ -107,7 +107,12 @@ def m002_event_kinds(db: sqlite3.Connection) -> None:
                    [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()])
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_event_kinds]
+def m003_inference_kind_index(db: sqlite3.Connection) -> None:
+    """Find the latest conclusions of a kind without scanning all of a user's inferences."""
+    _run(db, "CREATE INDEX inferences_kind ON inferences (user_id, kind, status, id)")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_event_kinds, m003_inference_kind_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -25,6 +25,9 @@ from . import codec
 from .schema import migrate
 
 
+MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
+
+
 @dataclass(frozen=True)
 class EventHead:
     """An event's ranking columns."""
@@ -166,11 +169,21 @@ class Store:
             sql += " AND superseded_by IS NULL AND valid_to IS NULL"
         return [codec.row_fact(r) for r in self._rows(sql + " ORDER BY id", params)]
 
+    def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
+        """How many superseded or ended facts there are for these subjects and slots."""
+        sql = (f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
+               "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)")
+        params: list[Any] = [user_id, *slots]
+        if subjects is not None:
+            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            params += list(subjects)
+        return self._rows(sql, params)[0][0]
+
     def facts_by_id(self, user_id: str, ids: Iterable[int]) -> list[Fact]:
         ids = list(ids)
         if not ids:
             return []
-        rows = self._rows(f"SELECT * FROM facts WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})",
+        rows = self._rows(f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
                           (user_id, *ids))
         return [codec.row_fact(r) for r in rows]
 
@@ -205,7 +218,9 @@ class Store:
         subjects: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[Event]:
-        sql, params = "SELECT * FROM events WHERE user_id = ?", [user_id]
+        # "+user_id": with ids given, look them up by primary key instead of scanning the
+        # user's events through a user_id index (SQLite would pick that one otherwise)
+        sql, params = f"SELECT * FROM events WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
         if kinds is not None:
             sql = ("SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
                    f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?")
@@ -226,12 +241,18 @@ class Store:
         return self.events(user_id, ids=self.event_ids_between(user_id, start, end, limit))
 
     def event_ids_between(self, user_id: str, start: datetime, end: datetime, limit: int = 300) -> list[int]:
-        """Ids of events said in, or about a time overlapping, ``[start, end)``."""
+        """Ids of events said in, or about a time overlapping, ``[start, end)``, in the order said.
+
+        Two index range scans (no OR, which would scan every event): said in the window, or
+        about an interval overlapping it — intervals longer than ``MAX_EVENT_SPAN_DAYS`` ("the last
+        four years") are left to the other retrievers, which bounds the second scan.
+        """
         s, e = start.timestamp(), end.timestamp()
         rows = self._rows(
-            "SELECT id FROM events WHERE user_id = ? AND ((start_epoch < ? AND end_epoch > ?) "
-            "OR (mentioned_epoch >= ? AND mentioned_epoch < ?)) ORDER BY mentioned_epoch, id LIMIT ?",
-            (user_id, e, s, s, e, limit),
+            "SELECT id, mentioned_epoch FROM events WHERE user_id = ? AND mentioned_epoch >= ? AND mentioned_epoch < ? "
+            "UNION SELECT id, mentioned_epoch FROM events WHERE user_id = ? AND start_epoch > ? AND start_epoch < ? "
+            "AND end_epoch > ? ORDER BY 2, 1 LIMIT ?",
+            (user_id, s, e, user_id, s - MAX_EVENT_SPAN_DAYS * 86400, e, s, limit),
         )
         return [r[0] for r in rows]
 
@@ -242,7 +263,7 @@ class Store:
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
             "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？') FROM events "
-            f"WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
+            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
         return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]))
                 for r in rows}
 
@@ -298,8 +319,9 @@ class Store:
         active_only: bool = False,
         ids: Sequence[int] | None = None,
         kinds: Sequence[str] | None = None,
+        limit: int | None = None,
     ) -> list[Inference]:
-        sql, params = "SELECT * FROM inferences WHERE user_id = ?", [user_id]
+        sql, params = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
         if active_only:
             sql += " AND status = 'active'"
         if kinds is not None:
@@ -308,7 +330,11 @@ class Store:
         if ids is not None:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
             params += list(ids)
-        return [codec.row_inference(r) for r in self._rows(sql + " ORDER BY id", params)]
+        if limit is not None:
+            rows = self._rows(sql + f" ORDER BY id DESC LIMIT {int(limit)}", params)[::-1]
+        else:
+            rows = self._rows(sql + " ORDER BY id", params)
+        return [codec.row_inference(r) for r in rows]
 
     def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int]) -> list[Inference]:
         """Active inferences with one of ``fact_ids`` among their premises."""
