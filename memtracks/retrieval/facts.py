@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..records import Fact
 from ..storage.vectors import similarity
-from .hits import Hit, SearchContext, search_both
+from .hits import Hit, SearchContext, held_back, search_both
 from .lexical import tokenize
 from .query import Query
 
@@ -27,13 +27,13 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     subjects = list(query.subjects) or None
     facts: dict[int, Fact] = {}
     evidence: dict[int, dict[str, float]] = {}
-    held_back = 0
+    unread = 0  # stale facts of the asked slots, counted without being read
     if query.slots:
         current_only = not query.wants_history
         slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots),
                                      current_only=current_only)
         if current_only:  # stale ones are not even read, only counted
-            held_back = ctx.store.count_stale_facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
+            unread = ctx.store.count_stale_facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
         sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]
         for fact in slot_facts:
             facts[fact.id] = fact  # type: ignore[index]
@@ -50,20 +50,20 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         elif _value_named(fact, query):
             evidence[item]["value"] = SLOT_MATCH
     visible = _as_of(list(facts.values()), query, ctx)
-    hits, suppressed = [], held_back
+    hits: list[Hit] = []
+    stale: list[float] = []
     for item, fact in visible.items():
-        if not _wanted(fact, query):
-            if not (held_back and fact.slot in query.slots):  # counted above
-                suppressed += 1
-            continue
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
         relevance *= _history_factor(fact, query)
         explain["relevance"] = relevance
-        if relevance >= ctx.config.min_relevance:
+        if not _wanted(fact, query):
+            if not (unread and fact.slot in query.slots):  # counted already
+                stale.append(relevance)
+        elif relevance >= ctx.config.min_relevance:
             hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))
-    hits.sort(key=lambda h: -h.relevance)
-    return hits[:k], suppressed
+    hits = sorted(hits, key=lambda h: -h.relevance)[:k]
+    return hits, unread + held_back(stale, hits, ctx.config.min_relevance)
 
 
 def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:

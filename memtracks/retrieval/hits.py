@@ -72,3 +72,10 @@ def search_both(ctx: SearchContext, track: str, vector: np.ndarray, terms: tuple
     missing = [i for i in lexical if i not in semantic]
     semantic.update(similarity(index, missing, vector))
     return mix(semantic, lexical, ctx.config)
+
+
+def held_back(stale: list[float], hits: list[Hit], floor: float) -> int:
+    """How many stale candidates (superseded, expired) would have been among ``hits``: their
+    relevance reaches that of the weakest hit returned (or ``floor`` when none was)."""
+    bar = min((h.relevance for h in hits), default=floor)
+    return sum(1 for r in stale if r >= bar)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..records import Inference
-from .hits import Hit, SearchContext, search_both
+from .hits import Hit, SearchContext, held_back, search_both
 from .query import Query
 
 KIND_MATCH = 0.9
@@ -26,7 +26,8 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     for inference in by_kind:
         records.setdefault(inference.id, inference)
         scored.setdefault(inference.id, {"semantic": 0.0, "lexical": 0.0, "relevance": 0.0})  # type: ignore[index]
-    hits, suppressed = [], 0
+    hits: list[Hit] = []
+    stale: list[float] = []
     for item, parts in scored.items():
         inference = records.get(item)
         as_of = query.as_of
@@ -34,9 +35,6 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
             continue
         if as_of is not None and inference.retracted_at is not None and inference.retracted_at > as_of:
             inference = replace(inference, status="active", retracted_at=None, retracted_because=None)
-        if not inference.is_active or not _current(inference, query):
-            suppressed += 1
-            continue
         if query.subjects and inference.subject not in query.subjects:
             continue
         explain = dict(parts)
@@ -45,10 +43,12 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
             relevance, how = max(relevance, KIND_MATCH), "slot"
             explain["slot"] = KIND_MATCH
         explain["relevance"] = relevance
-        if relevance >= ctx.config.min_relevance:
+        if not inference.is_active or not _current(inference, query):
+            stale.append(relevance)
+        elif relevance >= ctx.config.min_relevance:
             hits.append(Hit("inference", inference, relevance, how, explain))
-    hits.sort(key=lambda h: -h.relevance)
-    return hits[:k], suppressed
+    hits = sorted(hits, key=lambda h: -h.relevance)[:k]
+    return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 
 def _current(inference: Inference, query: Query) -> bool:
