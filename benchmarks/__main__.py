@@ -21,7 +21,7 @@ from memtracks.toolkit import Toolkit
 
 from . import evaluate, report
 from .datasets import load_locomo, load_longmemeval
-from .runner import run
+from .runner import DEPTH, run
 
 
 def _ks(text: str) -> tuple[int, ...]:
@@ -64,12 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     toolkit, embedder = Toolkit.load(), USEEmbedder()
     if args.dataset == "locomo":
         units = load_locomo(data, limit=args.limit)
-        result = run("locomo", units, toolkit=toolkit, embedder=embedder, progress=not args.quiet)
+        result = run("locomo", units, toolkit=toolkit, embedder=embedder, progress=not args.quiet,
+                     depth=DEPTH["locomo"])
         results = evaluate.score_locomo(result, args.k)
     else:
         units = load_longmemeval(data, limit=args.limit)
         result = run(f"longmemeval:{data.stem}", units, toolkit=toolkit, embedder=embedder,
-                     skip=lambda q: q.abstention, progress=not args.quiet)
+                     skip=lambda q: q.abstention, progress=not args.quiet, depth=DEPTH["longmemeval"])
         results = evaluate.score_longmemeval(result, args.k, units[0].session_of if units else str)
     _maybe_qa(args, result, results)
     report.write_json(results, out)

@@ -80,7 +80,8 @@ class RRFBaseline:
 
     def search(self, question: str, k: int) -> list[str]:
         scores: dict[str, float] = {}
-        for ranking in (self.bm25.search(question, self.depth), self.dense.search(question, self.depth)):
+        depth = max(self.depth, k)
+        for ranking in (self.bm25.search(question, depth), self.dense.search(question, depth)):
             for rank, turn_id in enumerate(ranking):
                 scores[turn_id] = scores.get(turn_id, 0.0) + 1.0 / (RRF_K + rank + 1)
         return sorted(scores, key=lambda t: -scores[t])[:k]

@@ -26,7 +26,12 @@ from .datasets import Question, Unit
 
 SYSTEMS = ("memtracks", "bm25", "dense", "rrf")
 CONTEXT_K = 5  # items put into the prompt for answer-in-context and token counts
-MAX_K = 10
+MAX_K = 10  # the largest cut-off the metrics read
+# How many items each system is asked for. LoCoMo's @k counts items, so 10 is enough. In
+# LongMemEval a ranked list of turns becomes a ranked list of distinct sessions; ten turns
+# often name only three or four sessions, so session@10 would be cut short for every
+# system. Its own evaluation ranks the whole haystack; 50 items reach ten sessions.
+DEPTH = {"locomo": MAX_K, "longmemeval": 50}
 
 
 @dataclass
@@ -54,9 +59,9 @@ class Run:
     peak_rss_mb: float = 0.0
 
 
-def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str]) -> Answer:
+def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str], depth: int) -> Answer:
     start = time.perf_counter()
-    recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=MAX_K)
+    recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=depth)
     latency = (time.perf_counter() - start) * 1000
     items = [list(c.source_turn_ids) for c in recall.cards]
     top = recall.cards[:CONTEXT_K]
@@ -66,9 +71,9 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str])
                   sum(count_tokens(raw[t]) for t in cited_ids if t in raw), latency)
 
 
-def _baseline_answer(system: Any, unit: Unit, q: Question, raw: dict[str, str]) -> Answer:
+def _baseline_answer(system: Any, unit: Unit, q: Question, raw: dict[str, str], depth: int) -> Answer:
     start = time.perf_counter()
-    ranked = system.search(q.question, MAX_K)
+    ranked = system.search(q.question, depth)
     latency = (time.perf_counter() - start) * 1000
     context = "\n".join(raw[t] for t in ranked[:CONTEXT_K])
     tokens = count_tokens(context) + max(0, min(CONTEXT_K, len(ranked)) - 1)
@@ -83,8 +88,14 @@ def run(
     embedder: Embedder,
     skip: Callable[[Question], bool] = lambda q: False,
     progress: bool = True,
+    depth: int = MAX_K,
 ) -> Run:
-    """Ingest every unit into a fresh memory, then ask its questions of every system."""
+    """Ingest every unit into a fresh memory, then ask its questions of every system.
+
+    ``depth`` is how many items every system is asked for per question (see ``DEPTH``).
+    """
+    if depth < MAX_K:
+        raise ValueError(f"depth must be at least {MAX_K}, the largest cut-off; got {depth}")
     result = Run(dataset)
     toolkit.nlp.analyze(["Load the English model.", "加载中文分词。"])  # load models before timing
     embedder.embed_batch(["warm up"])
@@ -102,8 +113,8 @@ def run(
         for q in unit.questions:
             if skip(q):
                 continue
-            result.answers.append(_memtracks_answer(mem, unit, q, raw))
-            result.answers.extend(_baseline_answer(b, unit, q, raw) for b in baselines)
+            result.answers.append(_memtracks_answer(mem, unit, q, raw, depth))
+            result.answers.extend(_baseline_answer(b, unit, q, raw, depth) for b in baselines)
             qbar(1)
         mem.close()
     bar(0, close=True)

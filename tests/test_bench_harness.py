@@ -68,3 +68,47 @@ def test_bench_longmemeval_repeated_session_ids_get_distinct_turn_ids():
     ids = [t.turn_id for t in unit.turns]
     assert len(ids) == len(set(ids)) and "s-cat~2#0" in ids
     assert unit.session_of("s-cat~2#0") == "s-cat"
+
+
+def _many_sessions(path: Path, sessions: int, turns_per_session: int) -> Path:
+    """A LongMemEval question whose haystack has many short sessions about trips."""
+    cities = ["Denver", "Boston", "Austin", "Seattle", "Chicago", "Miami", "Dallas", "Portland",
+              "Phoenix", "Atlanta", "Detroit", "Nashville", "Tampa", "Omaha"][:sessions]
+    haystack = [[{"role": "user" if i % 2 == 0 else "assistant",
+                  "content": f"Trip note {i} about my flight to {city} for a conference."}
+                 for i in range(turns_per_session)] for city in cities]
+    question = {
+        "question_id": "q-deep", "question_type": "multi-session",
+        "question": "Which cities did I fly to for a conference?", "answer": "many",
+        "question_date": "2023/07/01 (Sat) 10:00",
+        "haystack_session_ids": [f"s-{c}" for c in cities],
+        "haystack_dates": [f"2023/06/{i + 1:02d} (Thu) 09:00" for i in range(len(cities))],
+        "haystack_sessions": haystack, "answer_session_ids": ["s-Denver"],
+    }
+    path.write_text(json.dumps([question]), encoding="utf-8")
+    return path
+
+
+def test_bench_depth_lets_longmemeval_rank_ten_distinct_sessions(tmp_path, toolkit, embedder):
+    from benchmarks import metrics
+    from benchmarks.runner import DEPTH, MAX_K, run
+
+    units = load_longmemeval(_many_sessions(tmp_path / "lme.json", sessions=12, turns_per_session=4))
+    to_session = units[0].session_of
+
+    def sessions(depth: int) -> dict[str, int]:
+        result = run("longmemeval", units, toolkit=toolkit, embedder=embedder, progress=False, depth=depth)
+        return {a.system: len(metrics.unit_ranking(a.items, to_session)) for a in result.answers}
+
+    shallow, deep = sessions(MAX_K), sessions(DEPTH["longmemeval"])
+    # ten turns of four-turn sessions name fewer than ten sessions; fifty turns name all twelve
+    assert shallow["dense"] < MAX_K and deep["dense"] == 12
+    assert deep["rrf"] == 12 and all(deep[s] >= shallow[s] for s in shallow)
+    assert DEPTH["locomo"] == MAX_K  # LoCoMo's @k counts items, not sessions
+
+
+def test_bench_depth_below_the_largest_cutoff_is_refused(toolkit, embedder):
+    from benchmarks.runner import MAX_K, run
+
+    with pytest.raises(ValueError, match="depth must be at least"):
+        run("locomo", [], toolkit=toolkit, embedder=embedder, progress=False, depth=MAX_K - 1)
