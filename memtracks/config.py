@@ -48,6 +48,11 @@ class RetrievalConfig:
         answer_weight: the reply to a question turn that matched takes this share of its
             relevance (the question names the topic, the reply holds the information).
         min_relevance: candidates below this relevance are dropped.
+        session_cap, aggregate_session_cap: at most this many of the temporal track's
+            candidates come from one conversation while others are waiting (the rest fill
+            any slots left), so one long chat cannot take every slot; the second figure is
+            for questions whose answer is spread over conversations ("how many", "in what
+            order", 哪些).
     """
 
     k_fact: int = 5
@@ -64,6 +69,8 @@ class RetrievalConfig:
     chain_weight: float = 0.7
     answer_weight: float = 0.9
     min_relevance: float = 0.12
+    session_cap: int = 5
+    aggregate_session_cap: int = 3
 
 
 @dataclass(frozen=True)

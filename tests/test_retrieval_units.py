@@ -137,6 +137,61 @@ def test_temporal_retriever_expands_along_the_chain(memory):
     assert chained and any("cook tonight" in c.text or "groceries" in c.text for c in chained)
 
 
+@pytest.mark.parametrize("question,aggregate", [
+    ("How many concerts did I go to?", True),
+    ("What is the order of the trips I took, from earliest to latest?", True),
+    ("Which airlines did I fly with, starting from the earliest?", True),
+    ("Where is the concert?", False),
+    ("我一共去了几次音乐会？", True),
+    ("我去过的城市的先后顺序是什么？", True),
+    ("音乐会在哪里？", False),
+])
+def test_query_spots_questions_whose_answer_is_spread_over_conversations(toolkit, embedder, question, aggregate):
+    from memtracks.retrieval.query import analyze_query
+
+    query = analyze_query(question, now=T0, toolkit=toolkit, embedder=embedder)
+    assert query.aggregate is aggregate
+
+
+def test_temporal_spread_caps_one_session_while_others_wait():
+    from memtracks.retrieval.temporal import spread
+
+    order = [1, 2, 3, 4, 5, 6, 7]
+    session = {1: "a", 2: "a", 3: "a", 4: "a", 5: "b", 6: "a", 7: "c"}
+    assert spread(order, session, cap=2, k=4) == [1, 2, 5, 7]  # b and c get in ahead of a's third
+    assert spread(order, session, cap=2, k=6) == [1, 2, 3, 4, 5, 7]  # a's held-back items fill, in order
+    assert spread(order, session, cap=0, k=3) == [1, 2, 3]  # 0 turns the cap off
+    assert spread(order, {}, cap=2, k=3) == [1, 2, 3]  # unknown sessions share one bucket, then fill
+
+
+@pytest.mark.parametrize("long_chat,others,question", [
+    ([f"The concert last night was amazing, song {i} was my favourite." for i in range(8)],
+     ["I went to a jazz concert at the Blue Note on Friday.", "The symphony concert in the park was lovely."],
+     "In what order did I go to the concerts, starting from the earliest?"),
+    ([f"昨晚的音乐会太棒了，第{i}首歌我最喜欢。" for i in range(8)],
+     ["周五我去蓝调俱乐部听了爵士音乐会。", "公园里的交响音乐会很美。"],
+     "我去听音乐会的先后顺序是什么？"),
+])
+def test_temporal_retriever_reaches_every_conversation_for_ordering_questions(make_memory, long_chat, others, question):
+    from memtracks.config import MemoryConfig, RetrievalConfig
+
+    def sessions_found(retrieval: RetrievalConfig) -> set[str]:
+        memory = make_memory(config=MemoryConfig(retrieval=retrieval))
+        for i, text in enumerate(others):
+            memory.write(Turn(text=text, user_id="u1", session_id=f"other{i}", turn_id=f"other{i}",
+                              timestamp=T0 + timedelta(days=i)))
+        for i, text in enumerate(long_chat):
+            memory.write(Turn(text=text, user_id="u1", session_id="long", turn_id=f"long{i}",
+                              timestamp=T0 + timedelta(days=5, minutes=i)))
+        recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=6), top_n=10,
+                                 k={"fact": 0, "inference": 0, "temporal": 5})
+        found = {turn for c in recall.cards for turn in c.source_turn_ids}
+        return found & {"other0", "other1"}
+
+    assert sessions_found(RetrievalConfig()) == {"other0", "other1"}
+    assert sessions_found(RetrievalConfig(session_cap=0, aggregate_session_cap=0)) != {"other0", "other1"}
+
+
 # ------------------------------------------------------------------ inference retriever
 
 

@@ -33,7 +33,8 @@ _WHEN = re.compile(r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long a
 _AGGREGATE = re.compile(
     r"\bhow many\b|\bhow much\b|\bhow often\b|\bin total\b|\baltogether\b|\ball (?:the|of)\b|\blist\b|"
     r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
-    r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有",
+    r"\b(?:the|what|which|in what) order\b|\bfrom (?:the )?(?:earliest|first|oldest) to\b|\bstarting (?:from|with) the (?:earliest|first)\b|"
+    r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有|顺序|先后",
     re.IGNORECASE,
 )
 _SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)

@@ -30,12 +30,37 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     ranked = {i: _score(heads[i], parts, i in in_window, query, cfg) for i, parts in scored.items() if i in heads}
     best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
     ranked.update(_expand(best, ranked, query, ctx))
-    top = [i for i in sorted(ranked, key=lambda i: -ranked[i][0]) if ranked[i][0] >= cfg.min_relevance][:k]
+    order = [i for i in sorted(ranked, key=lambda i: -ranked[i][0]) if ranked[i][0] >= cfg.min_relevance]
+    missing = [i for i in order if i not in heads]
+    heads.update(ctx.store.event_heads(ctx.user_id, missing) if missing else {})
+    cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
+    top = spread(order, {i: heads[i].session_id for i in order if i in heads}, cap, k)
     records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
     return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
 
 
 Scored = tuple[float, str, dict[str, float]]  # relevance, how, explain
+
+
+def spread(order: list[int], session_of: dict[int, str], cap: int, k: int) -> list[int]:
+    """The first ``k`` of ``order``, taking at most ``cap`` from one session while items of
+    other sessions wait; if too few remain, the held-back items fill the slots in order."""
+    if cap <= 0:
+        return order[:k]
+    taken: list[int] = []
+    held: list[int] = []
+    per_session: dict[str, int] = {}
+    for item in order:
+        session = session_of.get(item, "")
+        if per_session.get(session, 0) < cap:
+            per_session[session] = per_session.get(session, 0) + 1
+            taken.append(item)
+            if len(taken) == k:
+                return taken
+        else:
+            held.append(item)
+    chosen = set(taken + held[: k - len(taken)])
+    return [i for i in order if i in chosen]
 
 
 def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Query, cfg: RetrievalConfig) -> Scored:

@@ -39,6 +39,7 @@ class EventHead:
     dated: bool
     entity_keys: tuple[str, ...]
     question: bool = False  # the turn asks something; the answer is the turn after it
+    session_id: str = ""
 
 
 class Store:
@@ -262,9 +263,9 @@ class Store:
             return {}
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
-            "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？') FROM events "
+            "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id FROM events "
             f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
-        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]))
+        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
                 for r in rows}
 
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
