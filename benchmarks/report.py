@@ -69,8 +69,9 @@ def plots(results: dict, out: Path) -> list[Path]:
     for system in SYSTEMS:
         curve = results["systems"][system]["recall_curve"]
         ax.plot([int(k) for k in curve], list(curve.values()), marker="o", label=system)
-    ax.set_xlabel("k (items in the prompt)")
-    ax.set_ylabel("session recall_all@k" if results["dataset"].startswith("longmemeval") else "evidence recall@k")
+    lme = results["dataset"].startswith("longmemeval")
+    ax.set_xlabel("k (distinct sessions cited, in rank order)" if lme else "k (items in the prompt)")
+    ax.set_ylabel("session recall_all@k" if lme else "evidence recall@k")
     ax.set_title(results["dataset"])
     ax.grid(alpha=0.3)
     ax.legend()
