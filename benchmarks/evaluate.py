@@ -5,6 +5,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 
+from memtracks.cards import clip_tokens
+
 from . import metrics
 from .datasets import LOCOMO_CATEGORIES
 from .runner import SYSTEMS, Answer, Run, latency
@@ -28,9 +30,21 @@ def _answer_in_context(answers: Sequence[Answer]) -> float:
     return _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in answers])
 
 
+def _answer_in_context_same_tokens(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> float:
+    """Answer-in-context with each context cut to the tokens memtracks used for that question,
+    so that systems are compared at an equal prompt budget."""
+    return _mean([float(metrics.answer_in_context(
+        a.question.answer, clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens))))
+        for a in answers])
+
+
+def _budgets(run: Run) -> dict[tuple[str, str], int]:
+    return {(a.unit, a.question.id): a.context_tokens for a in run.answers if a.system == "memtracks"}
+
+
 def score_locomo(run: Run, ks: Sequence[int]) -> dict:
     """LoCoMo: evidence recall (``recall_acc``) over categories 1-4, and per category."""
-    systems = {}
+    systems, budgets = {}, _budgets(run)
     for system in SYSTEMS:
         answers = [a for a in run.answers if a.system == system]
         main = [a for a in answers if a.question.category in ("1", "2", "3", "4")]
@@ -47,6 +61,7 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
             if (group := [a for a in answers if a.question.category == str(cat)])
         }
         figures["answer_in_context"] = _answer_in_context(main)
+        figures["answer_in_context_same_tokens"] = _answer_in_context_same_tokens(main, budgets)
         figures.update(_context_figures(main))
         figures.update(latency(answers))
         figures["questions"] = len(main)
@@ -56,7 +71,7 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
 
 def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], str]) -> dict:
     """LongMemEval: session-level recall_all@k / ndcg_any@k (headline), turn level too."""
-    systems = {}
+    systems, budgets = {}, _budgets(run)
     for system in SYSTEMS:
         answers = [a for a in run.answers if a.system == system and not a.question.abstention]
 
@@ -82,6 +97,7 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
             for t in types if (group := [a for a in answers if a.question.category == t])
         }
         figures["answer_in_context"] = _answer_in_context(answers)
+        figures["answer_in_context_same_tokens"] = _answer_in_context_same_tokens(answers, budgets)
         figures.update(_context_figures(answers))
         figures.update(latency(answers))
         figures["questions"] = len(answers)

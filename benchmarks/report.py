@@ -19,14 +19,15 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
     head = ["system", *[f"recall@{k}" for k in ks]]
     if lme:
         head += [f"ndcg@{k}" for k in ks] + [f"turn_recall@{k}" for k in ks]
-    head += ["answer in context", "tokens/question", "retrieve p50 ms", "p95 ms"]
+    head += ["answer in context", "same tokens as memtracks", "tokens/question", "retrieve p50 ms", "p95 ms"]
     lines = [f"### {results['dataset']}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for system in SYSTEMS:
         f = results["systems"][system]
         row = [system, *[f"{f[f'recall@{k}']:.3f}" for k in ks]]
         if lme:
             row += [f"{f[f'ndcg@{k}']:.3f}" for k in ks] + [f"{f[f'turn_recall@{k}']:.3f}" for k in ks]
-        row += [f"{f['answer_in_context']:.3f}", f"{f['tokens_per_question']:.0f}",
+        row += [f"{f['answer_in_context']:.3f}", f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
+                f"{f['tokens_per_question']:.0f}",
                 f"{f['retrieve_ms_p50']:.1f}", f"{f['retrieve_ms_p95']:.1f}"]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", _category_table(results, ks), "",

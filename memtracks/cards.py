@@ -41,6 +41,18 @@ def count_tokens(text: str) -> int:
     return total
 
 
+def clip_tokens(text: str, limit: int) -> str:
+    """The longest start of ``text`` that :func:`count_tokens` counts as at most ``limit``."""
+    total, end = 0, 0
+    for m in _TOKEN.finditer(text):
+        piece = m.group()
+        total += math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
+        if total > limit:
+            return text[:end].rstrip()
+        end = m.end()
+    return text
+
+
 @dataclass(frozen=True)
 class Card:
     """One memory as a prompt line, with its score and provenance.

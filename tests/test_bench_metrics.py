@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 
 from benchmarks import metrics
+from benchmarks.datasets import Question
 
 
 def session(turn_id: str) -> str:
@@ -72,3 +73,28 @@ def test_bench_dates_in_any_format(text, expected):
 ])
 def test_bench_answer_in_context(answer, context, found):
     assert metrics.answer_in_context(answer, context) is found
+
+
+def test_bench_answer_in_context_at_memtracks_token_budget():
+    """Baselines' contexts are cut to the tokens memtracks used on the same question."""
+    from datetime import datetime, timezone
+
+    from benchmarks.evaluate import score_longmemeval
+    from benchmarks.runner import Answer, Run
+
+    q = lambda qid, answer: Question(qid, "Where did I go?", answer, "single-session-user",  # noqa: E731
+                                     datetime(2023, 6, 1, tzinfo=timezone.utc), frozenset({"s1#0"}), frozenset({"s1"}))
+    q1, q2 = q("q1", "Denver"), q("q2", "Boston")
+    run = Run("longmemeval:mini", answers=[
+        Answer("memtracks", q1, "u1", [["s1#0"]], "[event] Denver trip", 4, 10, 1.0),
+        Answer("memtracks", q2, "u2", [["s1#0"]], "[event] nothing", 4, 10, 1.0),
+        # Denver is the 6th token: cut to memtracks' 4 tokens it is gone; Boston is the 1st
+        Answer("bm25", q1, "u1", [["s1#0"]], "I flew somewhere nice to Denver", 6, 6, 1.0),
+        Answer("bm25", q2, "u2", [["s1#0"]], "Boston in spring was lovely", 5, 5, 1.0),
+    ], turns=2, ingest_seconds=1.0)
+    for system in ("dense", "rrf"):
+        run.answers += [Answer(system, q1, "u1", [], "", 0, 0, 1.0), Answer(system, q2, "u2", [], "", 0, 0, 1.0)]
+    figures = score_longmemeval(run, (1,), session)["systems"]
+    assert figures["bm25"]["answer_in_context"] == 1.0
+    assert figures["bm25"]["answer_in_context_same_tokens"] == 0.5
+    assert figures["memtracks"]["answer_in_context_same_tokens"] == figures["memtracks"]["answer_in_context"] == 0.5

@@ -335,3 +335,17 @@ def test_cards_render_respects_the_token_budget(memory):
 @pytest.mark.parametrize("text,tokens", [("hello world", 2), ("我住在北京", 5), ("2024-01-17", 5), ("", 0)])
 def test_cards_token_estimate(text, tokens):
     assert count_tokens(text) == tokens
+
+
+@pytest.mark.parametrize("text,limit,expected", [
+    ("I moved to Shanghai last month.", 5, "I moved to Shanghai"),
+    ("I moved to Shanghai last month.", 4, "I moved to"),  # Shanghai: 8 letters = 2 tokens
+    ("I moved to Shanghai last month.", 100, "I moved to Shanghai last month."),
+    ("我搬到了上海。", 3, "我搬到"),
+    ("我搬到了上海。", 0, ""),
+])
+def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit, expected):
+    from memtracks.cards import clip_tokens
+
+    clipped = clip_tokens(text, limit)
+    assert clipped == expected and count_tokens(clipped) <= limit
