@@ -34,19 +34,18 @@ def count_tokens(text: str) -> int:
     """Estimated LLM tokens: one per Han character, punctuation mark or digit run, and one
     per Latin word of up to six letters (longer words: one per six letters) — close to
     cl100k-style tokenizers on chat text."""
-    total = 0
-    for m in _TOKEN.finditer(text):
-        piece = m.group()
-        total += math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
-    return total
+    return sum(_cost(m.group()) for m in _TOKEN.finditer(text))
+
+
+def _cost(piece: str) -> int:
+    return math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
 
 
 def clip_tokens(text: str, limit: int) -> str:
     """The longest start of ``text`` that :func:`count_tokens` counts as at most ``limit``."""
     total, end = 0, 0
     for m in _TOKEN.finditer(text):
-        piece = m.group()
-        total += math.ceil(len(piece) / 6) if piece.isascii() and piece.isalpha() else 1
+        total += _cost(m.group())
         if total > limit:
             return text[:end].rstrip()
         end = m.end()

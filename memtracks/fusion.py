@@ -132,22 +132,20 @@ def _diversify(ranked: list[Ranked], config: FusionConfig, free: int) -> list[Ra
     if config.session_diversity >= 1.0:
         return ranked
     shown: dict[str, int] = {}
+
+    def extra(r: Ranked) -> int:  # how many times the session's discount applies
+        session = r.hit.record.session_id if isinstance(r.hit.record, Event) else None
+        return max(0, shown.get(session, 0) - free + 1) if session else 0
+
     pending = list(ranked)
     out: list[Ranked] = []
     while pending:
-        def adjusted(r: Ranked) -> float:
-            session = r.hit.record.session_id if isinstance(r.hit.record, Event) else None
-            extra = max(0, shown.get(session, 0) - free + 1) if session else 0
-            return r.score * config.session_diversity ** extra
-
-        best = max(pending, key=adjusted)
+        best = max(pending, key=lambda r: r.score * config.session_diversity ** extra(r))
         pending.remove(best)
         if isinstance(best.hit.record, Event):
-            session = best.hit.record.session_id
-            extra = max(0, shown.get(session, 0) - free + 1)
-            if extra:
-                best.explain["diversity"] = config.session_diversity ** extra
-            shown[session] = shown.get(session, 0) + 1
+            if times := extra(best):
+                best.explain["diversity"] = config.session_diversity ** times
+            shown[best.hit.record.session_id] = shown.get(best.hit.record.session_id, 0) + 1
         out.append(best)
     return out
 

@@ -29,12 +29,10 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     heads = {i: h for i, h in ctx.store.event_heads(ctx.user_id, list(scored)).items() if _visible(h, query, cfg)}
     ranked = {i: _score(heads[i], parts, i in in_window, query, cfg) for i, parts in scored.items() if i in heads}
     best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
-    ranked.update(_expand(best, ranked, query, ctx))
+    ranked.update(_expand(best, ranked, heads, query, ctx))
     order = [i for i in sorted(ranked, key=lambda i: -ranked[i][0]) if ranked[i][0] >= cfg.min_relevance]
-    missing = [i for i in order if i not in heads]
-    heads.update(ctx.store.event_heads(ctx.user_id, missing) if missing else {})
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
-    top = spread(order, {i: heads[i].session_id for i in order if i in heads}, cap, k)
+    top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
     records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
     return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
 
@@ -86,26 +84,28 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
     return relevance, how, explain
 
 
-def _expand(best: list[int], ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict[int, Scored]:
-    """Neighbours along the event chain of the best hits, at a discount."""
+def _expand(best: list[int], ranked: dict[int, Scored], heads: dict[int, EventHead], query: Query,
+            ctx: SearchContext) -> dict[int, Scored]:
+    """Neighbours along the event chain of the best hits, at a discount. ``heads`` holds the
+    heads of the ranked events and receives those of the visible neighbours."""
     cfg = ctx.config
     if cfg.chain_hops <= 0 or not best:
         return {}
     graph = ctx.chain()
     wanted: dict[int, tuple[float, int]] = {}
-    questions = {i for i, h in ctx.store.event_heads(ctx.user_id, best).items() if h.question}
     for origin in best:
-        after = answers(graph, origin) if origin in questions else set()
+        after = answers(graph, origin) if heads[origin].question else set()
         for other in neighbours(graph, origin, cfg.chain_hops) | after:
             weight = cfg.answer_weight if other in after else cfg.chain_weight
             score = ranked[origin][0] * weight
             found = ranked.get(other)
             if (found is None or found[0] < score) and score > wanted.get(other, (0.0, 0))[0]:
                 wanted[other] = (score, origin)
-    heads = ctx.store.event_heads(ctx.user_id, [i for i in wanted if i not in ranked])
+    new = [i for i in wanted if i not in ranked]
+    heads.update((i, h) for i, h in ctx.store.event_heads(ctx.user_id, new).items() if _visible(h, query, cfg))
     out = {}
     for item, (score, origin) in wanted.items():
-        if item in ranked or (item in heads and _visible(heads[item], query, cfg)):
+        if item in heads:
             explain = {**(ranked[item][2] if item in ranked else {}),
                        "chain": score, "from_event": float(origin), "relevance": score}
             out[item] = (score, "chain", explain)
