@@ -19,7 +19,8 @@ class SlotSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     cardinality: Literal["one", "many"]
     value_type: Literal[
-        "place", "org", "person", "product", "number", "date", "text", "language", "pet"
+        "place", "org", "person", "product", "number", "date", "text", "language", "pet",
+        "thing", "title", "condition",
     ]
     label: dict[Literal["en", "zh"], str]
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)

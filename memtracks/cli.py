@@ -24,7 +24,7 @@ from .io import is_locomo, read_jsonl, read_locomo
 from .memory import Memory
 from .records import Event, Fact, Inference
 from .storage.codec import dt_text
-from .tracks.facts import supersede_chain
+from .tracks.facts import FactState, fact_state, supersede_chain
 
 DEFAULT_DB = "memtracks.db"
 
@@ -56,8 +56,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fact_line(f: Fact) -> str:
-    state = "current" if f.is_current else (f"superseded by #{f.superseded_by}" if f.superseded_by else "ended")
+def _fact_line(f: Fact, at: datetime) -> str:
+    state = fact_state(f, at).value
+    if f.reason:
+        state += f" ({f.reason}{f' by #{f.superseded_by}' if f.superseded_by else ''})"
     until = f" until {f.valid_to.date().isoformat()}" if f.valid_to else ""
     neg = "NOT " if f.negated else ""
     return (f"  #{f.id} {f.subject} · {f.slot}: {neg}{f.value or '—'}  "
@@ -82,16 +84,17 @@ def _inference_line(i: Inference) -> str:
     return f"  #{i.id} {i.text}  [conf {i.confidence:.2f}; {i.rule_id}; from {premises}; {state}]"
 
 
-def _show_text(mem: Memory, user: str, limit: int) -> None:
-    facts = mem.facts(user, include_superseded=True)
+def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None) -> None:
+    facts = mem.facts(user, include_superseded=True, as_of=as_of)
+    at = as_of or mem.clock()
     print(f"== {user}: facts (current first, with supersede chains)")
     shown: set[int] = set()
-    for f in sorted(facts, key=lambda f: (not f.is_current, f.subject, f.slot, f.id or 0)):
+    for f in sorted(facts, key=lambda f: (fact_state(f, at) is not FactState.CURRENT, f.subject, f.slot, f.id or 0)):
         if f.id in shown:
             continue
         chain = supersede_chain(f, facts)
         shown.update(x.id for x in chain if x.id is not None)
-        print("\n".join(_fact_line(x) for x in chain) if len(chain) > 1 else _fact_line(f))
+        print("\n".join(_fact_line(x, at) for x in chain) if len(chain) > 1 else _fact_line(f, at))
         if len(chain) > 1:
             print("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain))
     events = mem.events(user)
@@ -104,9 +107,12 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
         print(_inference_line(i))
 
 
-def _show_json(mem: Memory, user: str) -> dict[str, Any]:
+def _show_json(mem: Memory, user: str, as_of: datetime | None = None) -> dict[str, Any]:
+    at = as_of or mem.clock()
+
     def fact(f: Fact) -> dict[str, Any]:
         return {"id": f.id, "subject": f.subject, "slot": f.slot, "value": f.value, "negated": f.negated,
+                "state": fact_state(f, at).value, "reason": f.reason, "planned": f.planned,
                 "valid_from": dt_text(f.valid_from), "valid_to": dt_text(f.valid_to),
                 "superseded_by": f.superseded_by, "source": f.source, "confidence": f.confidence,
                 "mention_count": f.mention_count, "source_turn_ids": list(f.source_turn_ids)}
@@ -125,7 +131,7 @@ def _show_json(mem: Memory, user: str) -> dict[str, Any]:
                 "valid_from": dt_text(i.valid_from), "valid_to": dt_text(i.valid_to)}
 
     return {"user_id": user,
-            "facts": [fact(f) for f in mem.facts(user, include_superseded=True)],
+            "facts": [fact(f) for f in mem.facts(user, include_superseded=True, as_of=as_of)],
             "events": [event(e) for e in mem.events(user)],
             "inferences": [inference(i) for i in mem.inferences(user, include_retracted=True)]}
 
@@ -137,10 +143,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     with Memory(args.db) as mem:
         users = [args.user] if args.user else mem.users()
         if args.json:
-            print(json.dumps([_show_json(mem, u) for u in users], ensure_ascii=False, indent=2))
+            print(json.dumps([_show_json(mem, u, args.as_of) for u in users], ensure_ascii=False, indent=2))
         else:
             for user in users:
-                _show_text(mem, user, args.limit)
+                _show_text(mem, user, args.limit, args.as_of)
     return 0
 
 
@@ -196,6 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--user", help="only this user (default: every user)")
     show.add_argument("--json", action="store_true", help="JSON instead of text")
     show.add_argument("--limit", type=int, default=30, help="events to print per user (text mode)")
+    show.add_argument("--as-of", type=_when, default=None,
+                      help="facts as they stood then (state by the same as-of rule as recall)")
     show.set_defaults(func=cmd_show)
     recall = sub.add_parser("recall", help="ask a question; print the memory cards that answer it")
     recall.add_argument("question")

@@ -26,7 +26,7 @@ from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Store
 from .storage.vectors import INDEXES
 from .toolkit import Toolkit
-from .tracks.facts import fact_sentence, supersede_chain
+from .tracks.facts import FactState, as_known, fact_sentence, facts_at, supersede_chain
 from .tracks.temporal import chain_graph
 from .validation import content_hash, prepare_turn
 from .writer import Batch, Writer, event_text
@@ -246,29 +246,29 @@ class Memory:
         subject: str | None = None,
         slot: str | None = None,
         include_superseded: bool = False,
+        include_planned: bool = False,
         as_of: datetime | None = None,
     ) -> list[Fact]:
-        """Facts about ``user_id``'s conversations.
+        """Facts about ``user_id``'s conversations, by the as-of rule
+        (:func:`memtracks.tracks.facts.fact_state`).
 
         Args:
             subject: only facts about this subject ("user", a name, "user's friend").
             slot: only this slot.
-            include_superseded: also facts that were superseded or ended (with their
-                ``superseded_by``, ``valid_from`` and ``valid_to``).
-            as_of: only facts that held at this time (implies looking at history).
+            include_superseded: every fact stored (recorded by ``as_of``, if given), ended,
+                superseded and corrected ones too, with ``reason``, ``valid_from``/``valid_to``.
+            include_planned: also dated plans that have not begun ("moving to Denver next month").
+            as_of: the facts that held at this time, as known then; default: those that hold now
+                (the clock), as known now.
         """
         _check_user(user_id)
-        facts = self.store.facts(
-            user_id,
-            subjects=[subject] if subject else None,
-            slots=[slot] if slot else None,
-            current_only=not include_superseded and as_of is None,
-        )
         if as_of is not None:
             _check_aware(as_of, "as_of")
-            facts = [f for f in facts if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to)
-                     and f.recorded_at <= as_of]
-        return facts
+        facts = self.store.facts(user_id, subjects=[subject] if subject else None, slots=[slot] if slot else None)
+        if include_superseded:
+            return [f for f in (as_known(f, as_of) for f in facts) if f is not None]
+        states = frozenset({FactState.CURRENT, FactState.PLANNED} if include_planned else {FactState.CURRENT})
+        return facts_at(facts, as_of or self.clock(), as_of, states)
 
     def fact_history(self, user_id: str, fact_id: int) -> list[Fact]:
         """The supersede chain through ``fact_id``, oldest first."""

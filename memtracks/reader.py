@@ -57,7 +57,8 @@ class Reader:
         people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
             name for name, (_, label) in known.items() if label == "person"}
         query = analyze_query(question, now=now, toolkit=self.toolkit, embedder=self.embedder,
-                              speaker=speaker, known=known, people=people, as_of=as_of)
+                              speaker=speaker, known=known, people=people, as_of=as_of,
+                              relations=self.store.relations(user_id))
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
@@ -71,8 +72,8 @@ class Reader:
         ranked = fuse(hits, query, self.config.fusion,
                       lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n)
         lookup = self._premise_lookup(user_id)
-        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms)
-                 for r in ranked]
+        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms,
+                            as_of or now) for r in ranked]
         t3 = clock()
         return Recall(
             query=question,

@@ -80,6 +80,13 @@ class SlotValue:
     historical: bool = False  # "I used to live in X": true before, not now
     valid_from: datetime | None = None
     qualifier: str | None = None  # canonical kind beside the value: a pet's species
+    valid_to: datetime | None = None  # a stated end ("until June")
+    planned: bool = False  # a dated plan: holds from ``valid_from``, which is in the future
+    correction: bool = False  # said to correct an earlier value ("sorry, I meant ...", 打错了)
+    rejected_key: str | None = None  # the value a correction rejects ("43, not 34": "34")
+    replacement: bool = False  # the turn ends the old value and states this one ("sold X, bought Y")
+    additive: bool = False  # "I also teach at X": a second value beside the current one, not instead
+    ends_only: bool = False  # a negation that ends a known value but is no fact itself ("sold the Civic")
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,9 @@ class Happening:
     start: datetime | None = None
     end: datetime | None = None
     granularity: str | None = None
+    planned: bool = False  # said before it happens ("I'm flying to Tokyo next week")
+    status: str = "active"  # active | cancelled | moved (re-dated by a later turn)
+    note: str = ""  # what changed it: "cancelled 2024-01-12 (turn t9)"
 
 
 @dataclass(frozen=True)
@@ -118,10 +128,14 @@ class Fact:
     source_turn_ids: tuple[str, ...] = ()
     lang: str = "en"
     origin: str = ""  # pattern id or rule id that produced it
+    reason: str | None = None  # why it stopped holding: see memtracks.tracks.facts.REASONS
+    superseded_at: datetime | None = None  # when memtracks learned that (system time)
+    planned: bool = False  # stated as a dated plan and not confirmed since
 
     @property
     def is_current(self) -> bool:
-        return self.superseded_by is None and self.valid_to is None
+        """No statement has ended it (it may still start in the future: see ``fact_state``)."""
+        return self.superseded_by is None and self.valid_to is None and self.reason is None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .catalogue import Catalogue, default_catalogue
@@ -30,6 +31,26 @@ class Toolkit:
     def load(cls, chinese_ner: str = "jieba", hanlp_model: str | Path | None = None) -> Toolkit:
         lexicons = default_lexicons()
         return cls(nlp=NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
+
+    @cached_property
+    def _english_patterns(self) -> tuple:
+        return tuple(p.regex for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
+
+    def may_state(self, sentence: str) -> bool:
+        """Could this English sentence give a slot value or a happening? Only those are parsed."""
+        return any(rx.search(sentence) for rx in self._english_patterns)
+
+    def well_formed(self, value) -> bool:
+        """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""
+        from .pipeline.values import check_value
+
+        spec = self.catalogue.by_name.get(value.slot)
+        if spec is None or value.negated:
+            return True
+        text = value.value
+        tokens = self.nlp.segment(text) if value.lang == "zh" else ()
+        entities = self.lexicons.entities.find(text)
+        return check_value(text, spec.value_type, value.lang, (0, len(text)), text, entities, (), tokens) is None
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""

@@ -23,13 +23,14 @@ from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
 from .nlp import Analysis
-from .pipeline.conflicts import FactChanges, resolve_conflicts
+from .pipeline.conflicts import FactChanges, pair_replacements, resolve_conflicts
 from .pipeline.entities import add_names, extract_entities
 from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
-from .pipeline.matching import SubjectResolver
-from .pipeline.slots import extract_slots
+from .pipeline.matching import SubjectResolver, named_relations
+from .pipeline.slots import ValueContext, extract_slots
+from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
 from .records import Entity, Event, Fact, Happening, Inference, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
@@ -137,7 +138,8 @@ class Writer:
         """
         self._links = []
         limit = self.config.max_analyzed_chars
-        analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns])
+        analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns],
+                                            parse_if=self.toolkit.may_state)
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
@@ -182,7 +184,8 @@ class Writer:
         self.store.insert_turn(turn, analysis.lang, content_hash(turn), seq)
         event = self._save_event(turn, analysis, subject, seq, found)
         try:
-            outcome = self._derive(turn, found, event)
+            with self.store.savepoint("derive"):  # a failing stage leaves nothing half-stored
+                outcome = self._derive(turn, found, event)
         except sqlite3.Error:
             raise
         except Exception as exc:
@@ -190,6 +193,11 @@ class Writer:
             warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
             outcome = _TurnOutcome()
         self._save_names(user, found.values, event.happenings)
+        relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities)
+        if relations and subject != "assistant":
+            self.store.save_relations(user, [(subject, rel, name) for rel, name in relations])
+            self.store.save_names(user, [(name, name.lower(), "pet" if self.toolkit.lexicons.animals.key(rel) else "person")
+                                         for rel, name in relations])
         vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
         vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
                     for f in outcome.facts.values() if f.id in outcome.touched and f.mention_count == 1]
@@ -219,14 +227,20 @@ class Writer:
         entities = extract_entities(analysis, tk.lexicons, known)
         if analysis.lang == "other":
             return Extraction(entities=entities)
-        times = tuple(normalize_time(analysis.text, turn.timestamp, lang=analysis.lang))
+        search = tk.lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
+        times = tuple(replace(t, text=analysis.text[t.span[0]:t.span[1]])
+                      for t in normalize_time(search, turn.timestamp, lang=analysis.lang))
         self.speakers(turn.user_id).add(turn.speaker)
         people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {s for s, (_, label) in known.items() if label == "person"}
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
+        statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
+        context = ValueContext(statements, analysis.parsed, analysis.tokens,
+                               {s.name: s.value_type for s in tk.catalogue.slots}, search)
         values = extract_slots(analysis.text, lang, resolver, tk.slot_patterns, tk.lexicons, times,
-                               {s.name: s.opposite for s in tk.catalogue.slots if s.opposite})
-        happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times)
+                               {s.name: s.opposite for s in tk.catalogue.slots if s.opposite}, context)
+        happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times,
+                                        statements, analysis.parsed, search)
         if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
             values = tuple(v for v in values if v.subject != subject)
             happenings = tuple(h for h in happenings if h.subject != subject)
@@ -267,6 +281,11 @@ class Writer:
             for d in derived:
                 self._save_inference(turn, d, outcome)
             new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
+        replaced = pair_replacements(outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue,
+                                     turn.timestamp)  # type: ignore[arg-type]
+        if replaced:
+            self.store.save_facts(replaced)
+            outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
         self._retract(turn, outcome)
         return outcome
 
@@ -311,6 +330,8 @@ class Writer:
 
     def _save_inference(self, turn: Turn, d: Derived, outcome: _TurnOutcome) -> None:
         inference = replace(d.inference, id=self.store.next_id("inferences"))
+        if d.value is not None and not self.toolkit.well_formed(d.value):
+            return  # "入职一周了" is no employer "一周": the turn stays an event
         if d.value is not None:
             changes = self._apply_values(turn, [d.value], "inferred", outcome)
             if changes.touched:

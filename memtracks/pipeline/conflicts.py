@@ -9,17 +9,29 @@ A pure function over records, so it can be tested without a database:
   itself recorded as a negated fact;
 - values of multi-valued slots accumulate; a value ends its opposite (likes / dislikes);
 - a turn said before the current fact was said (turns written out of order) is filed as
-  history, superseded by the fact that followed it.
+  history, superseded by the fact that followed it;
+- a correction ("sorry, I meant Cambridge", "43, not 34", 打错了) replaces the value it
+  corrects as of the original statement: the old one was never true (reason ``corrected``);
+- a replacement ("sold the Civic and bought a Tesla") ends the old value (``replaced``);
+- a dated plan starts in the future (``planned``); the value it replaces holds until then;
+  saying the same value again once it has begun confirms it.
+
+Every fact this ends carries a reason code (:data:`memtracks.tracks.facts.REASONS`) and the
+time it was learned (``superseded_at``). :func:`supersede`, :func:`correct_fact` and
+:func:`retract_fact` are the same machinery for changes a user makes by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..catalogue import Catalogue
 from ..records import Fact, SlotValue
+
+
+CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
 
 @dataclass(frozen=True)
@@ -59,10 +71,37 @@ class _Ledger:
             if f.subject == subject and f.slot == slot and f.is_current
         ]
 
-    def end(self, fact: Fact, at: datetime, by: int | None) -> None:
+    def end(self, fact: Fact, at: datetime, by: int | None, *, reason: str, learned: datetime) -> None:
         """Close ``fact`` at ``at``; ``by`` is the fact that replaced it, if any."""
-        self.put(replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by))
+        self.put(supersede(fact, at, by, reason=reason, learned=learned))
         self.ended.append(fact.id)  # type: ignore[arg-type]
+
+
+def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, learned: datetime) -> Fact:
+    """``fact`` closed at world time ``at`` for ``reason``, learned at ``learned`` (pure).
+
+    A void reason (corrected, retracted, cancelled) closes it where it began: it never held.
+    """
+    from ..tracks.facts import REASONS, VOID_REASONS
+
+    if reason not in REASONS:
+        raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")
+    end = fact.valid_from if reason in VOID_REASONS else max(at, fact.valid_from)
+    return replace(fact, valid_to=end, superseded_by=by, reason=reason, superseded_at=learned)
+
+
+def retract_fact(fact: Fact, at: datetime) -> Fact:
+    """The user withdraws ``fact``: it was never true (reason ``retracted``)."""
+    return supersede(fact, at, None, reason="retracted", learned=at)
+
+
+def correct_fact(fact: Fact, value: str, value_key: str, at: datetime, new_id: int) -> tuple[Fact, Fact]:
+    """The user corrects ``fact`` to ``value``: ``(old closed as corrected, new fact)``; the new
+    value holds from when the old one was said to hold."""
+    new = replace(fact, id=new_id, value=value, value_key=value_key, recorded_at=at, last_seen=at,
+                  mention_count=1, reason=None, superseded_at=None, superseded_by=None, valid_to=None,
+                  source="stated", origin="correction")
+    return supersede(fact, at, new_id, reason="corrected", learned=at), new
 
 
 def resolve_conflicts(
@@ -98,6 +137,24 @@ def resolve_conflicts(
     return FactChanges(added, updated, tuple(dict.fromkeys(ledger.touched)), tuple(dict.fromkeys(ledger.ended)))
 
 
+def pair_replacements(facts: dict[int, Fact], ended: Sequence[int], added: Sequence[int],
+                      catalogue: Catalogue, at: datetime) -> list[Fact]:
+    """"Sold the Civic and bought a Tesla": a value a turn ended and a value it stated for the
+    same single-valued slot are one change — the old one is ``replaced`` by the new (pure;
+    returns the facts to update)."""
+    out = []
+    for fid in dict.fromkeys(ended):
+        old = facts.get(fid)
+        if old is None or old.reason != "ended" or old.negated or old.slot not in catalogue \
+                or not catalogue.is_single(old.slot):
+            continue
+        after = [facts[i] for i in added if i in facts and i != fid and facts[i].subject == old.subject
+                 and facts[i].slot == old.slot and not facts[i].negated and facts[i].is_current]
+        if after:
+            out.append(replace(old, superseded_by=after[-1].id, reason="replaced", valid_to=max(at, old.valid_from)))
+    return out
+
+
 def _new_fact(value: SlotValue, user_id: str, turn_id: str, at: datetime, fact_id: int, source: str) -> Fact:
     return Fact(
         id=fact_id,
@@ -115,12 +172,19 @@ def _new_fact(value: SlotValue, user_id: str, turn_id: str, at: datetime, fact_i
         source_turn_ids=(turn_id,),
         lang=value.lang,
         origin=value.pattern_id,
+        planned=value.planned,
+        valid_to=value.valid_to,
+        reason="ended" if value.valid_to is not None else None,
+        superseded_at=at if value.valid_to is not None else None,
     )
 
 
 def _reinforce(ledger: _Ledger, fact: Fact, value: SlotValue, turn_id: str, at: datetime) -> Fact:
     turns = fact.source_turn_ids if turn_id in fact.source_turn_ids else (*fact.source_turn_ids, turn_id)
     valid_from = min(fact.valid_from, value.valid_from) if value.valid_from else fact.valid_from
+    confirmed = fact.planned and not value.planned and at >= fact.valid_from
+    if value.planned and fact.planned and value.valid_from:  # the plan was re-dated
+        valid_from = value.valid_from
     fact = replace(
         fact,
         mention_count=fact.mention_count + 1,
@@ -128,6 +192,7 @@ def _reinforce(ledger: _Ledger, fact: Fact, value: SlotValue, turn_id: str, at: 
         confidence=max(fact.confidence, value.confidence),
         source_turn_ids=turns,
         valid_from=valid_from,
+        planned=fact.planned and not confirmed,
     )
     ledger.put(fact)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
@@ -143,17 +208,43 @@ def _matches(fact: Fact, key: str) -> bool:
 
 def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime,
             new_id: Callable[[], int], source: str) -> None:
+    """End the values a negation hits. A negated value with nothing to end is kept as a
+    negative fact ("I don't eat meat" answers "do I eat meat?"); a negation without a value
+    ("I quit my job") or a dated one ("I'm leaving at the end of the month") only ends."""
     current = ledger.current(value.subject, value.slot)
     targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
-    same = [f for f in current if f.negated and f.value_key == value.value_key]
-    if same:
-        marker = _reinforce(ledger, same[0], value, turn_id, at)
-    else:
-        marker = _new_fact(value, user_id, turn_id, at, new_id(), source)
-        ledger.put(marker, new=True)
-        ledger.touched.append(marker.id)  # type: ignore[arg-type]
+    if value.planned and value.valid_from is not None:
+        for fact in targets:
+            ledger.put(replace(fact, valid_to=max(value.valid_from, fact.valid_from), reason="ended",
+                               superseded_at=at))
+            ledger.ended.append(fact.id)  # type: ignore[arg-type]
+            ledger.touched.append(fact.id)  # type: ignore[arg-type]
+        return
+    marker_id = None
+    if value.value_key and not value.ends_only:
+        same = [f for f in current if f.negated and f.value_key == value.value_key]
+        if same:
+            marker = _reinforce(ledger, same[0], value, turn_id, at)
+        else:
+            marker = _new_fact(value, user_id, turn_id, at, new_id(), source)
+            ledger.put(marker, new=True)
+            ledger.touched.append(marker.id)  # type: ignore[arg-type]
+        marker_id = marker.id
     for fact in targets:
-        ledger.end(fact, at, marker.id)  # type: ignore[arg-type]
+        reason = "cancelled" if fact.planned and fact.valid_from > at else "ended"
+        ledger.end(fact, at, marker_id, reason=reason, learned=at)
+
+
+def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) -> list[Fact]:
+    """The facts a correction replaces: the rejected value ("43, not 34"), else for a
+    single-valued slot its latest value said within the correction window."""
+    current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
+    if value.rejected_key:
+        return [f for f in current if f.value_key == value.rejected_key]
+    if not value.correction or not single:
+        return []
+    recent = [f for f in current if at - f.last_seen <= CORRECTION_WINDOW and f.value_key != value.value_key]
+    return sorted(recent, key=lambda f: f.last_seen)[-1:]
 
 
 def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: str, turn_id: str,
@@ -163,31 +254,44 @@ def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: st
     if same:
         fact = _reinforce(ledger, same[0], value, turn_id, at)
         if value.historical:  # "I used to live in X" about the current X: it no longer holds
-            ledger.end(fact, at, None)
+            ledger.end(fact, at, None, reason="ended", learned=at)
         return
     fact = _new_fact(value, user_id, turn_id, at, new_id(), source)
     if value.historical:
-        fact = replace(fact, valid_to=at)
+        fact = replace(fact, valid_to=value.valid_to or at, reason="ended", superseded_at=at)
         ledger.put(fact, new=True)
         ledger.touched.append(fact.id)  # type: ignore[arg-type]
         return
-    single = catalogue.is_single(value.slot)
-    for old in current:
+    single = catalogue.is_single(value.slot) and not value.additive
+    corrected = _corrected(ledger, value, single, at)
+    for old in corrected:  # the old value was never true: the new one holds from its start
+        fact = replace(fact, valid_from=min(fact.valid_from, old.valid_from))
+        ledger.end(old, at, fact.id, reason="corrected", learned=at)  # type: ignore[arg-type]
+    for old in ledger.current(value.subject, value.slot) if single else current:
+        if old.id in {c.id for c in corrected}:
+            continue
         if single and not old.negated and at < old.recorded_at:
             # said before the current value was said (turns written out of order): history
-            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id)
+            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id,
+                           reason="superseded", superseded_at=old.recorded_at)
         elif old.negated and (single or old.value_key == value.value_key):
-            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, reason="superseded", learned=at)  # type: ignore[arg-type]
+        elif single and old.planned and old.valid_from > at and not fact.planned:
+            continue  # a plan still ahead is not undone by restating the present
         elif single:
             # a coarse time ("last month") cannot start before the value it replaces was stated
             fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
-            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+            reason = "replaced" if value.replacement else "superseded"
+            if old.planned and old.valid_from > at:
+                reason = "cancelled"  # a new plan (or the present) takes the place of an old plan
+            ledger.end(old, fact.valid_from, fact.id, reason=reason, learned=at)  # type: ignore[arg-type]
         elif value.qualifier and old.value_key == value.qualifier:
-            ledger.end(old, fact.valid_from, fact.id)  # "a cat" refined to "Luna (cat)"
+            # "a cat" refined to "Luna (cat)"
+            ledger.end(old, fact.valid_from, fact.id, reason="superseded", learned=at)  # type: ignore[arg-type]
     opposite = catalogue[value.slot].opposite
     if opposite:
         for old in ledger.current(value.subject, opposite):
             if not old.negated and old.value_key == value.value_key:
-                ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+                ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]

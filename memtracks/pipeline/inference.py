@@ -140,6 +140,7 @@ class Bound:
     said_at: datetime
     lang: str
     turn_ids: tuple[str, ...]
+    planned: bool = False  # a happening said before it happens
 
 
 def bind_fact(fact: Fact) -> Bound:
@@ -152,7 +153,7 @@ def bind_fact(fact: Fact) -> Bound:
 def bind_happening(event: Event, h: Happening) -> Bound:
     assert event.id is not None
     return Bound(Premise("event", event.id), h.subject, dict(h.args), h.start, h.end,
-                 h.granularity, event.mentioned_at, event.lang, (event.turn_id,))
+                 h.granularity, event.mentioned_at, event.lang, (event.turn_id,), h.planned)
 
 
 def _fits(p: PremiseSpec, b: Bound, at: datetime) -> bool:
@@ -347,12 +348,16 @@ def _conclude(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, user_id: str
 
 
 def _fact_value(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, lang: str,
-                valid_from: datetime | None, key_of: Callable[[str], str]) -> SlotValue:
+                valid_from: datetime | None, key_of: Callable[[str], str]) -> SlotValue | None:
     spec = rule.conclusion.fact
     assert spec is not None
     template = spec.value if isinstance(spec.value, str) else spec.value.get(lang, spec.value.get("en", ""))
     value = render(template, trig.subject, bound, lang)
+    planned = any(b.planned for b in bound.values())
+    if planned and (valid_from is None or valid_from <= trig.said_at):
+        return None  # an undated plan is a goal, not a fact that will start to hold
     return SlotValue(
+        planned=planned,
         subject=trig.subject,
         slot=spec.slot,
         value=value,
@@ -360,9 +365,12 @@ def _fact_value(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, lang: str,
         span=(0, 0),
         pattern_id=f"rule:{rule.id}",
         lang=lang,
-        confidence=rule.confidence,
+        confidence=round(rule.confidence * (PLAN_CONFIDENCE if planned else 1.0), 2),
         valid_from=valid_from,
     )
+
+
+PLAN_CONFIDENCE = 0.7
 
 
 def retract(active: Sequence[Inference], ended: dict[int, Fact], at: datetime) -> list[Inference]:

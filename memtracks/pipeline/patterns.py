@@ -40,6 +40,7 @@ class SlotPatternSpec(Strict):
     reject: str | None = None
     split_list: bool = False
     keep_times: bool = False
+    ends_only: bool = False
 
 
 class HappeningSpec(Strict):

@@ -9,7 +9,7 @@ question is about the past, so superseded facts may answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -88,6 +88,7 @@ def analyze_query(
     known: Mapping[str, tuple[str, str]] | None = None,
     people: frozenset[str] = frozenset(),
     as_of: datetime | None = None,
+    relations: Sequence[tuple[str, str, str]] = (),
 ) -> Query:
     """Analyse ``text`` asked at ``now`` by ``speaker``.
 
@@ -99,7 +100,7 @@ def analyze_query(
     entities = extract_entities(analysis, toolkit.lexicons, known)
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
     times = tuple(normalize_time(text, now, lang=lang))
-    subjects = _subjects(text, entities, speaker, toolkit, people)
+    subjects = _subjects(text, entities, speaker, toolkit, people, relations)
     named = people & set(subjects)
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
@@ -146,7 +147,9 @@ def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
 
 
 def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit,
-              people: frozenset[str]) -> tuple[str, ...]:
+              people: frozenset[str], relations: Sequence[tuple[str, str, str]] = ()) -> tuple[str, ...]:
+    """Whom the question asks about: "my brother" is the speaker's brother and every brother
+    the speaker has named ("my brother Tom" -> Tom); a name is that person (and their relation)."""
     subjects: list[str] = []
     for m in _RELATION.finditer(text):
         words = m.group(1) or m.group(2) or ""
@@ -154,6 +157,7 @@ def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: To
         rel = relations.key(words) if m.group(1) else relations.key_of_prefix(words)
         if rel:
             subjects.append(f"{speaker}'s {rel}")
+            subjects += [name for owner, r, name in relations if owner == speaker and r == rel and name not in subjects]
     lowered = {p.lower(): p for p in people}
     for e in entities:
         name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)

@@ -26,8 +26,11 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin"
+    "source_turn_ids, lang, origin, reason, superseded_at, planned"
 )
+
+
+FACT_MARKS = ",".join("?" * len(FACT_COLUMNS.split(",")))
 
 
 def fact_row(f: Fact) -> tuple[Any, ...]:
@@ -36,6 +39,7 @@ def fact_row(f: Fact) -> tuple[Any, ...]:
         f.confidence, dt_text(f.valid_from), dt_text(f.valid_to), dt_text(f.recorded_at),
         dt_text(f.last_seen), epoch(f.last_seen), f.superseded_by, f.mention_count,
         json.dumps(list(f.source_turn_ids), ensure_ascii=False), f.lang, f.origin,
+        f.reason, dt_text(f.superseded_at), int(f.planned),
     )
 
 
@@ -47,7 +51,8 @@ def row_fact(r: sqlite3.Row) -> Fact:
         valid_to=text_dt(r["valid_to"]), recorded_at=text_dt(r["recorded_at"]),  # type: ignore[arg-type]
         last_seen=text_dt(r["last_seen"]), superseded_by=r["superseded_by"],  # type: ignore[arg-type]
         mention_count=r["mention_count"], source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
-        lang=r["lang"], origin=r["origin"],
+        lang=r["lang"], origin=r["origin"], reason=r["reason"],
+        superseded_at=text_dt(r["superseded_at"]), planned=bool(r["planned"]),
     )
 
 
@@ -65,12 +70,17 @@ def _json_time(d: dict[str, Any]) -> TimeMention:
 def _happening_json(h: Happening) -> dict[str, Any]:
     return {"kind": h.kind, "subject": h.subject, "args": h.args, "span": list(h.span),
             "pattern_id": h.pattern_id, "start": dt_text(h.start), "end": dt_text(h.end),
-            "granularity": h.granularity}
+            "granularity": h.granularity, "planned": h.planned, "status": h.status, "note": h.note}
 
 
 def _json_happening(d: dict[str, Any]) -> Happening:
     return Happening(d["kind"], d["subject"], d["args"], tuple(d["span"]), d["pattern_id"],  # type: ignore[arg-type]
-                     text_dt(d["start"]), text_dt(d["end"]), d["granularity"])
+                     text_dt(d["start"]), text_dt(d["end"]), d["granularity"], d.get("planned", False),
+                     d.get("status", "active"), d.get("note", ""))
+
+
+def happenings_json(e: Event) -> str:
+    return json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False)
 
 
 EVENT_COLUMNS = (
@@ -86,7 +96,7 @@ def event_row(e: Event) -> tuple[Any, ...]:
         dt_text(e.mentioned_at), epoch(e.mentioned_at), dt_text(e.start), epoch(e.start),
         dt_text(e.end), epoch(e.end), e.granularity,
         json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
-        json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False),
+        happenings_json(e),
         " ".join(e.kinds), json.dumps(list(e.entity_keys), ensure_ascii=False), e.source, e.seq,
     )
 

@@ -112,7 +112,28 @@ def m003_inference_kind_index(db: sqlite3.Connection) -> None:
     _run(db, "CREATE INDEX inferences_kind ON inferences (user_id, kind, status, id)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_event_kinds, m003_inference_kind_index]
+def m004_fact_changes(db: sqlite3.Connection) -> None:
+    """Why a fact stopped holding (a reason code), when that was learned, and dated plans;
+    people the speaker names by their relation ("my brother Tom")."""
+    _run(
+        db,
+        """
+        ALTER TABLE facts ADD COLUMN reason TEXT;
+        ALTER TABLE facts ADD COLUMN superseded_at TEXT;
+        ALTER TABLE facts ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
+        UPDATE facts SET reason = CASE WHEN superseded_by IS NOT NULL THEN 'superseded' ELSE 'ended' END,
+                         superseded_at = valid_to WHERE valid_to IS NOT NULL OR superseded_by IS NOT NULL;
+        CREATE TABLE relations (
+            user_id TEXT NOT NULL, owner TEXT NOT NULL, relation TEXT NOT NULL, name TEXT NOT NULL,
+            PRIMARY KEY (user_id, owner, relation, name)
+        );
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_initial, m002_event_kinds, m003_inference_kind_index, m004_fact_changes,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

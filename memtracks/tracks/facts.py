@@ -1,11 +1,101 @@
-"""The fact track: how facts read as text, and how their supersede chains are walked."""
+"""The fact track: the as-of rule, reason codes, how facts read as text, supersede chains.
+
+**The as-of rule** (written once, used by ``Memory.facts()``, ``retrieve()``, the cards and
+the CLI). Facts are bi-temporal: ``valid_from``/``valid_to`` say when a value held in the
+world, ``recorded_at``/``superseded_at`` when memtracks learned it began and ended. Asked
+about world time ``at`` with what was known at ``known_at`` (``None``: everything stored):
+
+1. a fact recorded after ``known_at`` is unknown; an end learned after ``known_at`` is not
+   seen (the fact is as it was known then);
+2. a fact whose value was never true — corrected, retracted, or a plan that was cancelled —
+   is void;
+3. a fact that starts after ``at`` is planned (never current before then);
+4. a fact that ended at or before ``at`` is past;
+5. anything else is current.
+"""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
 
 from ..catalogue import Catalogue
 from ..records import Fact
+
+# Why a fact stopped holding. The first three say the world changed; the last three that
+# the value was never true (or never came to be).
+REASONS = {
+    "superseded": "a new value of a single-valued slot took its place",
+    "replaced": "the turn ended it and named what took its place (sold X and bought Y, 换成)",
+    "ended": "it was negated or ceased (no longer, quit, 不再), or reached its stated end",
+    "corrected": "a correction said it was never true (sorry, I meant...; 打错了)",
+    "retracted": "the user withdrew it",
+    "cancelled": "a plan that was called off before it began",
+}
+VOID_REASONS = frozenset({"corrected", "retracted", "cancelled"})
+
+
+class FactState(str, enum.Enum):
+    UNKNOWN = "unknown"
+    VOID = "void"
+    PLANNED = "planned"
+    CURRENT = "current"
+    PAST = "past"
+
+
+def as_known(fact: Fact, known_at: datetime | None) -> Fact | None:
+    """``fact`` as memtracks knew it at ``known_at``: None if it was not yet recorded, its end
+    hidden if that was learned later."""
+    if known_at is None:
+        return fact
+    if fact.recorded_at > known_at:
+        return None
+    if fact.superseded_at is not None and fact.superseded_at > known_at:
+        return replace(fact, valid_to=None, superseded_by=None, reason=None, superseded_at=None)
+    return fact
+
+
+def fact_state(fact: Fact, at: datetime, known_at: datetime | None = None) -> FactState:
+    """The state of ``fact`` at world time ``at``, as known at ``known_at`` (the as-of rule)."""
+    known = as_known(fact, known_at)
+    if known is None:
+        return FactState.UNKNOWN
+    if known.reason in VOID_REASONS:
+        return FactState.VOID
+    if known.valid_from > at:
+        return FactState.PLANNED
+    if known.valid_to is not None and known.valid_to <= at:
+        return FactState.PAST
+    if known.superseded_by is not None and known.valid_to is None:
+        return FactState.PAST  # history filed out of order: no end date, but not current
+    return FactState.CURRENT
+
+
+def facts_at(facts: Iterable[Fact], at: datetime, known_at: datetime | None = None,
+             states: frozenset[FactState] = frozenset({FactState.CURRENT})) -> list[Fact]:
+    """The facts in one of ``states`` at ``at``, each as it was known at ``known_at``."""
+    out = []
+    for f in facts:
+        if fact_state(f, at, known_at) in states:
+            out.append(as_known(f, known_at))
+    return out  # type: ignore[return-value]
+
+
+def years_between(start: datetime, end: datetime) -> int:
+    """Whole years from ``start`` to ``end`` (birthday arithmetic; 29 Feb counts as 28 Feb)."""
+    years = end.year - start.year
+    if (end.month, end.day) < (start.month, min(start.day, 28 if start.month == 2 else start.day)):
+        years -= 1
+    return max(0, years)
+
+
+def value_at(fact: Fact, at: datetime) -> str:
+    """The fact's value at ``at``: an age keeps ageing (whole years since it was said)."""
+    if fact.slot == "age" and fact.value.isdigit():
+        return str(int(fact.value) + years_between(fact.valid_from, at))
+    return fact.value
 
 
 def fact_sentence(fact: Fact, catalogue: Catalogue) -> str:
