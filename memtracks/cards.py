@@ -228,6 +228,9 @@ def event_card_text(event: Event, confidence: float, terms: Sequence[str] = ()) 
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
     body = _clip(snippet(event.text, event.times, terms))
+    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
+    if notes:
+        body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"

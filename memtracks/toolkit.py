@@ -33,6 +33,13 @@ class Toolkit:
         return cls(nlp=NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
 
     @cached_property
+    def change_words(self) -> dict[str, tuple[str, ...]]:
+        """Happening kind -> the nouns a cancellation or postponement names it by."""
+        from .pipeline.patterns import load_change_words
+
+        return load_change_words()
+
+    @cached_property
     def _english_patterns(self) -> tuple:
         return tuple(p.regex for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
 

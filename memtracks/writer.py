@@ -23,7 +23,8 @@ from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
 from .nlp import Analysis
-from .pipeline.conflicts import FactChanges, pair_replacements, resolve_conflicts
+from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
+from .pipeline.conflicts import FactChanges, pair_replacements, resolve_conflicts, supersede
 from .pipeline.entities import add_names, extract_entities
 from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
@@ -32,7 +33,7 @@ from .pipeline.matching import SubjectResolver, named_relations
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
-from .records import Entity, Event, Fact, Happening, Inference, SlotValue, TimeMention, Turn, WriteResult
+from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence
@@ -287,7 +288,45 @@ class Writer:
             self.store.save_facts(replaced)
             outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
         self._retract(turn, outcome)
+        self._apply_changes(turn, event, outcome)
         return outcome
+
+    # ------------------------------------------------------------------ cancellations, postponements
+
+    def _apply_changes(self, turn: Turn, event: Event, outcome: _TurnOutcome) -> None:
+        """"I had to cancel the Tokyo trip": the trip's event is marked, what was inferred
+        from it is retracted (and, for a postponement, drawn again with the new date)."""
+        assert turn.user_id and turn.timestamp
+        for change in (h for h in event.happenings if h.kind in CHANGE_KINDS):
+            earlier = [e for e in self.store.events(turn.user_id, subjects=[change.subject],
+                                                    limit=self.config.context_events) if e.id != event.id]
+            found = find_target(change, earlier, self.toolkit.change_words, self.toolkit.lexicons.to_simplified)
+            if found is None:
+                continue
+            target, index = found
+            verb = "cancelled" if change.kind == "cancel" else "moved"
+            updated = changed_event(target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})")
+            self.store.update_happenings(updated)
+            self._withdraw(turn, target, change, outcome)
+            if change.kind == "postpone" and change.start is not None:
+                for d in self._infer(turn, [], [updated], outcome, (Premise("event", event.id),)):  # type: ignore[arg-type]
+                    self._save_inference(turn, d, outcome)
+
+    def _withdraw(self, turn: Turn, target: Event, change: Happening, outcome: _TurnOutcome) -> None:
+        assert turn.user_id and turn.timestamp
+        resting = self.store.inferences_resting_on(turn.user_id, [target.id], track="event")  # type: ignore[list-item]
+        why = (f"premise event #{target.id} {'cancelled' if change.kind == 'cancel' else 'moved'} by turn {turn.turn_id}")
+        retracted = [replace(i, status="retracted", retracted_at=turn.timestamp, retracted_because=why) for i in resting]
+        if retracted:
+            self.store.save_inferences(retracted)
+            outcome.retracted.extend(retracted)
+        plans = [f for f in self.store.facts_by_id(turn.user_id, [i.derived_fact_id for i in resting if i.derived_fact_id])
+                 if f.planned and f.is_current]
+        ended = [supersede(f, turn.timestamp, None, reason="cancelled", learned=turn.timestamp) for f in plans]
+        if ended:
+            self.store.save_facts(ended)
+            outcome.facts.update({f.id: f for f in ended})  # type: ignore[misc]
+            outcome.ended.extend(f.id for f in ended)  # type: ignore[misc]
 
     def _apply_values(self, turn: Turn, values: Sequence[SlotValue], source: str, outcome: _TurnOutcome) -> FactChanges:
         assert turn.user_id and turn.turn_id and turn.timestamp
@@ -313,7 +352,8 @@ class Writer:
         spec = self.toolkit.catalogue.by_name.get(slot)
         return spec.opposite if spec else None
 
-    def _infer(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> list[Derived]:
+    def _infer(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome,
+               also_from: tuple[Premise, ...] = ()) -> list[Derived]:
         assert turn.user_id and turn.timestamp
         rules = self.toolkit.rules
         subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
@@ -325,6 +365,9 @@ class Writer:
         )
         derived = infer(rules, new_facts=new_facts, new_events=new_events, context=context,
                         user_id=turn.user_id, at=turn.timestamp, key_of=self.toolkit.key_of)
+        if also_from:  # a re-dated happening: the new conclusion also rests on the turn that moved it
+            derived = [replace(d, inference=replace(d.inference, premises=(*d.inference.premises, *also_from)))
+                       for d in derived]
         known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
         return [d for d in derived if d.inference.key not in known]
 

@@ -67,6 +67,13 @@ def test_update_scenario(memory, lang, scenario):
         bad = [f for f in everything if f.subject == subject and f.slot == slot and f.value.startswith(value)
                and (f.negated or not item.split(": ", 1)[1].startswith("NOT"))]
         assert not bad, f"{item!r} must not be stored: {_show(everything)}"
+    retracted = [i.text for i in memory.inferences("u1", include_retracted=True) if not i.is_active]
+    active = [i.text for i in memory.inferences("u1")]
+    for part in scenario.get("retracted", []):
+        assert any(part in t for t in retracted), f"{part!r} should be retracted: {retracted}; active: {active}"
+        assert not any(part in t for t in active), f"{part!r} still active: {active}"
+    for part in scenario.get("inferred", []):
+        assert any(part in t for t in active), f"{part!r} should be inferred: {active}"
     ask = scenario.get("ask")
     if ask:
         now = T0 + timedelta(days=ask.get("day", last + 1), hours=1)
@@ -74,5 +81,7 @@ def test_update_scenario(memory, lang, scenario):
         assert cards, "no cards"
         for part in ask.get("top", []):
             assert part in cards[0], f"{part!r} not in the top card; cards: {cards}"
+        for part in ask.get("within", []):
+            assert any(part in c for c in cards[:3]), f"{part!r} not in the top 3 cards; cards: {cards}"
         for part in ask.get("not", []):
             assert not any(part in c for c in cards), f"{part!r} should not be shown: {cards}"

@@ -45,6 +45,7 @@ _NEEDS_OBJECT = frozenset(
 _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
 
 
+_DATES = frozenset({"birthday", "anniversary"})  # a date said ahead is the date, not a plan
 _TASTES = frozenset({"likes", "dislikes", "hobbies"})  # lasting preferences: present tense only
 _REJECTED_EN = re.compile(r"(?:,\s*|\b)not\s+(?:a |an |the )?(?P<r>[\w$.'-]+(?: [\w'-]+)?)(?=\s*(?:but\b|[,.;!?]|$))", re.IGNORECASE)
 _REJECTED_ZH = re.compile(r"不是(?P<r>[^，。！？,.!?、]{1,8}?)(?=[，。！？,.!?、]|$|而是|是)")
@@ -94,7 +95,13 @@ def extract_slots(
     """
     opposites = opposites or {}
     context = context or ValueContext()
-    search = context.search or text
+    if not context.statements:
+        from dataclasses import replace as _replace
+
+        from .statements import analyze_statements, default_markers
+
+        context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
+    search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)
     sents = sentences(text)
     found: list[_Found] = []
     last_subject: dict[int, str] = {}
@@ -175,9 +182,10 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, times: Seque
     from dataclasses import replace
 
     changes: dict = {}
-    if st.polarity != "affirmed" and not v.negated:
+    own_polarity = pattern.spec.negate or pattern.spec.slot == "dislikes"  # "don't like", 不喜欢: the pattern's own
+    if st.polarity != "affirmed" and not v.negated and not own_polarity:
         changes["negated"] = True
-    planned = st.planned and not v.historical
+    planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
     if planned:
         start = _future_start(st, times)
         if start is None:

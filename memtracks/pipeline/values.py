@@ -130,10 +130,10 @@ def _check_zh(value, kind, span, tokens, entities) -> str | None:
     if kind in ("place", "org", "person") and not named:
         if any(_cls(t.tag) in _NOT_THING_TAGS_ZH for t in words):
             return "contains a verb, pronoun, time or number"
-        if kind == "place" and not (_PLACE_SUFFIX_ZH.search(value) or any(t.tag == "ns" for t in words)):
+        nouns = bool(words) and all(_cls(t.tag) in ("n", "j", "eng") for t in words) and 2 <= len(value) <= 6
+        if kind == "place" and not (_PLACE_SUFFIX_ZH.search(value) or nouns):
             return "not a known place"
-        if kind == "org" and not (_ORG_SUFFIX_ZH.search(value) or any(t.tag in ("nt", "nz", "eng") for t in words)
-                                  or value.isascii()):
+        if kind == "org" and not (_ORG_SUFFIX_ZH.search(value) or nouns or value.isascii()):
             return "not an organisation"
         if kind == "person" and len(value) > 4:
             return "not a name"

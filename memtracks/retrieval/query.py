@@ -24,7 +24,7 @@ from .lexical import tokenize
 
 _PAST = re.compile(
     r"\b(?:before|used to|use to|previous(?:ly)?|former(?:ly)?|originally|at first|in the past|prior|"
-    r"old|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
+    r"old (?:job|car|home|place|address|apartment|house|school|company)|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
     r"当时|先前|原先|早先|老家以前|从前",
     re.IGNORECASE,
 )
@@ -147,7 +147,7 @@ def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
 
 
 def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit,
-              people: frozenset[str], relations: Sequence[tuple[str, str, str]] = ()) -> tuple[str, ...]:
+              people: frozenset[str], named: Sequence[tuple[str, str, str]] = ()) -> tuple[str, ...]:
     """Whom the question asks about: "my brother" is the speaker's brother and every brother
     the speaker has named ("my brother Tom" -> Tom); a name is that person (and their relation)."""
     subjects: list[str] = []
@@ -157,7 +157,7 @@ def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: To
         rel = relations.key(words) if m.group(1) else relations.key_of_prefix(words)
         if rel:
             subjects.append(f"{speaker}'s {rel}")
-            subjects += [name for owner, r, name in relations if owner == speaker and r == rel and name not in subjects]
+            subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
     lowered = {p.lower(): p for p in people}
     for e in entities:
         name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)

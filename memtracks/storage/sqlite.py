@@ -372,14 +372,14 @@ class Store:
             rows = self._rows(sql + " ORDER BY id", params)
         return [codec.row_inference(r) for r in rows]
 
-    def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int]) -> list[Inference]:
-        """Active inferences with one of ``fact_ids`` among their premises."""
+    def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int], track: str = "fact") -> list[Inference]:
+        """Active inferences with one of ``fact_ids`` (event ids with ``track="event"``) among their premises."""
         if not fact_ids:
             return []
         rows = self._rows(
             "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
-            "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = 'fact' "
-            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})", (user_id, *fact_ids))
+            "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = ? "
+            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})", (user_id, track, *fact_ids))
         seen: dict[int, Inference] = {}
         for r in rows:
             seen.setdefault(r["id"], codec.row_inference(r))
