@@ -1,9 +1,9 @@
 """memtracks: long-term memory for LLM agents, in English and Chinese, offline.
 
-    from memtracks import Memory, Turn
-    mem = Memory("memory.db")
-    mem.write(Turn("I moved to Shanghai last month.", user_id="u1", timestamp=...))
-    mem.facts(user_id="u1")
+from memtracks import Memory, Turn
+mem = Memory("memory.db")
+mem.write(Turn("I moved to Shanghai last month.", user_id="u1", timestamp=...))
+mem.facts(user_id="u1")
 """
 
 from .errors import (

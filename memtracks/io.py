@@ -21,13 +21,30 @@ from .records import Turn
 _LOCOMO_DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 
 
 def parse_locomo_date(text: str, tz: tzinfo) -> datetime:
-    """"1:56 pm on 8 May, 2023" -> an aware datetime in ``tz``."""
+    """ "1:56 pm on 8 May, 2023" -> an aware datetime in ``tz``."""
     m = _LOCOMO_DATE.match(text)
     month = _MONTHS.get(m.group(5).lower()) if m else None
     if m is None or month is None:

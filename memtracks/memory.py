@@ -70,8 +70,16 @@ class Memory:
         self.clock = clock
         self._check_embedder()
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
-        self.reader = Reader(self.store, self.toolkit, self.embedder, self.config,
-                             self.index, self.lexical_index, self.event_chain, self.writer.speakers)
+        self.reader = Reader(
+            self.store,
+            self.toolkit,
+            self.embedder,
+            self.config,
+            self.index,
+            self.lexical_index,
+            self.event_chain,
+            self.writer.speakers,
+        )
         self._indexes: dict[tuple[str, str], Any] = {}
         self._lexical: dict[tuple[str, str], LexicalIndex] = {}
         self._graphs: dict[str, nx.MultiDiGraph] = {}
@@ -137,7 +145,7 @@ class Memory:
         todo = [(i, t) for i, (r, t) in enumerate(prepared) if r is None]
         done = len(prepared) - len(todo)
         for start in range(0, len(todo), size):
-            chunk = todo[start:start + size]
+            chunk = todo[start : start + size]
             with self._lock:
                 try:
                     batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
@@ -167,8 +175,17 @@ class Memory:
                     f"{turn.user_id!r} with different content; turn ids must be unique per user"
                 )
             if previous is not None:
-                out.append((WriteResult(turn=turn, lang=turn.lang or "", duplicate=True,
-                                        warnings=("turn was already written; nothing changed",)), None))
+                out.append(
+                    (
+                        WriteResult(
+                            turn=turn,
+                            lang=turn.lang or "",
+                            duplicate=True,
+                            warnings=("turn was already written; nothing changed",),
+                        ),
+                        None,
+                    )
+                )
                 continue
             batch[key] = digest  # type: ignore[index]
             out.append((None, (turn, warnings)))
@@ -178,8 +195,11 @@ class Memory:
         """Bring the in-memory indexes up to date with what was just committed."""
         # Indexes are kept warm, so the first question pays no build: a missing one is built
         # from the store (which already holds this batch); an existing one gets the new items.
-        fresh = {(p.user_id, p.track) for p in batch.vectors
-                 if (p.user_id, p.track) not in self._indexes or (p.user_id, p.track) not in self._lexical}
+        fresh = {
+            (p.user_id, p.track)
+            for p in batch.vectors
+            if (p.user_id, p.track) not in self._indexes or (p.user_id, p.track) not in self._lexical
+        }
         for key in fresh:
             self._indexes.pop(key, None)
             self._lexical.pop(key, None)
@@ -234,8 +254,9 @@ class Memory:
         if top_n < 1:
             raise InvalidTurnError(f"top_n must be at least 1, found {top_n}")
         with self._lock:
-            return self.reader.retrieve(question, user_id=user_id, now=now, top_n=top_n,
-                                        speaker=speaker, as_of=as_of, k=k)
+            return self.reader.retrieve(
+                question, user_id=user_id, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k
+            )
 
     # ------------------------------------------------------------------ reading the tracks
 
@@ -336,11 +357,15 @@ class Memory:
 
     def _documents(self, user_id: str, track: str) -> list[tuple[int, str, tuple[str, ...]]]:
         if track == "event":
-            return [(e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
-                    for e in self.store.events(user_id)]
+            return [
+                (e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
+                for e in self.store.events(user_id)
+            ]
         if track == "fact":
-            return [(f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
-                    for f in self.store.facts(user_id)]
+            return [
+                (f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
+                for f in self.store.facts(user_id)
+            ]
         return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(user_id)]  # type: ignore[misc]
 
     def users(self) -> list[str]:

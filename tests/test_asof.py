@@ -21,16 +21,26 @@ SAYINGS = {
     "not": "I don't live in {city} anymore.",
     "correct": "Sorry, I meant {city}, I live in {city}.",
 }
-statements = st.lists(st.tuples(st.sampled_from(sorted(SAYINGS)), st.sampled_from(CITIES),
-                                st.integers(min_value=1, max_value=40)), min_size=1, max_size=4)
+statements = st.lists(
+    st.tuples(st.sampled_from(sorted(SAYINGS)), st.sampled_from(CITIES), st.integers(min_value=1, max_value=40)),
+    min_size=1,
+    max_size=4,
+)
 
 
 def _write(mem, script):
     day = 0
     for i, (kind, city, gap) in enumerate(script):
         day += gap
-        mem.write(Turn(text=SAYINGS[kind].format(city=city), user_id="u", session_id=f"s{i}",
-                       turn_id=f"t{i}", timestamp=T0 + timedelta(days=day)))
+        mem.write(
+            Turn(
+                text=SAYINGS[kind].format(city=city),
+                user_id="u",
+                session_id=f"s{i}",
+                turn_id=f"t{i}",
+                timestamp=T0 + timedelta(days=day),
+            )
+        )
     return day
 
 
@@ -44,8 +54,11 @@ def test_asof_facts_retrieve_and_cards_agree(make_memory, script, probe):
     stored = mem.store.facts("u", slots=["lives_in"])
     assert held == {f.value for f in stored if fact_state(f, at, at) is FactState.CURRENT and not f.negated}
     recall = mem.retrieve("Where do I live?", user_id="u", now=at, as_of=at)
-    shown = {c.text.split(": ", 1)[1].split(" (")[0] for c in recall.cards
-             if c.track == "fact" and "lives in:" in c.text and " since " in c.text and "not " not in c.text}
+    shown = {
+        c.text.split(": ", 1)[1].split(" (")[0]
+        for c in recall.cards
+        if c.track == "fact" and "lives in:" in c.text and " since " in c.text and "not " not in c.text
+    }
     assert shown == held, f"cards {[c.text for c in recall.cards]} vs facts {held}"
 
 
@@ -54,8 +67,10 @@ def test_asof_cli_show_uses_the_same_rule(make_memory, tmp_path, capsys):
     mem = make_memory(db)
     _write(mem, [("live", "Chicago", 1), ("plan", "Denver", 10)])
     mem.close()
-    for day, expected in ((15, {"Chicago": "current", "Denver": "planned"}),
-                          (60, {"Chicago": "past", "Denver": "current"})):
+    for day, expected in (
+        (15, {"Chicago": "current", "Denver": "planned"}),
+        (60, {"Chicago": "past", "Denver": "current"}),
+    ):
         at = (T0 + timedelta(days=day)).isoformat()
         assert main(["--db", db, "show", "--json", "--as-of", at]) == 0
         [user] = json.loads(capsys.readouterr().out)

@@ -13,10 +13,15 @@ from memtracks import Turn
 
 T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
 DATA = Path(__file__).parent / "data"
-SCENARIOS = [(lang, s) for lang in ("en", "zh")
-             for s in yaml.safe_load((DATA / f"updates_{lang}.yaml").read_text(encoding="utf-8"))["scenarios"]]
-_ITEM = re.compile(r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
-                   r"(?: \((?P<reason>superseded|replaced|ended|corrected|retracted|cancelled)\))?$")
+SCENARIOS = [
+    (lang, s)
+    for lang in ("en", "zh")
+    for s in yaml.safe_load((DATA / f"updates_{lang}.yaml").read_text(encoding="utf-8"))["scenarios"]
+]
+_ITEM = re.compile(
+    r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
+    r"(?: \((?P<reason>superseded|replaced|ended|corrected|retracted|cancelled)\))?$"
+)
 
 
 def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
@@ -28,13 +33,22 @@ def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
 
 def _has(facts, item: str, with_reason: bool = False) -> bool:
     subject, slot, value, negated, reason = _parse(item)
-    return any(f.subject == subject and f.slot == slot and (f.value == value or (not value and negated))
-               and f.negated == negated and (not with_reason or f.reason == reason) for f in facts)
+    return any(
+        f.subject == subject
+        and f.slot == slot
+        and (f.value == value or (not value and negated))
+        and f.negated == negated
+        and (not with_reason or f.reason == reason)
+        for f in facts
+    )
 
 
 def _show(facts) -> str:
-    return "; ".join(f"{f.subject}·{f.slot}={'NOT ' if f.negated else ''}{f.value} [{f.reason or 'open'}"
-                     f"{', planned' if f.planned else ''}]" for f in facts)
+    return "; ".join(
+        f"{f.subject}·{f.slot}={'NOT ' if f.negated else ''}{f.value} [{f.reason or 'open'}"
+        f"{', planned' if f.planned else ''}]"
+        for f in facts
+    )
 
 
 def test_update_suite_has_sixty_scenarios_per_language():
@@ -47,8 +61,15 @@ def test_update_suite_has_sixty_scenarios_per_language():
 @pytest.mark.parametrize("lang,scenario", SCENARIOS, ids=[f"{lang}:{s['name']}" for lang, s in SCENARIOS])
 def test_update_scenario(memory, lang, scenario):
     for i, (day, text) in enumerate(scenario["turns"]):
-        memory.write(Turn(text=text, user_id="u1", session_id=f"s{day}", turn_id=f"t{i}",
-                          timestamp=T0 + timedelta(days=day, minutes=i)))
+        memory.write(
+            Turn(
+                text=text,
+                user_id="u1",
+                session_id=f"s{day}",
+                turn_id=f"t{i}",
+                timestamp=T0 + timedelta(days=day, minutes=i),
+            )
+        )
     last = max(day for day, _ in scenario["turns"])
     asked = T0 + timedelta(days=scenario.get("day", last + 1), hours=1)
     everything = memory.facts("u1", include_superseded=True)
@@ -64,8 +85,14 @@ def test_update_scenario(memory, lang, scenario):
         assert not _has(current, item), f"the plan {item!r} must not hold yet: {_show(current)}"
     for item in scenario.get("absent", []):
         subject, slot, value, negated, _ = _parse(item)
-        bad = [f for f in everything if f.subject == subject and f.slot == slot and f.value.startswith(value)
-               and (f.negated or not item.split(": ", 1)[1].startswith("NOT"))]
+        bad = [
+            f
+            for f in everything
+            if f.subject == subject
+            and f.slot == slot
+            and f.value.startswith(value)
+            and (f.negated or not item.split(": ", 1)[1].startswith("NOT"))
+        ]
         assert not bad, f"{item!r} must not be stored: {_show(everything)}"
     retracted = [i.text for i in memory.inferences("u1", include_retracted=True) if not i.is_active]
     active = [i.text for i in memory.inferences("u1")]

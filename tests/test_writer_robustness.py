@@ -25,11 +25,13 @@ def _catalogue_without(tmp_path, slot):
 def test_writer_failing_inference_stage_leaves_no_half_stored_turn(toolkit, embedder, tmp_path):
     # a slot catalogue that lacks the slot an inference rule concludes: the rule stage fails
     # after the turn's own facts were written
-    broken = Toolkit(nlp=toolkit.nlp, lexicons=toolkit.lexicons,
-                     catalogue=_catalogue_without(tmp_path, "relationship_status"))
+    broken = Toolkit(
+        nlp=toolkit.nlp, lexicons=toolkit.lexicons, catalogue=_catalogue_without(tmp_path, "relationship_status")
+    )
     mem = Memory(toolkit=broken, embedder=embedder)
-    result = mem.write(Turn(text="I live in Boston. I finally married Anna last weekend.", user_id="u",
-                            timestamp=T0, turn_id="t1"))
+    result = mem.write(
+        Turn(text="I live in Boston. I finally married Anna last weekend.", user_id="u", timestamp=T0, turn_id="t1")
+    )
     assert any("stages failed" in w for w in result.warnings)
     assert mem.facts("u", include_superseded=True) == []
     assert mem.inferences("u", include_retracted=True) == []
@@ -42,7 +44,8 @@ def test_writer_failing_inference_stage_leaves_no_half_stored_turn(toolkit, embe
 
 
 def test_writer_same_turn_with_the_full_catalogue_stores_everything(memory):
-    memory.write(Turn(text="I live in Boston. I finally married Anna last weekend.", user_id="u",
-                      timestamp=T0, turn_id="t1"))
+    memory.write(
+        Turn(text="I live in Boston. I finally married Anna last weekend.", user_id="u", timestamp=T0, turn_id="t1")
+    )
     slots = {f.slot for f in memory.facts("u", as_of=T0)}
     assert {"lives_in", "relationship_status"} <= slots

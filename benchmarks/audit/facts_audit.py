@@ -70,8 +70,10 @@ def sample(args: argparse.Namespace) -> int:
         "items": [{**r, "label": None, "why": ""} for r in chosen],
     }
     Path(args.out).write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
-    print(f"{len(turns)} turns, {total} facts ({doc['facts_per_100_turns']} per 100 turns); "
-          f"wrote {len(chosen)} to label in {args.out}")
+    print(
+        f"{len(turns)} turns, {total} facts ({doc['facts_per_100_turns']} per 100 turns); "
+        f"wrote {len(chosen)} to label in {args.out}"
+    )
     return 0
 
 
@@ -83,8 +85,10 @@ def score(args: argparse.Namespace) -> int:
         print(f"{len(unlabelled)} item(s) without a label: {', '.join(unlabelled[:10])}", file=sys.stderr)
         return 1
     correct = sum(1 for i in items if i["label"] == "correct")
-    print(f"{args.file}: precision {correct}/{len(items)} = {correct / max(1, len(items)):.3f}; "
-          f"{doc['facts']} facts over {doc['turns']} turns = {doc['facts_per_100_turns']} per 100 turns")
+    print(
+        f"{args.file}: precision {correct}/{len(items)} = {correct / max(1, len(items)):.3f}; "
+        f"{doc['facts']} facts over {doc['turns']} turns = {doc['facts_per_100_turns']} per 100 turns"
+    )
     return 0
 
 

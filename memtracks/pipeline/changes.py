@@ -24,8 +24,9 @@ def kinds_named(what: str, words: Mapping[str, Sequence[str]]) -> list[str]:
     return [kind for kind, nouns in words.items() if any(n in lowered for n in nouns)]
 
 
-def find_target(change: Happening, earlier: Sequence[Event], words: Mapping[str, Sequence[str]],
-                simplify=lambda s: s) -> tuple[Event, int] | None:
+def find_target(
+    change: Happening, earlier: Sequence[Event], words: Mapping[str, Sequence[str]], simplify=lambda s: s
+) -> tuple[Event, int] | None:
     """The latest earlier event and the index of its happening that ``change`` refers to."""
     what = simplify(change.args.get("what", ""))
     kinds = kinds_named(what, words)
@@ -54,8 +55,7 @@ def changed_event(target: Event, index: int, change: Happening, note: str) -> Ev
     if change.kind == "cancel":
         new = replace(h, status="cancelled", note=note)
     else:
-        new = replace(h, status="moved", note=note, start=change.start, end=change.end,
-                      granularity=change.granularity)
+        new = replace(h, status="moved", note=note, start=change.start, end=change.end, granularity=change.granularity)
     happenings = tuple(new if i == index else x for i, x in enumerate(target.happenings))
     event = replace(target, happenings=happenings)
     if change.kind == "postpone" and (target.start == h.start):

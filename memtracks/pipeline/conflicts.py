@@ -66,10 +66,7 @@ class _Ledger:
             self.changed.add(fact.id)
 
     def current(self, subject: str, slot: str) -> list[Fact]:
-        return [
-            f for f in self.facts.values()
-            if f.subject == subject and f.slot == slot and f.is_current
-        ]
+        return [f for f in self.facts.values() if f.subject == subject and f.slot == slot and f.is_current]
 
     def end(self, fact: Fact, at: datetime, by: int | None, *, reason: str, learned: datetime) -> None:
         """Close ``fact`` at ``at``; ``by`` is the fact that replaced it, if any."""
@@ -98,9 +95,21 @@ def retract_fact(fact: Fact, at: datetime) -> Fact:
 def correct_fact(fact: Fact, value: str, value_key: str, at: datetime, new_id: int) -> tuple[Fact, Fact]:
     """The user corrects ``fact`` to ``value``: ``(old closed as corrected, new fact)``; the new
     value holds from when the old one was said to hold."""
-    new = replace(fact, id=new_id, value=value, value_key=value_key, recorded_at=at, last_seen=at,
-                  mention_count=1, reason=None, superseded_at=None, superseded_by=None, valid_to=None,
-                  source="stated", origin="correction")
+    new = replace(
+        fact,
+        id=new_id,
+        value=value,
+        value_key=value_key,
+        recorded_at=at,
+        last_seen=at,
+        mention_count=1,
+        reason=None,
+        superseded_at=None,
+        superseded_by=None,
+        valid_to=None,
+        source="stated",
+        origin="correction",
+    )
     return supersede(fact, at, new_id, reason="corrected", learned=at), new
 
 
@@ -137,19 +146,33 @@ def resolve_conflicts(
     return FactChanges(added, updated, tuple(dict.fromkeys(ledger.touched)), tuple(dict.fromkeys(ledger.ended)))
 
 
-def pair_replacements(facts: dict[int, Fact], ended: Sequence[int], added: Sequence[int],
-                      catalogue: Catalogue, at: datetime) -> list[Fact]:
-    """"Sold the Civic and bought a Tesla": a value a turn ended and a value it stated for the
+def pair_replacements(
+    facts: dict[int, Fact], ended: Sequence[int], added: Sequence[int], catalogue: Catalogue, at: datetime
+) -> list[Fact]:
+    """ "Sold the Civic and bought a Tesla": a value a turn ended and a value it stated for the
     same single-valued slot are one change — the old one is ``replaced`` by the new (pure;
     returns the facts to update)."""
     out = []
     for fid in dict.fromkeys(ended):
         old = facts.get(fid)
-        if old is None or old.reason != "ended" or old.negated or old.slot not in catalogue \
-                or not catalogue.is_single(old.slot):
+        if (
+            old is None
+            or old.reason != "ended"
+            or old.negated
+            or old.slot not in catalogue
+            or not catalogue.is_single(old.slot)
+        ):
             continue
-        after = [facts[i] for i in added if i in facts and i != fid and facts[i].subject == old.subject
-                 and facts[i].slot == old.slot and not facts[i].negated and facts[i].is_current]
+        after = [
+            facts[i]
+            for i in added
+            if i in facts
+            and i != fid
+            and facts[i].subject == old.subject
+            and facts[i].slot == old.slot
+            and not facts[i].negated
+            and facts[i].is_current
+        ]
         if after:
             out.append(replace(old, superseded_by=after[-1].id, reason="replaced", valid_to=max(at, old.valid_from)))
     return out
@@ -206,8 +229,9 @@ def _matches(fact: Fact, key: str) -> bool:
     return fact.value_key == key or (key in fact.value_key) or (fact.value_key in key and fact.value_key != "")
 
 
-def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime,
-            new_id: Callable[[], int], source: str) -> None:
+def _negate(
+    ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime, new_id: Callable[[], int], source: str
+) -> None:
     """End the values a negation hits. A negated value with nothing to end is kept as a
     negative fact ("I don't eat meat" answers "do I eat meat?"); a negation without a value
     ("I quit my job") or a dated one ("I'm leaving at the end of the month") only ends."""
@@ -215,8 +239,7 @@ def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: d
     targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
     if value.planned and value.valid_from is not None:
         for fact in targets:
-            ledger.put(replace(fact, valid_to=max(value.valid_from, fact.valid_from), reason="ended",
-                               superseded_at=at))
+            ledger.put(replace(fact, valid_to=max(value.valid_from, fact.valid_from), reason="ended", superseded_at=at))
             ledger.ended.append(fact.id)  # type: ignore[arg-type]
             ledger.touched.append(fact.id)  # type: ignore[arg-type]
         return
@@ -247,8 +270,16 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     return sorted(recent, key=lambda f: f.last_seen)[-1:]
 
 
-def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: str, turn_id: str,
-            at: datetime, new_id: Callable[[], int], source: str) -> None:
+def _assert(
+    ledger: _Ledger,
+    value: SlotValue,
+    catalogue: Catalogue,
+    user_id: str,
+    turn_id: str,
+    at: datetime,
+    new_id: Callable[[], int],
+    source: str,
+) -> None:
     current = ledger.current(value.subject, value.slot)
     same = [f for f in current if not f.negated and f.value_key == value.value_key]
     if same:
@@ -272,8 +303,13 @@ def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: st
             continue
         if single and not old.negated and at < old.recorded_at:
             # said before the current value was said (turns written out of order): history
-            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id,
-                           reason="superseded", superseded_at=old.recorded_at)
+            fact = replace(
+                fact,
+                valid_to=max(old.valid_from, fact.valid_from),
+                superseded_by=old.id,
+                reason="superseded",
+                superseded_at=old.recorded_at,
+            )
         elif old.negated and (single or old.value_key == value.value_key):
             ledger.end(old, fact.valid_from, fact.id, reason="superseded", learned=at)  # type: ignore[arg-type]
         elif single and old.planned and old.valid_from > at and not fact.planned:

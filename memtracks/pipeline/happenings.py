@@ -51,6 +51,7 @@ def extract_happenings(
         spec = pattern.spec
         if spec.lang != lang:
             continue
+
         def build(m: re.Match[str]) -> Happening | None:
             sent = sentence_at(sents, m.start())
             if (spec.kind, sent.start) in taken:  # noqa: B023 - used within the loop
@@ -121,7 +122,7 @@ def _args(
         if name in _NOT_ARGS:
             continue
         start = spans[name][0]
-        raw = text[start:spans[name][1]]  # as written (the match may be on the Simplified copy)
+        raw = text[start : spans[name][1]]  # as written (the match may be on the Simplified copy)
         value = clean_value(cut_before_times(raw, start, times))
         if not value:
             continue
@@ -141,8 +142,11 @@ def _said(times: Sequence[TimeMention]):
     """A lower bound of when the text was said: the start of a mention that is present or past."""
     from datetime import datetime, timezone
 
-    return datetime.max.replace(tzinfo=timezone.utc) if not times else min(
-        (t.end for t in times if t.direction != "future"), default=datetime.max.replace(tzinfo=timezone.utc))
+    return (
+        datetime.max.replace(tzinfo=timezone.utc)
+        if not times
+        else min((t.end for t in times if t.direction != "future"), default=datetime.max.replace(tzinfo=timezone.utc))
+    )
 
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:

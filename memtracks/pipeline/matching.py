@@ -80,8 +80,29 @@ def at_clause_start(text: str, pos: int) -> bool:
     return pos == 0 or not text[pos - 1].isalnum()
 
 
-_LEADING_WORDS = ("然后", "所以", "但是", "不过", "而且", "因为", "现在", "已经", "刚刚", "最近",
-                  "刚", "也", "还", "就", "都", "又", "再", "then", "so", "but", "also")
+_LEADING_WORDS = (
+    "然后",
+    "所以",
+    "但是",
+    "不过",
+    "而且",
+    "因为",
+    "现在",
+    "已经",
+    "刚刚",
+    "最近",
+    "刚",
+    "也",
+    "还",
+    "就",
+    "都",
+    "又",
+    "再",
+    "then",
+    "so",
+    "but",
+    "also",
+)
 
 
 def subject_is_filler(match: re.Match[str], times: Sequence[TimeMention]) -> bool:
@@ -142,12 +163,12 @@ class SubjectResolver:
             return self._antecedent(span[0])
         for pronoun in _SELF_ZH:
             if text.startswith(pronoun):
-                rest = text[len(pronoun):].lstrip("的")
+                rest = text[len(pronoun) :].lstrip("的")
                 if not rest:
                     return self.speaker
                 rel = self.lexicons.relations.key(rest)
                 if rel:  # 我闺蜜小美: the named one is the subject
-                    named = named_relations(self.text[span[0]:span[1] + 4], self.lexicons, self.entities)
+                    named = named_relations(self.text[span[0] : span[1] + 4], self.lexicons, self.entities)
                     return named[0][1] if named else f"{self.speaker}'s {rel}"
                 return None
         return self._person(text, span)
@@ -178,8 +199,10 @@ class SubjectResolver:
         return None
 
 
-_NAMED_RELATION_EN = re.compile(r"\b(?i:my)\s+(?P<rel>(?:best |close |older |younger |little |big )?[a-z-]+),?\s+(?P<name>[A-Z][a-z]+)\b")
-_NAMED_RELATION_ZH = (r"我(?:的)?(?P<rel>{rels})(?P<name>小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}?)(?=[，。,.\s]|住|在|是|要|下|今|明|去|和|跟|说|结|开|养|喜|最)")
+_NAMED_RELATION_EN = re.compile(
+    r"\b(?i:my)\s+(?P<rel>(?:best |close |older |younger |little |big )?[a-z-]+),?\s+(?P<name>[A-Z][a-z]+)\b"
+)
+_NAMED_RELATION_ZH = r"我(?:的)?(?P<rel>{rels})(?P<name>小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}?)(?=[，。,.\s]|住|在|是|要|下|今|明|去|和|跟|说|结|开|养|喜|最)"
 
 
 def named_relations(text: str, lexicons: Lexicons, entities: Sequence[Entity] = ()) -> list[tuple[str, str]]:
@@ -241,7 +264,4 @@ def value_key(value: str) -> str:
 
 
 def entities_in(entities: Sequence[Entity], start: int, end: int, label: str | None = None) -> list[Entity]:
-    return [
-        e for e in entities
-        if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)
-    ]
+    return [e for e in entities if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)]

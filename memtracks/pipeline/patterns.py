@@ -197,8 +197,7 @@ def load_happening_patterns(
     path = path or bundled("rules", "happenings.yaml")
     macro_path = macros_from or bundled("rules", "slot_patterns.yaml")
     macro_doc = read_yaml(macro_path)
-    macros = _file_macros(macro_path, macro_doc if isinstance(macro_doc, dict) else {},
-                          lexicons or default_lexicons())
+    macros = _file_macros(macro_path, macro_doc if isinstance(macro_doc, dict) else {}, lexicons or default_lexicons())
 
     def check(spec: HappeningSpec) -> Iterator[str]:
         for need in spec.needs:

@@ -47,7 +47,9 @@ _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
 
 _DATES = frozenset({"birthday", "anniversary"})  # a date said ahead is the date, not a plan
 _TASTES = frozenset({"likes", "dislikes", "hobbies"})  # lasting preferences: present tense only
-_REJECTED_EN = re.compile(r"(?:,\s*|\b)not\s+(?:a |an |the )?(?P<r>[\w$.'-]+(?: [\w'-]+)?)(?=\s*(?:but\b|[,.;!?]|$))", re.IGNORECASE)
+_REJECTED_EN = re.compile(
+    r"(?:,\s*|\b)not\s+(?:a |an |the )?(?P<r>[\w$.'-]+(?: [\w'-]+)?)(?=\s*(?:but\b|[,.;!?]|$))", re.IGNORECASE
+)
 _REJECTED_ZH = re.compile(r"不是(?P<r>[^，。！？,.!?、]{1,8}?)(?=[，。！？,.!?、]|$|而是|是)")
 PLAN_CONFIDENCE = 0.7  # a plan is believed this much less than a statement, until confirmed
 REPORTED_CONFIDENCE = 0.8
@@ -119,16 +121,22 @@ def extract_slots(
                 subject = ""
             if subject is None or (subject == "" and not at_clause_start(text, m.start())):
                 return None
-            if subject == "" and re.match(r"(?:and|also)\b", m.group(0), re.IGNORECASE) \
-                    and not _subject_given(m, last_subject.get(sent.start), text):
+            if (
+                subject == ""
+                and re.match(r"(?:and|also)\b", m.group(0), re.IGNORECASE)
+                and not _subject_given(m, last_subject.get(sent.start), text)
+            ):
                 return None
             subject = subject or last_subject.get(sent.start, resolver.speaker)
             st = statement_for(context.statements, m.span(), context.parsed)
             if not _stated(st, pattern):  # noqa: B023
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            values = [_with_statement(v, st, pattern, times, text, search) for v in values  # noqa: B023
-                      if _well_formed(v, pattern, resolver.entities, context, text)]  # noqa: B023
+            values = [
+                _with_statement(v, st, pattern, times, text, search)
+                for v in values  # noqa: B023
+                if _well_formed(v, pattern, resolver.entities, context, text)
+            ]  # noqa: B023
             return [_Found(v, m.span()) for v in values if v is not None] or None
 
         for items in find_all(pattern.regex, search, build):
@@ -143,9 +151,11 @@ def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:
     clause before it: only trusted when that one was a first-person statement or a match."""
     if previous is not None or not text.isascii():
         return True
-    before = text[max(0, text.rfind(".", 0, m.start()) + 1):m.start()]
-    return re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None and \
-        re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
+    before = text[max(0, text.rfind(".", 0, m.start()) + 1) : m.start()]
+    return (
+        re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None
+        and re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
+    )
 
 
 def _stated(st: Statement, pattern: Compiled) -> bool:
@@ -165,8 +175,12 @@ def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContex
         return True  # "I quit my job": ends the current value, names none
     kind = (context.kinds or {}).get(v.slot, "text")
     span = _value_span(v, text)
-    return check_value(v.value.split(" (")[0].split("（")[0], kind, v.lang, span, text, entities,
-                       context.parsed, context.tokens) is None
+    return (
+        check_value(
+            v.value.split(" (")[0].split("（")[0], kind, v.lang, span, text, entities, context.parsed, context.tokens
+        )
+        is None
+    )
 
 
 def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
@@ -175,8 +189,9 @@ def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
     return (start, start + len(surface)) if start >= 0 else None
 
 
-def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, times: Sequence[TimeMention],
-                    text: str, search: str) -> SlotValue | None:
+def _with_statement(
+    v: SlotValue, st: Statement, pattern: Compiled, times: Sequence[TimeMention], text: str, search: str
+) -> SlotValue | None:
     """The value as the clause says it: negated, a dated plan, historical, a correction, an
     addition; None when it is an undated plan (a goal, not a fact)."""
     from dataclasses import replace
@@ -199,7 +214,7 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, times: Seque
         changes["historical"] = True
     if "correction" in st.cues:
         changes["correction"] = True
-        rejected = _rejected(search[st.start:st.end], v.lang)
+        rejected = _rejected(search[st.start : st.end], v.lang)
         if rejected and rejected != v.value_key:
             changes["rejected_key"] = rejected
     if "addition" in st.cues:
@@ -260,7 +275,7 @@ def _raw_value(m: re.Match[str], text: str) -> tuple[str | None, int]:
     """The value as written (``m`` may have matched the Simplified copy of a Traditional turn)."""
     for name in ("value", "value2", "value3"):
         if name in m.re.groupindex and m.group(name):
-            return text[m.start(name):m.end(name)], m.start(name)
+            return text[m.start(name) : m.end(name)], m.start(name)
     return None, -1
 
 
@@ -342,8 +357,8 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
 
 
 def _since(span: tuple[int, int], times: Sequence[TimeMention], text: str):
-    """"I have lived here since 2020": the fact holds from the time after since/从/自从."""
+    """ "I have lived here since 2020": the fact holds from the time after since/从/自从."""
     for t in times:
-        if span[0] <= t.span[0] <= span[1] + 20 and _SINCE.search(text[max(0, t.span[0] - 8): t.span[0]]):
+        if span[0] <= t.span[0] <= span[1] + 20 and _SINCE.search(text[max(0, t.span[0] - 8) : t.span[0]]):
             return t.start
     return None

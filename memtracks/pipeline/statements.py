@@ -24,13 +24,41 @@ from ..errors import DataFileError
 from ..nlp import ParsedToken
 from ..records import TimeMention
 
-CATEGORIES = ("negated", "ceased", "question", "hypothetical", "wish", "planned", "reported", "past",
-              "correction", "addition")  # (the parse adds "done": a finished act, in the past tense)
+CATEGORIES = (
+    "negated",
+    "ceased",
+    "question",
+    "hypothetical",
+    "wish",
+    "planned",
+    "reported",
+    "past",
+    "correction",
+    "addition",
+)  # (the parse adds "done": a finished act, in the past tense)
 _CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n]+[,;:.!?，。；：！？\n]*")
 _WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
 _SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
-_STATIVE = frozenset({"be", "live", "work", "have", "own", "drive", "study", "like", "love", "enjoy", "hate",
-                      "prefer", "stay", "reside", "dislike", "adore"})
+_STATIVE = frozenset(
+    {
+        "be",
+        "live",
+        "work",
+        "have",
+        "own",
+        "drive",
+        "study",
+        "like",
+        "love",
+        "enjoy",
+        "hate",
+        "prefer",
+        "stay",
+        "reside",
+        "dislike",
+        "adore",
+    }
+)
 _FUTURE_AUX = frozenset({"will", "shall", "'ll", "wo", "gonna"})
 _HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "'d"})
 
@@ -136,7 +164,7 @@ def analyze_statements(
         cues.discard("question")  # a question is a sentence that ends in a question mark
         if sentence_at(sents, start).question:
             cues.add("question")
-        if out and "correction" in out[-1].cues and _marker_only(search[out[-1].start:out[-1].end]):
+        if out and "correction" in out[-1].cues and _marker_only(search[out[-1].start : out[-1].end]):
             cues.add("correction")  # "Sorry, typo: I'm 43": the marker stands before what it corrects
         future = any(start <= t.span[0] < end and t.direction == "future" for t in times)
         out.append(Statement(start, end, frozenset(cues), future))
@@ -155,8 +183,9 @@ def markers_text(text: str) -> str:
     return default_lexicons().to_simplified(text)
 
 
-def statement_for(statements: Sequence[Statement], span: tuple[int, int],
-                  parsed: Sequence[ParsedToken] = ()) -> Statement:
+def statement_for(
+    statements: Sequence[Statement], span: tuple[int, int], parsed: Sequence[ParsedToken] = ()
+) -> Statement:
     """The statement a match at ``span`` belongs to; in English narrowed by the parse."""
     inside = [s for s in statements if s.start <= span[0] < s.end]
     if not inside:
@@ -203,7 +232,9 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
             out.add("wish" if up.lemma != "plan" else "planned")
         if up.lemma in _SAY_VERBS and verb.dep == "ccomp" and up.lemma in ("say", "tell", "hear"):
             out.add("reported")
-    if verb.dep in ("xcomp", "advcl", "acl", "relcl", "pcomp") and not any(t.dep in ("nsubj", "nsubjpass") for t in children):
+    if verb.dep in ("xcomp", "advcl", "acl", "relcl", "pcomp") and not any(
+        t.dep in ("nsubj", "nsubjpass") for t in children
+    ):
         out.add("hypothetical")  # "a way to ... enjoy nature": no subject of its own
     if "question" not in out and any(t.text == "?" for t in parsed if t.idx >= verb.idx):
         out.add("question")

@@ -34,13 +34,42 @@ _VAGUE_EN = frozenset(
     "self place places spot job work goal goals pic pics picture photo photos one idea ideas result results "
     "support effort effort progress experience experiences story stories detail details".split()
 )
-_PRONOUNS_ZH = ("我", "你", "他", "她", "它", "这", "那", "哪", "谁", "什么", "啥", "自己", "大家", "别人", "人家", "咱")
+_PRONOUNS_ZH = (
+    "我",
+    "你",
+    "他",
+    "她",
+    "它",
+    "这",
+    "那",
+    "哪",
+    "谁",
+    "什么",
+    "啥",
+    "自己",
+    "大家",
+    "别人",
+    "人家",
+    "咱",
+)
 _INTERJECTIONS_ZH = set("哈呵嘿嗯啊哦呀吧呢嘛啦哇诶欸噢")
 _PLACE_SUFFIX_ZH = re.compile(r"(?:市|省|区|县|镇|村|州|岛|路|街|湾|港|城|国|山|湖|河|江)$")
-_ORG_SUFFIX_ZH = re.compile(r"(?:公司|集团|银行|大学|学院|学校|医院|中心|研究所|研究院|工厂|厂|店|局|所|部|台|社|馆|科技|网络|事务所)$")
+_ORG_SUFFIX_ZH = re.compile(
+    r"(?:公司|集团|银行|大学|学院|学校|医院|中心|研究所|研究院|工厂|厂|店|局|所|部|台|社|馆|科技|网络|事务所)$"
+)
 _NOT_THING_TAGS_ZH = ("v", "r", "t", "m", "d", "p", "c", "u", "y", "e", "q")  # verbs, pronouns, times, numbers...
-_MAX_WORDS = {"place": 5, "org": 6, "person": 4, "thing": 6, "product": 6, "title": 5, "text": 8, "pet": 5,
-              "language": 3, "condition": 5}
+_MAX_WORDS = {
+    "place": 5,
+    "org": 6,
+    "person": 4,
+    "thing": 6,
+    "product": 6,
+    "title": 5,
+    "text": 8,
+    "pet": 5,
+    "language": 3,
+    "condition": 5,
+}
 
 
 def check_value(
@@ -87,11 +116,13 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
     if all(w in _FUNCTION_EN for w in lower):
         return "only function words"
     if span is not None and text:
-        after = text[span[1]:span[1] + 1]
-        before = text[span[0] - 1:span[0]] if span[0] > 0 else ""
+        after = text[span[1] : span[1] + 1]
+        before = text[span[0] - 1 : span[0]] if span[0] > 0 else ""
         if after in "-'" and after != "" or before == "-":
             return "cut out of a hyphenated word"
-    named = any(e.span[0] <= (span or (0, 0))[0] and (span or (0, 0))[1] <= e.span[1] for e in entities) if span else False
+    named = (
+        any(e.span[0] <= (span or (0, 0))[0] and (span or (0, 0))[1] <= e.span[1] for e in entities) if span else False
+    )
     if kind in ("thing", "text") and not named:
         if lower[0] == "the" and not words[-1][:1].isupper():
             return "a definite 'the ...': a comment on something at hand"
@@ -102,10 +133,18 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
         if any(t.tag in ("VBD", "VBZ", "VBP", "MD") for t in tags):
             return "contains a finite verb (a clause, not a thing)"
         head = tags[-1]
-        if kind in ("thing", "product", "title", "condition") and head.pos not in ("NOUN", "PROPN") \
-                and not (tags[0].tag == "VBG") and not (head.pos == "NUM" and kind == "product"):
+        if (
+            kind in ("thing", "product", "title", "condition")
+            and head.pos not in ("NOUN", "PROPN")
+            and not (tags[0].tag == "VBG")
+            and not (head.pos == "NUM" and kind == "product")
+        ):
             return f"head '{head.text}' is {head.pos}, not a noun or an activity"
-        if kind in ("place", "org", "person") and not named and not all(w[:1].isupper() or w.lower() in ("of", "and", "the", "de") for w in words):
+        if (
+            kind in ("place", "org", "person")
+            and not named
+            and not all(w[:1].isupper() or w.lower() in ("of", "and", "the", "de") for w in words)
+        ):
             return f"a {kind} must be a name"
     elif kind in ("place", "org", "person") and not named and not words[0][:1].isupper():
         return f"a {kind} must be a name"

@@ -73,8 +73,12 @@ def fact_state(fact: Fact, at: datetime, known_at: datetime | None = None) -> Fa
     return FactState.CURRENT
 
 
-def facts_at(facts: Iterable[Fact], at: datetime, known_at: datetime | None = None,
-             states: frozenset[FactState] = frozenset({FactState.CURRENT})) -> list[Fact]:
+def facts_at(
+    facts: Iterable[Fact],
+    at: datetime,
+    known_at: datetime | None = None,
+    states: frozenset[FactState] = frozenset({FactState.CURRENT}),
+) -> list[Fact]:
     """The facts in one of ``states`` at ``at``, each as it was known at ``known_at``."""
     out = []
     for f in facts:
