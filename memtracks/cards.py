@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from .catalogue import Catalogue
 from .fusion import Ranked
@@ -69,10 +70,23 @@ class Card:
     memory_id: int
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # of the turns it comes from
 
     @property
     def tokens(self) -> int:
         return count_tokens(self.text)
+
+    @property
+    def ref(self) -> str:
+        """The memory's id for :meth:`Memory.get`: "fact:12", "event:40", "inference:3"."""
+        return f"{'event' if self.track == 'temporal' else self.track}:{self.memory_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as plain JSON-ready data."""
+        return {"ref": self.ref, "track": self.track, "text": self.text, "score": self.score,
+                "confidence": self.confidence, "source_turn_ids": list(self.source_turn_ids),
+                "lang": self.lang, "valid_from": _iso(self.valid_from), "valid_to": _iso(self.valid_to),
+                "metadata": self.metadata}
 
 
 @dataclass(frozen=True)
@@ -119,6 +133,10 @@ class Recall:
 
 
 # ------------------------------------------------------------------------- building cards
+
+
+def _iso(d: datetime | None) -> str | None:
+    return d.isoformat() if d else None
 
 
 def _day(d: datetime | None) -> str:

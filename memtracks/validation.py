@@ -115,6 +115,7 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
     user_id = _check_id(turn.user_id, "user_id", required=True)
     session_id = _check_id(turn.session_id, "session_id", required=False) or "default"
     speaker = _check_id(turn.speaker, "speaker", required=False) or "user"
+    agent_id = _check_id(turn.agent_id, "agent_id", required=False)
     try:
         lang = check_language(turn.lang)
     except UnsupportedLanguageError as exc:
@@ -128,6 +129,6 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
     except (TypeError, ValueError) as exc:
         raise InvalidTurnError(f"metadata cannot be stored as JSON: {exc}") from None
     turn = replace(turn, text=text, timestamp=timestamp, user_id=user_id, session_id=session_id,
-                   speaker=speaker, lang=lang, metadata=dict(turn.metadata))
+                   speaker=speaker, lang=lang, metadata=dict(turn.metadata), agent_id=agent_id)
     turn_id = _check_id(turn.turn_id, "turn_id", required=False) or f"t-{content_hash(turn)[:16]}"
     return replace(turn, turn_id=turn_id), warnings

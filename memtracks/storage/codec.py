@@ -26,7 +26,7 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin"
+    "source_turn_ids, lang, origin, reason"
 )
 
 
@@ -35,7 +35,7 @@ def fact_row(f: Fact) -> tuple[Any, ...]:
         f.id, f.user_id, f.subject, f.slot, f.value, f.value_key, int(f.negated), f.source,
         f.confidence, dt_text(f.valid_from), dt_text(f.valid_to), dt_text(f.recorded_at),
         dt_text(f.last_seen), epoch(f.last_seen), f.superseded_by, f.mention_count,
-        json.dumps(list(f.source_turn_ids), ensure_ascii=False), f.lang, f.origin,
+        json.dumps(list(f.source_turn_ids), ensure_ascii=False), f.lang, f.origin, f.reason,
     )
 
 
@@ -47,7 +47,7 @@ def row_fact(r: sqlite3.Row) -> Fact:
         valid_to=text_dt(r["valid_to"]), recorded_at=text_dt(r["recorded_at"]),  # type: ignore[arg-type]
         last_seen=text_dt(r["last_seen"]), superseded_by=r["superseded_by"],  # type: ignore[arg-type]
         mention_count=r["mention_count"], source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
-        lang=r["lang"], origin=r["origin"],
+        lang=r["lang"], origin=r["origin"], reason=r["reason"],
     )
 
 
@@ -76,7 +76,7 @@ def _json_happening(d: dict[str, Any]) -> Happening:
 EVENT_COLUMNS = (
     'id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, '
     'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
-    'kinds, entity_keys, source, seq'
+    'kinds, entity_keys, source, seq, metadata'
 )
 
 
@@ -88,6 +88,7 @@ def event_row(e: Event) -> tuple[Any, ...]:
         json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
         json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False),
         " ".join(e.kinds), json.dumps(list(e.entity_keys), ensure_ascii=False), e.source, e.seq,
+        json.dumps(e.metadata, ensure_ascii=False, default=str),
     )
 
 
@@ -100,6 +101,7 @@ def row_event(r: sqlite3.Row) -> Event:
         times=tuple(_json_time(d) for d in json.loads(r["times"])),
         happenings=tuple(_json_happening(d) for d in json.loads(r["happenings"])),
         entity_keys=tuple(json.loads(r["entity_keys"])), source=r["source"], seq=r["seq"],
+        metadata=json.loads(r["metadata"]),
     )
 
 
