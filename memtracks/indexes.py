@@ -82,6 +82,7 @@ class Indexes:
         self._seen_version = store.data_version()
         self._lock = threading.RLock()
         self.refreshes = 0  # how many times another connection's changes were read in
+        self.snapshot_loads = 0  # vector indexes loaded from a snapshot instead of rebuilt
 
     # ------------------------------------------------------------------ access
 
@@ -121,6 +122,7 @@ class Indexes:
             loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
             if loaded is not None:
                 index, synced = loaded
+                self.snapshot_loads += 1
         if index is None:
             index = INDEXES[self.kind](self.dim)
         ids, matrix = self.store.vectors(scope, track, after=synced)

@@ -92,7 +92,7 @@ class Memory:
         self._check_embedder()
         snapshots = None
         if self.store.path != ":memory:" and self.config.snapshots:
-            snapshots = Snapshots(self.store.path, self.store, self._signature)
+            snapshots = Snapshots(self.store.path, self.store, self._signature, self.config.snapshot_min)
         self.indexes = Indexes(self.store, self.embedder.dim, self.config.index, self._documents,
                                self.config.cache_bytes, snapshots)
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)

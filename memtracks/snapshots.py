@@ -35,7 +35,8 @@ MIN_ITEMS = 2_000  # smaller indexes rebuild in well under a second
 class Snapshots:
     """Saves and loads the vector indexes of one database file."""
 
-    def __init__(self, db_path: str | Path, store: Store, embedder: str):
+    def __init__(self, db_path: str | Path, store: Store, embedder: str, min_items: int = MIN_ITEMS):
+        self.min_items = min_items
         self.dir = Path(f"{db_path}.snapshots")
         self.store = store
         self.embedder = embedder
@@ -72,7 +73,7 @@ class Snapshots:
     def save(self, scope: str, track: str, index: Any, last_id: int, generation: int) -> int:
         """Save ``index`` if it is large enough and differs from the saved one; returns 1 if
         a file was written."""
-        if len(index) < MIN_ITEMS:
+        if len(index) < self.min_items:
             return 0
         meta = self._meta(scope, track)
         if meta and meta.get("count") == len(index) and meta.get("last_id") == last_id \
