@@ -215,7 +215,11 @@ class Memory:
         when = timestamp or self.clock()
         turns = messages_to_turns(messages, user_id=user_id, session_id=session_id, timestamp=when,
                                   agent_id=agent_id)
-        return self.write_many(turns)
+        scope = scope_key(user_id, agent_id)
+        seen = {t.turn_id for t in turns if self.store.turn(scope, t.turn_id) is not None}  # type: ignore[arg-type]
+        written = iter(self.write_many([t for t in turns if t.turn_id not in seen]))
+        return [WriteResult(turn=t, lang=t.lang or "", duplicate=True, warnings=("message was already written",))
+                if t.turn_id in seen else next(written) for t in turns]
 
     async def awrite(self, turn: TurnLike | str, **fields: Any) -> WriteResult:
         """:meth:`write` in a worker thread, for async code."""
