@@ -13,11 +13,11 @@ from .errors import (
     DuplicateTurnError,
     ImportConflictError,
     InvalidInputError,
-    NotFoundError,
     InvalidTimeError,
     InvalidTurnError,
     MemtracksError,
     MissingDependencyError,
+    NotFoundError,
     StorageError,
     UnsupportedLanguageError,
 )

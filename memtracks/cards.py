@@ -190,7 +190,8 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
         overlap = len(wanted & set(tokenize(piece)))
         scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
     useful = [item for item in scored if item[0] > 0] or scored[:1]
-    chosen, used = [], 0
+    chosen: list[tuple[int, str]] = []
+    used = 0
     for _, _, start, piece in sorted(useful, reverse=True):
         cost = count_tokens(piece)
         if chosen and used + cost > budget:
@@ -267,7 +268,7 @@ def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
         turns += [t for t in _turns(twin.record) if t not in turns]
     if isinstance(record, Fact):
         text, confidence, lang = fact_card_text(record, catalogue), record.confidence, record.lang
-        valid = (record.valid_from, record.valid_to)
+        valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
         text, lang, valid = event_card_text(record, confidence, terms), record.lang, (record.start, record.end)

@@ -32,8 +32,8 @@ from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
 from .records import Event, Fact, Inference
 from .storage.codec import dt_text
-from .views import event_json, fact_json, inference_json, record_json
 from .tracks.facts import supersede_chain
+from .views import event_json, fact_json, inference_json, record_json
 
 DEFAULT_DB = "memtracks.db"
 

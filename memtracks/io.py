@@ -10,15 +10,13 @@ the turn id. :func:`read_conversation` tells them apart by their content.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
-
-import hashlib
-from collections.abc import Mapping, Sequence
 
 from .errors import InvalidInputError, InvalidTurnError
 from .records import Turn

@@ -292,14 +292,14 @@ def _user_changes(store: Store, scope: str) -> list[tuple[datetime, str, Fact, s
     """The user's corrections and retractions, oldest first: (when, kind, old fact, new value)."""
     facts = store.facts(scope)
     by_id = {f.id: f for f in facts}
-    out = []
+    out: list[tuple[datetime, str, Fact, str | None]] = []
     for f in facts:
         if f.reason == "retracted":
             out.append((f.valid_to or f.recorded_at, "retract", f, None))
         elif f.reason == "corrected" and f.superseded_by in by_id:
             new = by_id[f.superseded_by]
             out.append((new.recorded_at, "correct", f, new.value))
-    return sorted(out, key=lambda x: x[0])  # type: ignore[arg-type, return-value]
+    return sorted(out, key=lambda x: x[0])
 
 
 def rebuild(mem: Memory, scope: str, progress: bool | Callable[[int, int], None]) -> RebuildReport:

@@ -29,7 +29,6 @@ from .retrieval.temporal import retrieve_events
 from .storage import Store
 from .toolkit import Toolkit
 
-
 RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
 FILTER_WIDENING = 4  # a filtered track looks at this many times its k before filtering
 
@@ -111,9 +110,10 @@ class Reader:
         stale = 0
         for track in (t for t in RETRIEVERS if t in filters.tracks):
             wanted = ks[track] * (FILTER_WIDENING if allowed is not None else 1)
-            found = RETRIEVERS[track](query, ctx, wanted)  # type: ignore[operator]
-            if isinstance(found, tuple):
-                found, held = found
+            result: Any = RETRIEVERS[track](query, ctx, wanted)  # type: ignore[operator]
+            found: list[Hit] = result
+            if isinstance(result, tuple):
+                found, held = result
                 stale += held
             if allowed is not None:
                 found = [h for h in found if allowed.intersection(_turn_ids(h))][:ks[track]]

@@ -47,8 +47,8 @@ class _Line(BaseModel):
 
 class Header(_Line):
     kind: Literal["header"] = "header"
-    format: Literal["memtracks.export"] = FORMAT
-    version: Literal[1] = VERSION
+    format: Literal["memtracks.export"] = "memtracks.export"
+    version: Literal[1] = 1
     exported_at: AwareDatetime
     embedder: str
     vectors: bool
@@ -136,7 +136,7 @@ def _decode(text: str) -> np.ndarray:
 def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
     store = mem.store
     user, agent = split_scope(scope)
-    who = {"user_id": user, "agent_id": agent}
+    who: dict[str, Any] = {"user_id": user, "agent_id": agent}
     lines: list[_Line] = []
     for r in store._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (scope,)):
         turn = Turn(r["text"], speaker=r["speaker"], timestamp=text_dt(r["ts"]), user_id=user, agent_id=agent,

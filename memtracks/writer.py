@@ -158,7 +158,7 @@ class Writer:
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
                         self.store.save_vectors(user, track, [
-                            (p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user
+                            (p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user and p.vector is not None
                         ])
         except sqlite3.Error as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
@@ -287,7 +287,7 @@ class Writer:
         self._embed(pending)
         for track in ("fact", "inference"):
             self.store.save_vectors(user_id, track, [(p.item_id, p.content_hash, p.vector)
-                                                     for p in pending if p.track == track])
+                                                     for p in pending if p.track == track and p.vector is not None])
         return Batch([], pending, [])
 
     def _follow(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memtracks import Memory, Turn
+from memtracks import Memory
 from memtracks.cli import main
 from memtracks.errors import DataFileError, InvalidInputError, InvalidTurnError
 from memtracks.io import detect_format

@@ -76,7 +76,8 @@ class MemtracksStore(BaseStore):
         if isinstance(op, SearchOp):
             return self._search(op)
         if isinstance(op, PutOp):
-            return self._put(op)
+            self._put(op)
+            return None
         if isinstance(op, ListNamespacesOp):
             return self._namespaces(op)
         raise InvalidTurnError(f"unsupported store operation {type(op).__name__}")
@@ -88,7 +89,7 @@ class MemtracksStore(BaseStore):
 
     def _put(self, op: PutOp) -> None:
         user, agent = self.scope(op.namespace)
-        stored = self.memory.get(user, op.key, kind="turn", agent_id=agent)
+        stored: Any = self.memory.get(user, op.key, kind="turn", agent_id=agent)
         if op.value is None:
             if stored is not None:
                 self.memory.forget(user, agent_id=agent, turn_ids=[op.key])

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import Field
 
@@ -52,11 +52,14 @@ class HappeningSpec(Strict):
     confidence: float = Field(0.85, ge=0.0, le=1.0)
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """A validated pattern spec with its compiled regexes."""
+S = TypeVar("S", SlotPatternSpec, HappeningSpec)
 
-    spec: SlotPatternSpec | HappeningSpec
+
+@dataclass(frozen=True)
+class Compiled(Generic[S]):
+    """A validated pattern spec (a slot pattern or a happening) with its compiled regexes."""
+
+    spec: S
     regex: re.Pattern[str]
     reject: re.Pattern[str] | None = None
 

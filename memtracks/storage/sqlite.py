@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +23,6 @@ from ..errors import StorageError
 from ..records import Event, Fact, Inference, Turn
 from . import codec
 from .schema import migrate
-
 
 MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
 
@@ -155,12 +154,13 @@ class Store:
         session_id: str | None = None,
         start: datetime | None = None,
         end: datetime | None = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
         turn_ids: Sequence[str] | None = None,
     ) -> set[str]:
         """Ids of ``user_id``'s turns said in ``session_id``, within ``[start, end)``, whose
         metadata holds every key of ``metadata`` with that value (all given conditions)."""
-        sql, params = "SELECT turn_id FROM turns WHERE user_id = ?", [user_id]
+        sql = "SELECT turn_id FROM turns WHERE user_id = ?"
+        params: list[Any] = [user_id]
         if session_id is not None:
             sql += " AND session_id = ?"
             params.append(session_id)
@@ -214,7 +214,8 @@ class Store:
         after: int = 0,
     ) -> list[Fact]:
         """Facts of ``user_id`` in id order; ``after``: only those with a larger id."""
-        sql, params = "SELECT * FROM facts WHERE user_id = ?", [user_id]
+        sql = "SELECT * FROM facts WHERE user_id = ?"
+        params: list[Any] = [user_id]
         if after:
             sql += " AND id > ?"
             params.append(after)
@@ -281,7 +282,8 @@ class Store:
         # "+user_id": with ids given (or a tail after an id), look them up by primary key
         # instead of scanning the user's events through a user_id index
         by_id = ids is not None or after
-        sql, params = f"SELECT * FROM events WHERE {'+' if by_id else ''}user_id = ?", [user_id]
+        sql = f"SELECT * FROM events WHERE {'+' if by_id else ''}user_id = ?"
+        params: list[Any] = [user_id]
         if kinds is not None:
             sql = ("SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
                    f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?")
@@ -388,7 +390,8 @@ class Store:
         limit: int | None = None,
         after: int = 0,
     ) -> list[Inference]:
-        sql, params = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
+        sql = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?"
+        params: list[Any] = [user_id]
         if after:
             sql += " AND id > ?"
             params.append(after)
