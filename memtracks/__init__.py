@@ -1,10 +1,10 @@
 """memtracks: long-term memory for LLM agents, in English and Chinese, offline.
 
-    from memtracks import Memory, Turn
-    mem = Memory("memory.db")
-    mem.write("I moved to Shanghai last month.", user_id="u1", timestamp=...)
-    mem.retrieve("Where do I live?", user_id="u1").render()
-    mem.forget("u1", turn_ids=[...])
+from memtracks import Memory, Turn
+mem = Memory("memory.db")
+mem.write("I moved to Shanghai last month.", user_id="u1", timestamp=...)
+mem.retrieve("Where do I live?", user_id="u1").render()
+mem.forget("u1", turn_ids=[...])
 """
 
 from ._version import __version__

@@ -24,8 +24,10 @@ from .pipeline.matching import sentences
 from .records import Event, Fact, Inference, Premise, TimeMention
 from .retrieval.lexical import tokenize
 
-LABELS = {"en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
-          "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"}}
+LABELS = {
+    "en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
+    "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"},
+}
 MAX_EVENT_CHARS = 400
 SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff]")
@@ -83,10 +85,18 @@ class Card:
 
     def to_dict(self) -> dict[str, Any]:
         """The card as plain JSON-ready data."""
-        return {"ref": self.ref, "track": self.track, "text": self.text, "score": self.score,
-                "confidence": self.confidence, "source_turn_ids": list(self.source_turn_ids),
-                "lang": self.lang, "valid_from": _iso(self.valid_from), "valid_to": _iso(self.valid_to),
-                "metadata": self.metadata}
+        return {
+            "ref": self.ref,
+            "track": self.track,
+            "text": self.text,
+            "score": self.score,
+            "confidence": self.confidence,
+            "source_turn_ids": list(self.source_turn_ids),
+            "lang": self.lang,
+            "valid_from": _iso(self.valid_from),
+            "valid_to": _iso(self.valid_to),
+            "metadata": self.metadata,
+        }
 
 
 @dataclass(frozen=True)
@@ -117,8 +127,11 @@ class Recall:
         """The best cards that fit in ``max_tokens`` (estimated), one per line."""
         lines, used, chosen = [], 0, []
         if header:
-            title = (f"相关记忆（截至 {self.now.date().isoformat()}）：" if self.lang == "zh"
-                     else f"Relevant memories (as of {self.now.date().isoformat()}):")
+            title = (
+                f"相关记忆（截至 {self.now.date().isoformat()}）："
+                if self.lang == "zh"
+                else f"Relevant memories (as of {self.now.date().isoformat()}):"
+            )
             lines.append(title)
             used = count_tokens(title)
         for card in self.cards:
@@ -184,9 +197,12 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
     wanted = set(terms)
     scored = []
     for rank, sent in enumerate(sentences(text)):
-        piece = text[sent.start:sent.end]
-        inside = [replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
-                  for t in times if sent.start <= t.span[0] and t.span[1] <= sent.end]
+        piece = text[sent.start : sent.end]
+        inside = [
+            replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
+            for t in times
+            if sent.start <= t.span[0] and t.span[1] <= sent.end
+        ]
         overlap = len(wanted & set(tokenize(piece)))
         scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
     useful = [item for item in scored if item[0] > 0] or scored[:1]
@@ -212,8 +228,11 @@ def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
     if fact.is_current:
         since = f"自 {_day(fact.valid_from)}" if zh else f"since {_day(fact.valid_from)}"
     elif zh:
-        since = f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代" if fact.superseded_by else \
-            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
+        since = (
+            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代"
+            if fact.superseded_by
+            else f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
+        )
     else:
         state = "superseded" if fact.superseded_by else "ended"
         since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {state}"
@@ -246,8 +265,11 @@ def describe_premises(inference: Inference, lookup: Callable[[Premise], Fact | E
         record = lookup(p)
         if isinstance(record, Event):
             kind = record.kinds[0] if record.kinds else "event"
-            parts.append(f"{kind}事件 {_day(record.mentioned_at)}" if inference.lang == "zh"
-                         else f"{kind} event {_day(record.mentioned_at)}")
+            parts.append(
+                f"{kind}事件 {_day(record.mentioned_at)}"
+                if inference.lang == "zh"
+                else f"{kind} event {_day(record.mentioned_at)}"
+            )
         elif isinstance(record, Fact):
             parts.append(f"{record.slot}事实" if inference.lang == "zh" else f"{record.slot} fact")
     return ", ".join(parts) or inference.rule_id
@@ -260,8 +282,13 @@ def event_confidence(event: Event, weight: float) -> float:
     return weight
 
 
-def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
-               lookup: Callable[[Premise], Fact | Event | None], terms: Sequence[str] = ()) -> Card:
+def build_card(
+    ranked: Ranked,
+    catalogue: Catalogue,
+    temporal_weight: float,
+    lookup: Callable[[Premise], Fact | Event | None],
+    terms: Sequence[str] = (),
+) -> Card:
     hit, record = ranked.hit, ranked.hit.record
     turns = list(_turns(record))
     for twin in ranked.merged:
@@ -276,8 +303,17 @@ def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
         assert isinstance(record, Inference)
         text = inference_card_text(record, describe_premises(record, lookup))
         confidence, lang, valid = record.confidence, record.lang, (record.valid_from, record.valid_to)
-    return Card(hit.track, text, round(ranked.score, 4), confidence, tuple(turns), dict(ranked.explain),
-                "zh" if lang == "zh" else "en", hit.item_id, *valid)
+    return Card(
+        hit.track,
+        text,
+        round(ranked.score, 4),
+        confidence,
+        tuple(turns),
+        dict(ranked.explain),
+        "zh" if lang == "zh" else "en",
+        hit.item_id,
+        *valid,
+    )
 
 
 def _turns(record: Fact | Event | Inference) -> tuple[str, ...]:

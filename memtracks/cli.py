@@ -63,8 +63,9 @@ def _read(args: argparse.Namespace) -> list[Any]:
     if kind == "messages":
         if not args.user:
             raise MemtracksError(f"{args.file} holds chat messages, which carry no user: pass --user")
-        return read_messages(args.file, user_id=args.user, session_id=args.session,
-                             timestamp=args.at or datetime.now(timezone.utc))
+        return read_messages(
+            args.file, user_id=args.user, session_id=args.session, timestamp=args.at or datetime.now(timezone.utc)
+        )
     return list(read_jsonl(args.file, args.user))
 
 
@@ -76,8 +77,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         facts = sum(len(r.facts) for r in new)
         inferences = sum(len(r.inferences) for r in new)
         warned = [r for r in new if r.warnings]
-        print(f"ingested {len(new)} turn(s) ({len(results) - len(new)} already stored) into {args.db}: "
-              f"{facts} fact update(s), {inferences} inference(s)")
+        print(
+            f"ingested {len(new)} turn(s) ({len(results) - len(new)} already stored) into {args.db}: "
+            f"{facts} fact update(s), {inferences} inference(s)"
+        )
         for r in warned:
             print(f"  warning, turn {r.turn.turn_id}: {'; '.join(r.warnings)}", file=sys.stderr)
     return 0
@@ -87,9 +90,11 @@ def _fact_line(f: Fact) -> str:
     state = "current" if f.is_current else (f"superseded by #{f.superseded_by}" if f.superseded_by else "ended")
     until = f" until {f.valid_to.date().isoformat()}" if f.valid_to else ""
     neg = "NOT " if f.negated else ""
-    return (f"  #{f.id} {f.subject} · {f.slot}: {neg}{f.value or '—'}  "
-            f"[{f.valid_from.date().isoformat()}{until}; {state}; {f.source}, conf {f.confidence:.2f}, "
-            f"x{f.mention_count}; turns {','.join(f.source_turn_ids)}]")
+    return (
+        f"  #{f.id} {f.subject} · {f.slot}: {neg}{f.value or '—'}  "
+        f"[{f.valid_from.date().isoformat()}{until}; {state}; {f.source}, conf {f.confidence:.2f}, "
+        f"x{f.mention_count}; turns {','.join(f.source_turn_ids)}]"
+    )
 
 
 def _event_line(e: Event) -> str:
@@ -122,7 +127,9 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
         if len(chain) > 1:
             print("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain))
     events = mem.events(user)
-    print(f"== {user}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)")
+    print(
+        f"== {user}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)"
+    )
     notable = [e for e in events if e.start is not None or e.happenings] or events
     for e in notable[:limit]:
         print(_event_line(e))
@@ -132,10 +139,13 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
 
 
 def _show_json(mem: Memory, user: str, agent: str | None = None) -> dict[str, Any]:
-    return {"user_id": user, "agent_id": agent,
-            "facts": [fact_json(f) for f in mem.facts(user, agent_id=agent, include_superseded=True)],
-            "events": [event_json(e) for e in mem.events(user, agent_id=agent)],
-            "inferences": [inference_json(i) for i in mem.inferences(user, agent_id=agent, include_retracted=True)]}
+    return {
+        "user_id": user,
+        "agent_id": agent,
+        "facts": [fact_json(f) for f in mem.facts(user, agent_id=agent, include_superseded=True)],
+        "events": [event_json(e) for e in mem.events(user, agent_id=agent)],
+        "inferences": [inference_json(i) for i in mem.inferences(user, agent_id=agent, include_retracted=True)],
+    }
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -156,7 +166,9 @@ def _when(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}"
+        ) from None
     if value.tzinfo is None:
         raise argparse.ArgumentTypeError(f"--now needs a timezone offset, e.g. {text}+00:00")
     return value
@@ -172,18 +184,38 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if user is None:
             print(f"memtracks: pass --user (this database has {len(users)} users: {', '.join(users)})", file=sys.stderr)
             return 2
-        recall = mem.retrieve(args.question, user_id=user, agent_id=args.agent, now=args.now, top_n=args.top,
-                              as_of=args.as_of, session_id=args.session, tracks=args.track)
+        recall = mem.retrieve(
+            args.question,
+            user_id=user,
+            agent_id=args.agent,
+            now=args.now,
+            top_n=args.top,
+            as_of=args.as_of,
+            session_id=args.session,
+            tracks=args.track,
+        )
         if args.json:
-            print(json.dumps({"question": args.question, "user_id": user, "now": dt_text(recall.now),
-                              "suppressed": recall.suppressed,
-                              "cards": [{**c.to_dict(), "explain": c.explain} for c in recall.cards]},
-                             ensure_ascii=False, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "question": args.question,
+                        "user_id": user,
+                        "now": dt_text(recall.now),
+                        "suppressed": recall.suppressed,
+                        "cards": [{**c.to_dict(), "explain": c.explain} for c in recall.cards],
+                    },
+                    ensure_ascii=False,
+                    indent=2,
+                )
+            )
         else:
             rendered = recall.render(max_tokens=args.max_tokens)
             print(rendered.text or "(no relevant memories)")
-            print(f"-- {len(rendered.cards)} card(s), ~{rendered.tokens} tokens; "
-                  f"{recall.suppressed} superseded/expired candidate(s) held back", file=sys.stderr)
+            print(
+                f"-- {len(rendered.cards)} card(s), ~{rendered.tokens} tokens; "
+                f"{recall.suppressed} superseded/expired candidate(s) held back",
+                file=sys.stderr,
+            )
     return 0
 
 
@@ -214,8 +246,15 @@ def cmd_retract(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     with _open(args) as mem:
-        report = mem.forget(args.user, agent_id=args.agent, turn_ids=args.turn, session_id=args.session,
-                            before=args.before, everything=args.everything, vacuum=args.vacuum)
+        report = mem.forget(
+            args.user,
+            agent_id=args.agent,
+            turn_ids=args.turn,
+            session_id=args.session,
+            before=args.before,
+            everything=args.everything,
+            vacuum=args.vacuum,
+        )
         _print({**report.counts(), "reopened_facts": list(report.reopened)})
     return 0
 
@@ -230,8 +269,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     with _open(args, must_exist=False) as mem:
         report = mem.import_(args.file, user_id=args.user)
-    _print({"counts": report.counts, "scopes": report.scopes, "reembedded": report.reembedded,
-            "renumbered": report.renumbered})
+    _print(
+        {
+            "counts": report.counts,
+            "scopes": report.scopes,
+            "reembedded": report.reembedded,
+            "renumbered": report.renumbered,
+        }
+    )
     return 0
 
 
@@ -245,8 +290,15 @@ def cmd_export_schema(args: argparse.Namespace) -> int:
 def cmd_rebuild(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         report = mem.rebuild(args.user, agent_id=args.agent, progress=not args.quiet)
-    _print({"turns": report.turns, "before": report.before, "after": report.after,
-            "replayed": report.replayed, "unmatched": report.unmatched})
+    _print(
+        {
+            "turns": report.turns,
+            "before": report.before,
+            "after": report.after,
+            "replayed": report.replayed,
+            "unmatched": report.unmatched,
+        }
+    )
     return 0
 
 
@@ -258,8 +310,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def status(mem: Memory) -> dict[str, Any]:
     """What a memory file holds, per user and agent."""
-    return {"db": mem.store.path, "embedder": f"{mem.embedder.name}:{mem.embedder.dim}",
-            "scopes": [{"user_id": u, "agent_id": a, **mem.stats(u, agent_id=a)} for u, a in mem.scopes()]}
+    return {
+        "db": mem.store.path,
+        "embedder": f"{mem.embedder.name}:{mem.embedder.dim}",
+        "scopes": [{"user_id": u, "agent_id": a, **mem.stats(u, agent_id=a)} for u, a in mem.scopes()],
+    }
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -283,16 +338,20 @@ def _data_folders(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memtracks", description="Long-term memory for LLM agents.")
     parser.add_argument("--version", action="version", version=f"memtracks {__version__}")
-    parser.add_argument("--db", default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
-                        help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)")
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
+        help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ingest = sub.add_parser("ingest", help="write the turns of a JSONL, chat-messages or LoCoMo file")
     ingest.add_argument("file", help="JSONL turns, a JSON list of chat messages, or LoCoMo JSON (detected)")
     ingest.add_argument("--user", help="user_id for turns that have none (LoCoMo: default sample_id)")
     ingest.add_argument("--session", help="session id for chat messages (default: the file name)")
     ingest.add_argument("--at", type=_when, default=None, help="when chat messages were said (default: now)")
-    ingest.add_argument("--tz", type=_zone, default=timezone.utc,
-                        help="time zone of LoCoMo session dates (default UTC)")
+    ingest.add_argument(
+        "--tz", type=_zone, default=timezone.utc, help="time zone of LoCoMo session dates (default UTC)"
+    )
     ingest.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _data_folders(ingest)
     ingest.set_defaults(func=cmd_ingest)
@@ -306,11 +365,16 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument("--user", help="whose memories (default: the only user in the database)")
     recall.add_argument("--agent", help="the agent's own memories of the user")
     recall.add_argument("--now", type=_when, default=None, help="when the question is asked (ISO 8601 with offset)")
-    recall.add_argument("--as-of", type=_when, default=None,
-                        help="answer as things stood then: later memories unseen, facts as they were")
+    recall.add_argument(
+        "--as-of",
+        type=_when,
+        default=None,
+        help="answer as things stood then: later memories unseen, facts as they were",
+    )
     recall.add_argument("--session", help="only memories from this session")
-    recall.add_argument("--track", action="append", choices=["fact", "temporal", "inference"],
-                        help="only this track (repeatable)")
+    recall.add_argument(
+        "--track", action="append", choices=["fact", "temporal", "inference"], help="only this track (repeatable)"
+    )
     recall.add_argument("--top", type=int, default=5, help="cards to return (default 5)")
     recall.add_argument("--max-tokens", type=int, default=300, help="token budget of the rendered cards")
     recall.add_argument("--json", action="store_true", help="JSON with scores and breakdowns")

@@ -121,8 +121,11 @@ class FusionConfig:
         return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)
 
     def decay_days(self, track: str) -> float:
-        return {"fact": self.fact_decay_days, "temporal": self.temporal_decay_days,
-                "inference": self.inference_decay_days}[track]
+        return {
+            "fact": self.fact_decay_days,
+            "temporal": self.temporal_decay_days,
+            "inference": self.inference_decay_days,
+        }[track]
 
 
 @dataclass(frozen=True)

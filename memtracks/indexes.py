@@ -70,8 +70,9 @@ class Indexes:
         snapshots: where vector indexes are saved and loaded (None: always rebuild).
     """
 
-    def __init__(self, store: Store, dim: int, kind: str, documents: Documents, budget_bytes: int,
-                 snapshots: Any = None):
+    def __init__(
+        self, store: Store, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
+    ):
         self.store = store
         self.dim = dim
         self.kind = kind
@@ -243,6 +244,5 @@ class Indexes:
             written = 0
             for scope, entry in self._scopes.items():
                 for track, index in entry.vectors.items():
-                    written += self.snapshots.save(scope, track, index, entry.synced.get(track, 0),
-                                                   entry.generation)
+                    written += self.snapshots.save(scope, track, index, entry.synced.get(track, 0), entry.generation)
             return written

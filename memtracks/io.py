@@ -24,13 +24,30 @@ from .records import Turn
 _LOCOMO_DATE = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.IGNORECASE
 )
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 
 
 def parse_locomo_date(text: str, tz: tzinfo) -> datetime:
-    """"1:56 pm on 8 May, 2023" -> an aware datetime in ``tz``."""
+    """ "1:56 pm on 8 May, 2023" -> an aware datetime in ``tz``."""
     m = _LOCOMO_DATE.match(text)
     month = _MONTHS.get(m.group(5).lower()) if m else None
     if m is None or month is None:
@@ -136,16 +153,27 @@ def messages_to_turns(
         if role in INSTRUCTION_ROLES:
             continue
         if role not in CONVERSATION_ROLES:
-            raise InvalidTurnError(f"message #{position}: unknown role {message['role']!r}; expected "
-                                   f"one of {', '.join(sorted({*CONVERSATION_ROLES, *INSTRUCTION_ROLES}))}")
+            raise InvalidTurnError(
+                f"message #{position}: unknown role {message['role']!r}; expected "
+                f"one of {', '.join(sorted({*CONVERSATION_ROLES, *INSTRUCTION_ROLES}))}"
+            )
         text = message_text(message.get("content"))
         if not text.strip():
             continue  # a tool call or an image with no text: nothing to remember
         speaker = CONVERSATION_ROLES[role]
         digest = hashlib.sha1(f"{session}\x1f{position}\x1f{role}\x1f{text}".encode()).hexdigest()[:16]
         turn_id = str(message.get("id") or f"m-{digest}")
-        turns.append(Turn(text, speaker=speaker, timestamp=timestamp, user_id=user_id, session_id=session,
-                          turn_id=turn_id, agent_id=agent_id))
+        turns.append(
+            Turn(
+                text,
+                speaker=speaker,
+                timestamp=timestamp,
+                user_id=user_id,
+                session_id=session,
+                turn_id=turn_id,
+                agent_id=agent_id,
+            )
+        )
     return turns
 
 
@@ -155,7 +183,7 @@ FORMATS = ("jsonl", "messages", "locomo")
 
 
 def detect_format(path: str | Path) -> str:
-    """"jsonl", "messages" or "locomo", from what the file holds; a clear
+    """ "jsonl", "messages" or "locomo", from what the file holds; a clear
     :class:`~memtracks.errors.InvalidInputError` for anything else."""
     path = Path(path)
     try:
@@ -165,8 +193,10 @@ def detect_format(path: str | Path) -> str:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InvalidInputError(f"{path} is not UTF-8 text (a binary file?); expected JSONL turns, "
-                                "a JSON list of chat messages or LoCoMo JSON") from None
+        raise InvalidInputError(
+            f"{path} is not UTF-8 text (a binary file?); expected JSONL turns, "
+            "a JSON list of chat messages or LoCoMo JSON"
+        ) from None
     if not text.strip():
         raise InvalidInputError(f"{path} is empty")
     try:
@@ -201,10 +231,12 @@ def _jsonl_kind(path: Path, text: str) -> str:
 
 
 def _unknown(path: Path) -> str:
-    return (f"{path}: not a format memtracks ingests. Expected one of: JSONL turns (one object per "
-            'line with "text", e.g. {"text": "I live in Paris.", "user_id": "u1"}); chat messages '
-            '(a JSON list of {"role": "user", "content": ...}, or JSONL of them); LoCoMo JSON '
-            '(samples with "conversation").')
+    return (
+        f"{path}: not a format memtracks ingests. Expected one of: JSONL turns (one object per "
+        'line with "text", e.g. {"text": "I live in Paris.", "user_id": "u1"}); chat messages '
+        '(a JSON list of {"role": "user", "content": ...}, or JSONL of them); LoCoMo JSON '
+        '(samples with "conversation").'
+    )
 
 
 def read_messages(path: str | Path, *, user_id: str, session_id: str | None, timestamp: datetime) -> list[Turn]:

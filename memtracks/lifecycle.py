@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 from .errors import InvalidTurnError, NotFoundError
 from .pipeline.conflicts import correct_fact, retract_fact, take_place
 from .progress import reporter
-from .records import Fact, Inference, Turn
+from .records import Fact, Inference
 from .scopes import public
-from .storage import erase
-from .storage.codec import text_dt
+from .storage import codec, erase
 from .storage.sqlite import Store
 
 if TYPE_CHECKING:
@@ -32,14 +31,6 @@ KINDS = ("turn", "fact", "event", "inference")
 
 
 # ---------------------------------------------------------------------- get
-
-
-def turn_record(row: Any, user_id: str) -> Turn:
-    import json
-
-    return Turn(row["text"], speaker=row["speaker"], timestamp=text_dt(row["ts"]), user_id=user_id,
-                session_id=row["session_id"], turn_id=row["turn_id"], lang=row["lang"], source=row["source"],
-                metadata=json.loads(row["metadata"]))
 
 
 def parse_ref(ref: str | int, kind: str | None) -> tuple[str, str | int]:
@@ -60,8 +51,9 @@ def parse_ref(ref: str | int, kind: str | None) -> tuple[str, str | int]:
         if prefix == "turn" and rest:
             return "turn", rest
         return "turn", ref
-    raise InvalidTurnError(f"give the kind of memory {ref!r} is (kind='fact', 'event', 'inference' or "
-                           "'turn'), or an id like 'fact:12'")
+    raise InvalidTurnError(
+        f"give the kind of memory {ref!r} is (kind='fact', 'event', 'inference' or 'turn'), or an id like 'fact:12'"
+    )
 
 
 def get(mem: Memory, scope: str, ref: str | int, kind: str | None, user_id: str) -> Any:
@@ -70,7 +62,7 @@ def get(mem: Memory, scope: str, ref: str | int, kind: str | None, user_id: str)
     found: list[Any]
     if kind == "turn":
         row = store.turn(scope, str(key))
-        return turn_record(row, user_id) if row is not None else None
+        return codec.row_turn(row, user_id) if row is not None else None
     if kind == "fact":
         found = store.facts_by_id(scope, [int(key)])
     elif kind == "event":
@@ -96,8 +88,13 @@ class ForgetReport:
     reactivated: tuple[int, ...] = ()
 
     def counts(self) -> dict[str, int]:
-        return {"turns": self.turns, "events": self.events, "facts": self.facts,
-                "inferences": self.inferences, "names": self.names}
+        return {
+            "turns": self.turns,
+            "events": self.events,
+            "facts": self.facts,
+            "inferences": self.inferences,
+            "names": self.names,
+        }
 
 
 @dataclass
@@ -110,8 +107,15 @@ class _Plan:
     inference_updates: list[Inference] = field(default_factory=list)
 
 
-def select_turns(store: Store, scope: str, *, turn_ids: Iterable[str] | None, session_id: str | None,
-                 before: datetime | None, everything: bool) -> set[str]:
+def select_turns(
+    store: Store,
+    scope: str,
+    *,
+    turn_ids: Iterable[str] | None,
+    session_id: str | None,
+    before: datetime | None,
+    everything: bool,
+) -> set[str]:
     if everything and (turn_ids is not None or session_id is not None or before is not None):
         raise InvalidTurnError("everything=True erases all; do not combine it with other selections")
     if not everything and turn_ids is None and session_id is None and before is None:
@@ -138,8 +142,9 @@ def _plan(store: Store, scope: str, turns: set[str], everything: bool) -> _Plan:
             plan.facts[fact.id] = fact  # type: ignore[index]
         elif len(remaining) < len(fact.source_turn_ids):
             dropped = len(fact.source_turn_ids) - len(remaining)
-            plan.kept.append(replace(fact, source_turn_ids=remaining,
-                                     mention_count=max(1, fact.mention_count - dropped)))
+            plan.kept.append(
+                replace(fact, source_turn_ids=remaining, mention_count=max(1, fact.mention_count - dropped))
+            )
     gone_premises = {("fact", i) for i in plan.facts} | {("event", i) for i in plan.events}
     for inference in store.inferences(scope):
         if everything or any((p.track, p.id) in gone_premises for p in inference.premises):
@@ -149,8 +154,9 @@ def _plan(store: Store, scope: str, turns: set[str], everything: bool) -> _Plan:
                 if derived is not None and set(derived.source_turn_ids) <= set(inference.source_turn_ids):
                     plan.facts[derived.id] = derived  # type: ignore[index]
         elif turns.intersection(inference.source_turn_ids):
-            plan.inference_updates.append(replace(inference, source_turn_ids=tuple(
-                t for t in inference.source_turn_ids if t not in turns)))
+            plan.inference_updates.append(
+                replace(inference, source_turn_ids=tuple(t for t in inference.source_turn_ids if t not in turns))
+            )
     return plan
 
 
@@ -185,37 +191,59 @@ def reactivate(store: Store, scope: str, fact_ids: Iterable[int]) -> list[Infere
         return []
     rows = store._rows(
         f"SELECT DISTINCT inference_id FROM inference_premises WHERE user_id = ? AND track = 'fact' "
-        f"AND premise_id IN ({','.join('?' * len(ids))})", (scope, *ids))
+        f"AND premise_id IN ({','.join('?' * len(ids))})",
+        (scope, *ids),
+    )
     candidates = [i for i in store.inferences(scope, ids=[r[0] for r in rows]) if not i.is_active]
     out = []
     for inference in candidates:
         premises = [p.id for p in inference.premises if p.track == "fact"]
         if all(f.is_current for f in store.facts_by_id(scope, premises)) and len(premises) == len(
-                store.facts_by_id(scope, premises)):
+            store.facts_by_id(scope, premises)
+        ):
             out.append(replace(inference, status="active", retracted_at=None, retracted_because=None))
     store.save_inferences(out)
     return out
 
 
-def forget(mem: Memory, scope: str, *, turn_ids: Iterable[str] | None, session_id: str | None,
-           before: datetime | None, everything: bool, vacuum: bool) -> ForgetReport:
+def forget(
+    mem: Memory,
+    scope: str,
+    *,
+    turn_ids: Iterable[str] | None,
+    session_id: str | None,
+    before: datetime | None,
+    everything: bool,
+    vacuum: bool,
+) -> ForgetReport:
     store = mem.store
-    turns = select_turns(store, scope, turn_ids=turn_ids, session_id=session_id, before=before,
-                         everything=everything)
-    selector = {"turn_ids": "given" if turn_ids is not None else None, "session": session_id is not None,
-                "before": before.isoformat() if before else None, "everything": everything}
+    turns = select_turns(store, scope, turn_ids=turn_ids, session_id=session_id, before=before, everything=everything)
+    selector = {
+        "turn_ids": "given" if turn_ids is not None else None,
+        "session": session_id is not None,
+        "before": before.isoformat() if before else None,
+        "everything": everything,
+    }
     with erase.overwriting(store), store.transaction():
         plan = _plan(store, scope, turns, everything)
         reopened = _reopen(store, scope, plan)
         erase.relink(store, scope, plan.events)
-        erase.delete_rows(store, scope, turn_ids=plan.turns, event_ids=plan.events, fact_ids=plan.facts,
-                          inference_ids=plan.inferences)
+        erase.delete_rows(
+            store, scope, turn_ids=plan.turns, event_ids=plan.events, fact_ids=plan.facts, inference_ids=plan.inferences
+        )
         store.save_facts(plan.kept)
         store.save_inferences(plan.inference_updates)
         reactivated = reactivate(store, scope, [f.id for f in reopened])  # type: ignore[misc]
         names = erase.prune_names(store, scope)
-        report = ForgetReport(len(plan.turns), len(plan.events), len(plan.facts), len(plan.inferences), names,
-                              tuple(f.id for f in reopened), tuple(i.id for i in reactivated))  # type: ignore[misc]
+        report = ForgetReport(
+            len(plan.turns),
+            len(plan.events),
+            len(plan.facts),
+            len(plan.inferences),
+            names,
+            tuple(f.id for f in reopened if f.id is not None),
+            tuple(i.id for i in reactivated if i.id is not None),
+        )
         erase.record_erasure(store, scope, mem.clock(), selector, report.counts())
         store.bump_generation(scope)
     erase.scrub(store, vacuum=vacuum)
@@ -247,12 +275,16 @@ def correct(mem: Memory, scope: str, fact_id: int, value: str) -> Fact:
     store = mem.store
     fact = _fact(store, scope, fact_id)
     if fact.reason == "corrected":
-        raise InvalidTurnError(f"fact #{fact_id} was already corrected by #{fact.superseded_by}; "
-                               "correct that one")
+        raise InvalidTurnError(f"fact #{fact_id} was already corrected by #{fact.superseded_by}; correct that one")
     at = mem.clock()
     with store.transaction():
-        changes = correct_fact(fact, value=value.strip(), value_key=mem.toolkit.key_of(value.strip()),
-                               at=max(at, fact.recorded_at), new_id=store.next_id("facts"))
+        changes = correct_fact(
+            fact,
+            value=value.strip(),
+            value_key=mem.toolkit.key_of(value.strip()),
+            at=max(at, fact.recorded_at),
+            new_id=store.next_id("facts"),
+        )
         batch = mem.writer.apply_changes(scope, changes, at, "user.correct")
     mem._after_commit(batch)
     return changes.added[0]
@@ -304,8 +336,7 @@ def _user_changes(store: Store, scope: str) -> list[tuple[datetime, str, Fact, s
 
 def rebuild(mem: Memory, scope: str, progress: bool | Callable[[int, int], None]) -> RebuildReport:
     store = mem.store
-    rows = store._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (scope,))
-    turns = [replace(turn_record(r, scope), turn_id=r["turn_id"]) for r in rows]
+    turns = [codec.row_turn(r, scope) for r in store.turns_written(scope)]
     changes = _user_changes(store, scope)
     before = store.counts(scope)
     report = reporter(progress, len(turns), desc="rebuilding")
@@ -314,11 +345,14 @@ def rebuild(mem: Memory, scope: str, progress: bool | Callable[[int, int], None]
     with store.transaction():
         erase.delete_scope(store, scope)
         for start in range(0, len(turns), size):
-            mem.writer.write([(t, []) for t in turns[start:start + size]])
+            mem.writer.write([(t, []) for t in turns[start : start + size]])
             report(min(len(turns), start + size))
         for at, kind, old, value in changes:
-            match = [f for f in store.facts(scope, subjects=[old.subject], slots=[old.slot], current_only=True)
-                     if f.value_key == old.value_key and f.negated == old.negated]
+            match = [
+                f
+                for f in store.facts(scope, subjects=[old.subject], slots=[old.slot], current_only=True)
+                if f.value_key == old.value_key and f.negated == old.negated
+            ]
             if not match:
                 continue
             replayed += 1
@@ -327,12 +361,17 @@ def rebuild(mem: Memory, scope: str, progress: bool | Callable[[int, int], None]
                 preds = [f for f in store.facts(scope, subjects=[fact.subject]) if f.superseded_by == fact.id]
                 step = retract_fact(fact, preds, at=max(at, fact.recorded_at))
             else:
-                step = correct_fact(fact, value=value, value_key=mem.toolkit.key_of(value),  # type: ignore[arg-type]
-                                    at=max(at, fact.recorded_at), new_id=store.next_id("facts"))
+                assert value is not None
+                step = correct_fact(
+                    fact,
+                    value=value,
+                    value_key=mem.toolkit.key_of(value),
+                    at=max(at, fact.recorded_at),
+                    new_id=store.next_id("facts"),
+                )
             mem.writer.apply_changes(scope, step, at, f"user.{kind}")
             if kind == "retract":
                 reactivate(store, scope, step.touched)
         store.bump_generation(scope)
     _rewritten(mem, scope)
     return RebuildReport(len(turns), before, store.counts(scope), replayed, len(changes) - replayed)
-

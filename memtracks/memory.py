@@ -82,8 +82,13 @@ class Memory:
     ):
         self.config = config or MemoryConfig()
         if toolkit is None or rules_dir is not None or lexicons_dir is not None:
-            toolkit = Toolkit.load(chinese_ner=chinese_ner, hanlp_model=hanlp_model, rules_dir=rules_dir,
-                                   lexicons_dir=lexicons_dir, nlp=toolkit.nlp if toolkit else None)
+            toolkit = Toolkit.load(
+                chinese_ner=chinese_ner,
+                hanlp_model=hanlp_model,
+                rules_dir=rules_dir,
+                lexicons_dir=lexicons_dir,
+                nlp=toolkit.nlp if toolkit else None,
+            )
         self.toolkit = toolkit
         self.embedder = get_embedder(embedder)
         _check_folder(path, create_dirs)
@@ -93,12 +98,20 @@ class Memory:
         snapshots = None
         if self.store.path != ":memory:" and self.config.snapshots:
             snapshots = Snapshots(self.store.path, self.store, self._signature, self.config.snapshot_min)
-        self.indexes = Indexes(self.store, self.embedder.dim, self.config.index, self._documents,
-                               self.config.cache_bytes, snapshots)
+        self.indexes = Indexes(
+            self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
+        )
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
-        self.reader = Reader(self.store, self.toolkit, self.embedder, self.config,
-                             self.indexes.vectors, self.indexes.lexical, self.indexes.chain,
-                             self.writer.speakers)
+        self.reader = Reader(
+            self.store,
+            self.toolkit,
+            self.embedder,
+            self.config,
+            self.indexes.vectors,
+            self.indexes.lexical,
+            self.indexes.chain,
+            self.writer.speakers,
+        )
         self._lock = threading.RLock()
 
     @property
@@ -182,7 +195,7 @@ class Memory:
         todo = [(i, t) for i, (r, t) in enumerate(prepared) if r is None]
         done = len(prepared) - len(todo)
         for start in range(0, len(todo), size):
-            chunk = todo[start:start + size]
+            chunk = todo[start : start + size]
             with self._lock:
                 try:
                     batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
@@ -213,13 +226,16 @@ class Memory:
         session, its position and its text, so sending the same history again adds nothing.
         """
         when = timestamp or self.clock()
-        turns = messages_to_turns(messages, user_id=user_id, session_id=session_id, timestamp=when,
-                                  agent_id=agent_id)
+        turns = messages_to_turns(messages, user_id=user_id, session_id=session_id, timestamp=when, agent_id=agent_id)
         scope = scope_key(user_id, agent_id)
         seen = {t.turn_id for t in turns if self.store.turn(scope, t.turn_id) is not None}  # type: ignore[arg-type]
         written = iter(self.write_many([t for t in turns if t.turn_id not in seen]))
-        return [WriteResult(turn=t, lang=t.lang or "", duplicate=True, warnings=("message was already written",))
-                if t.turn_id in seen else next(written) for t in turns]
+        return [
+            WriteResult(turn=t, lang=t.lang or "", duplicate=True, warnings=("message was already written",))
+            if t.turn_id in seen
+            else next(written)
+            for t in turns
+        ]
 
     async def awrite(self, turn: TurnLike | str, **fields: Any) -> WriteResult:
         """:meth:`write` in a worker thread, for async code."""
@@ -243,8 +259,17 @@ class Memory:
                     f"{turn.user_id!r} with different content; turn ids must be unique per user"
                 )
             if previous is not None:
-                out.append((WriteResult(turn=turn, lang=turn.lang or "", duplicate=True,
-                                        warnings=("turn was already written; nothing changed",)), None))
+                out.append(
+                    (
+                        WriteResult(
+                            turn=turn,
+                            lang=turn.lang or "",
+                            duplicate=True,
+                            warnings=("turn was already written; nothing changed",),
+                        ),
+                        None,
+                    )
+                )
                 continue
             batch[key] = digest  # type: ignore[index]
             out.append((None, (_scoped(turn, scope), warnings)))
@@ -313,8 +338,9 @@ class Memory:
         filters = Filters.make(session_id=session_id, start=start, end=end, tracks=tracks, metadata=metadata)
         with self._lock:
             self._fresh()
-            return self.reader.retrieve(question, user_id=scope, now=now, top_n=top_n,
-                                        speaker=speaker, as_of=as_of, k=k, filters=filters)
+            return self.reader.retrieve(
+                question, user_id=scope, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k, filters=filters
+            )
 
     async def aretrieve(self, question: str, **kwargs: Any) -> Recall:
         """:meth:`retrieve` in a worker thread, for async code."""
@@ -350,8 +376,11 @@ class Memory:
         )
         if as_of is not None:
             _check_aware(as_of, "as_of")
-            facts = [f for f in facts if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to)
-                     and f.recorded_at <= as_of]
+            facts = [
+                f
+                for f in facts
+                if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to) and f.recorded_at <= as_of
+            ]
         return [public(f, user_id) for f in facts]
 
     def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:
@@ -382,20 +411,25 @@ class Memory:
             end = end or datetime.max.replace(tzinfo=timezone.utc)
             _check_aware(start, "start")
             _check_aware(end, "end")
-            events = [e for e in self.store.events_between(scope, start, end, limit=1_000_000)
-                      if kind is None or kind in e.kinds]
+            events = [
+                e
+                for e in self.store.events_between(scope, start, end, limit=1_000_000)
+                if kind is None or kind in e.kinds
+            ]
         else:
             events = self.store.events(scope, kinds=[kind] if kind else None)
         return [public(e, user_id) for e in events if session_id is None or e.session_id == session_id]
 
-    def inferences(self, user_id: str, *, agent_id: str | None = None,
-                   include_retracted: bool = False) -> list[Inference]:
+    def inferences(
+        self, user_id: str, *, agent_id: str | None = None, include_retracted: bool = False
+    ) -> list[Inference]:
         """Conclusions drawn for ``user_id``; retracted ones only when asked."""
         scope = scope_key(user_id, agent_id)
         return [public(i, user_id) for i in self.store.inferences(scope, active_only=not include_retracted)]
 
-    def get(self, user_id: str, id: str | int, *, kind: str | None = None,
-            agent_id: str | None = None) -> Record | None:
+    def get(
+        self, user_id: str, id: str | int, *, kind: str | None = None, agent_id: str | None = None
+    ) -> Record | None:
         """One memory by id: ``get(u, "fact:12")``, ``get(u, 12, kind="fact")``, a turn by its
         turn id (``get(u, "D1:3")`` or ``kind="turn"``); None if ``user_id`` has no such memory."""
         return lifecycle.get(self, scope_key(user_id, agent_id), id, kind, user_id)
@@ -421,11 +455,15 @@ class Memory:
 
     def _documents(self, scope: str, track: str, after: int) -> list[tuple[int, str, tuple[str, ...]]]:
         if track == "event":
-            return [(e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
-                    for e in self.store.events(scope, after=after)]
+            return [
+                (e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
+                for e in self.store.events(scope, after=after)
+            ]
         if track == "fact":
-            return [(f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
-                    for f in self.store.facts(scope, after=after)]
+            return [
+                (f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
+                for f in self.store.facts(scope, after=after)
+            ]
         return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(scope, after=after)]  # type: ignore[misc]
 
     def users(self) -> list[str]:
@@ -465,9 +503,15 @@ class Memory:
         """
         with self._lock:
             self._fresh()
-            return lifecycle.forget(self, scope_key(user_id, agent_id), turn_ids=turn_ids,
-                                    session_id=session_id, before=before, everything=everything,
-                                    vacuum=vacuum)
+            return lifecycle.forget(
+                self,
+                scope_key(user_id, agent_id),
+                turn_ids=turn_ids,
+                session_id=session_id,
+                before=before,
+                everything=everything,
+                vacuum=vacuum,
+            )
 
     def correct(self, user_id: str, fact_id: int, *, value: str, agent_id: str | None = None) -> Fact:
         """The user says fact ``fact_id`` is wrong and ``value`` is right.
@@ -488,16 +532,18 @@ class Memory:
             self._fresh()
             return public(lifecycle.retract(self, scope_key(user_id, agent_id), fact_id), user_id)
 
-    def rebuild(self, user_id: str, *, agent_id: str | None = None,
-                progress: bool | Callable[[int, int], None] = False) -> lifecycle.RebuildReport:
+    def rebuild(
+        self, user_id: str, *, agent_id: str | None = None, progress: bool | Callable[[int, int], None] = False
+    ) -> lifecycle.RebuildReport:
         """Re-derive facts, events and conclusions from the stored turns (after rules or
         lexicons changed), replaying the user's own corrections and retractions."""
         with self._lock:
             self._fresh()
             return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
 
-    def export(self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-               vectors: bool = True) -> int:
+    def export(
+        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None, vectors: bool = True
+    ) -> int:
         """Write one user's memories (or, with no user, everyone's) to a JSONL file in the
         versioned export format (:mod:`memtracks.transfer`); returns the records written.
         ``vectors=False`` leaves vectors out: the importer embeds again."""
@@ -526,7 +572,8 @@ def _public_result(result: WriteResult, turn: Turn) -> WriteResult:
     if result.turn.user_id == user:
         return replace(result, turn=original)
     return replace(
-        result, turn=original,
+        result,
+        turn=original,
         facts=tuple(public(f, user) for f in result.facts),  # type: ignore[arg-type]
         superseded=tuple(public(f, user) for f in result.superseded),  # type: ignore[arg-type]
         event=public(result.event, user) if result.event else None,  # type: ignore[arg-type]

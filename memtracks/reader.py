@@ -1,7 +1,7 @@
 """The reader: a question in, a few ranked memory cards out.
 
-    question -> query analysis -> fact / temporal / inference retrievers (each its own k)
-             -> fusion (weights, source, recency, dedup) -> top N cards
+question -> query analysis -> fact / temporal / inference retrievers (each its own k)
+         -> fusion (weights, source, recency, dedup) -> top N cards
 """
 
 from __future__ import annotations
@@ -45,17 +45,24 @@ class Filters:
     metadata: Mapping[str, Any] | None = None
 
     @classmethod
-    def make(cls, *, tracks: Sequence[str] | None = None, session_id: str | None = None,
-             start: datetime | None = None, end: datetime | None = None,
-             metadata: Mapping[str, Any] | None = None) -> Filters:
+    def make(
+        cls,
+        *,
+        tracks: Sequence[str] | None = None,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Filters:
         chosen = frozenset(RETRIEVERS) if tracks is None else frozenset(tracks)
         unknown = sorted(chosen - set(RETRIEVERS))
         if unknown or not chosen:
             raise InvalidTurnError(f"tracks must be some of {', '.join(RETRIEVERS)}; found {sorted(chosen)}")
         for key, value in (metadata or {}).items():
             if not isinstance(key, str) or not (value is None or isinstance(value, str | int | float | bool)):
-                raise InvalidTurnError(f"metadata filters match text keys to a string, number, bool "
-                                       f"or None; found {key!r}: {value!r}")
+                raise InvalidTurnError(
+                    f"metadata filters match text keys to a string, number, bool or None; found {key!r}: {value!r}"
+                )
         return cls(chosen, session_id, start, end, dict(metadata) if metadata else None)
 
     @property
@@ -96,16 +103,37 @@ class Reader:
         t0 = clock()
         known = self.store.names(user_id)
         people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"}
-        query = analyze_query(question, now=now, toolkit=self.toolkit, embedder=self.embedder,
-                              speaker=speaker, known=known, people=people, as_of=as_of)
+            name for name, (_, label) in known.items() if label == "person"
+        }
+        query = analyze_query(
+            question,
+            now=now,
+            toolkit=self.toolkit,
+            embedder=self.embedder,
+            speaker=speaker,
+            known=known,
+            people=people,
+            as_of=as_of,
+        )
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = SearchContext(user_id, self.store, cfg, self.toolkit.catalogue, lambda track: self.vectors(user_id, track),
-                            lambda track: self.lexical(user_id, track), lambda: self.chain(user_id))
-        allowed = self.store.turn_ids_where(user_id, session_id=filters.session_id, start=filters.start,
-                                            end=filters.end, metadata=filters.metadata) if filters.by_turn else None
+        ctx = SearchContext(
+            user_id,
+            self.store,
+            cfg,
+            self.toolkit.catalogue,
+            lambda track: self.vectors(user_id, track),
+            lambda track: self.lexical(user_id, track),
+            lambda: self.chain(user_id),
+        )
+        allowed = (
+            self.store.turn_ids_where(
+                user_id, session_id=filters.session_id, start=filters.start, end=filters.end, metadata=filters.metadata
+            )
+            if filters.by_turn
+            else None
+        )
         hits: list[Hit] = []
         stale = 0
         for track in (t for t in RETRIEVERS if t in filters.tracks):
@@ -116,14 +144,16 @@ class Reader:
                 found, held = result
                 stale += held
             if allowed is not None:
-                found = [h for h in found if allowed.intersection(_turn_ids(h))][:ks[track]]
+                found = [h for h in found if allowed.intersection(_turn_ids(h))][: ks[track]]
             hits += found
         t2 = clock()
-        ranked = fuse(hits, query, self.config.fusion,
-                      lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n)
+        ranked = fuse(
+            hits, query, self.config.fusion, lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n
+        )
         lookup = self._premise_lookup(user_id)
-        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms)
-                 for r in ranked]
+        cards = [
+            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms) for r in ranked
+        ]
         cards = self._with_metadata(user_id, cards)
         t3 = clock()
         return Recall(

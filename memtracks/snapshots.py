@@ -55,8 +55,7 @@ class Snapshots:
         meta = self._meta(scope, track)
         if meta is None:
             return None
-        wanted = {"format": FORMAT, "scope": scope, "embedder": self.embedder, "kind": kind,
-                  "generation": generation}
+        wanted = {"format": FORMAT, "scope": scope, "embedder": self.embedder, "kind": kind, "generation": generation}
         if any(meta.get(k) != v for k, v in wanted.items()):
             return None
         if self.store.vector_count(scope, track, upto=meta["last_id"]) != meta["count"]:
@@ -76,8 +75,13 @@ class Snapshots:
         if len(index) < self.min_items:
             return 0
         meta = self._meta(scope, track)
-        if meta and meta.get("count") == len(index) and meta.get("last_id") == last_id \
-                and meta.get("generation") == generation and meta.get("embedder") == self.embedder:
+        if (
+            meta
+            and meta.get("count") == len(index)
+            and meta.get("last_id") == last_id
+            and meta.get("generation") == generation
+            and meta.get("embedder") == self.embedder
+        ):
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
         base = self._base(scope, track)
@@ -85,9 +89,16 @@ class Snapshots:
         tmp = self.dir / f".{name}.{os.getpid()}.tmp"
         index.save(tmp)
         os.replace(tmp, self.dir / name)
-        record = {"format": FORMAT, "scope": scope, "embedder": self.embedder,
-                  "kind": type(index).__name__.removesuffix("Index").lower(), "generation": generation,
-                  "count": len(index), "last_id": last_id, "file": name}
+        record = {
+            "format": FORMAT,
+            "scope": scope,
+            "embedder": self.embedder,
+            "kind": type(index).__name__.removesuffix("Index").lower(),
+            "generation": generation,
+            "count": len(index),
+            "last_id": last_id,
+            "file": name,
+        }
         tmp_meta = self.dir / f".{base}.json.{os.getpid()}.tmp"
         tmp_meta.write_text(json.dumps(record), encoding="utf-8")
         os.replace(tmp_meta, self.dir / f"{base}.json")

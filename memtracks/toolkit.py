@@ -45,8 +45,11 @@ class Toolkit:
 
         data = userdata.load(rules_dir, lexicons_dir)
         if nlp is None or data["lexicons"] is not nlp.lexicons:
-            fresh = NLP(data["lexicons"], chinese_ner=nlp.chinese_ner if nlp else chinese_ner,
-                        hanlp_model=nlp.hanlp_model if nlp else hanlp_model)
+            fresh = NLP(
+                data["lexicons"],
+                chinese_ner=nlp.chinese_ner if nlp else chinese_ner,
+                hanlp_model=nlp.hanlp_model if nlp else hanlp_model,
+            )
             if nlp is not None and "english" in nlp.__dict__:
                 fresh.__dict__["english"] = nlp.__dict__["english"]  # the spaCy model does not change
             nlp = fresh

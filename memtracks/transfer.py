@@ -29,7 +29,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, V
 from .errors import ImportConflictError, InvalidInputError
 from .records import Event, Fact, Inference, Premise, Turn
 from .scopes import scope_key, split_scope
-from .storage.codec import text_dt
+from .storage import codec
 from .tracks.facts import fact_sentence
 from .validation import content_hash
 from .writer import event_text
@@ -138,32 +138,46 @@ def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
     user, agent = split_scope(scope)
     who: dict[str, Any] = {"user_id": user, "agent_id": agent}
     lines: list[_Line] = []
-    for r in store._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (scope,)):
-        turn = Turn(r["text"], speaker=r["speaker"], timestamp=text_dt(r["ts"]), user_id=user, agent_id=agent,
-                    session_id=r["session_id"], turn_id=r["turn_id"], lang=r["lang"], source=r["source"],
-                    metadata=json.loads(r["metadata"]))
+    for r in store.turns_written(scope):
+        turn = codec.row_turn(r, user, agent)
         lines.append(TurnLine(**who, seq=r["seq"], record=turn))
     lines += [FactLine(**who, record=replace(f, user_id=user)) for f in store.facts(scope)]
     lines += [EventLine(**who, record=replace(e, user_id=user)) for e in store.events(scope)]
     lines += [InferenceLine(**who, record=replace(i, user_id=user)) for i in store.inferences(scope)]
     lines += [LinkLine(**who, src=s, dst=d, link=k, key=key) for s, d, k, key in sorted(store.links(scope))]
-    lines += [NameLine(**who, surface=surface, key=key, label=label)
-              for surface, (key, label) in sorted(store.names(scope).items())]
+    lines += [
+        NameLine(**who, surface=surface, key=key, label=label)
+        for surface, (key, label) in sorted(store.names(scope).items())
+    ]
     if vectors:
-        for r in store._rows("SELECT track, item_id, content_hash, vector FROM vectors WHERE user_id = ? "
-                             "ORDER BY track, item_id", (scope,)):
-            lines.append(VectorLine(**who, track=r[0], item_id=r[1], content_hash=r[2],
-                                    vector=_encode(np.frombuffer(r[3], dtype=np.float32))))
+        for r in store._rows(
+            "SELECT track, item_id, content_hash, vector FROM vectors WHERE user_id = ? ORDER BY track, item_id",
+            (scope,),
+        ):
+            lines.append(
+                VectorLine(
+                    **who,
+                    track=r[0],
+                    item_id=r[1],
+                    content_hash=r[2],
+                    vector=_encode(np.frombuffer(r[3], dtype=np.float32)),
+                )
+            )
     for r in store._rows("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,)):
-        lines.append(ErasureLine(**who, at=datetime.fromisoformat(r[0]), selector=json.loads(r[1]),
-                                 counts=json.loads(r[2])))
+        lines.append(
+            ErasureLine(**who, at=datetime.fromisoformat(r[0]), selector=json.loads(r[1]), counts=json.loads(r[2]))
+        )
     return lines
 
 
 def export(mem: Memory, path: Path, scopes: list[str], *, vectors: bool = True) -> int:
     """Write ``scopes`` to ``path``; returns the number of lines after the header."""
-    header = Header(exported_at=mem.clock(), embedder=f"{mem.embedder.name}:{mem.embedder.dim}",
-                    vectors=vectors, scopes=[split_scope(s) for s in scopes])
+    header = Header(
+        exported_at=mem.clock(),
+        embedder=f"{mem.embedder.name}:{mem.embedder.dim}",
+        vectors=vectors,
+        scopes=[split_scope(s) for s in scopes],
+    )
     count = 0
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as fh:
@@ -206,7 +220,9 @@ def read(path: Path) -> tuple[Header, list[Any]]:
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"])
-                raise InvalidInputError(f"{path}:{number}: not a memtracks export line ({where}: {first['msg']})") from None
+                raise InvalidInputError(
+                    f"{path}:{number}: not a memtracks export line ({where}: {first['msg']})"
+                ) from None
     if not lines or not isinstance(lines[0], Header):
         raise InvalidInputError(f"{path}: an export starts with a header line (kind 'header')")
     return lines[0], lines[1:]
@@ -216,8 +232,9 @@ class _Ids:
     """Old id -> new id for one table: kept where free in this store, else renumbered."""
 
     def __init__(self, mem: Memory, table: str, old: list[int]):
-        taken = bool(old) and bool(mem.store._rows(
-            f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(old))}) LIMIT 1", old))
+        taken = bool(old) and bool(
+            mem.store._rows(f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(old))}) LIMIT 1", old)
+        )
         start = mem.store.next_id(table)  # type: ignore[arg-type]
         self.renumbered = taken
         self.map = {o: (start + n if taken else o) for n, o in enumerate(sorted(old))}
@@ -239,9 +256,12 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
     if busy:
         raise ImportConflictError(
             f"{path}: user(s) {', '.join(repr(split_scope(s)) for s in busy)} already have memories here; "
-            "forget them first (forget(..., everything=True)), or import under another user_id")
-    ids = {kind: _Ids(mem, table, [x.record.id for x in lines if x.kind == kind])
-           for kind, table in (("fact", "facts"), ("event", "events"), ("inference", "inferences"))}
+            "forget them first (forget(..., everything=True)), or import under another user_id"
+        )
+    ids = {
+        kind: _Ids(mem, table, [x.record.id for x in lines if x.kind == kind])
+        for kind, table in (("fact", "facts"), ("event", "events"), ("inference", "inferences"))
+    }
     fact_id, event_id, inference_id = ids["fact"], ids["event"], ids["inference"]
     counts: dict[str, int] = {}
     vectors_written: set[tuple[str, str, int]] = set()
@@ -259,10 +279,21 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
                 store.save_event(replace(line.record, user_id=scope, id=event_id(line.record.id)))
             elif isinstance(line, InferenceLine):
                 i = line.record
-                premises = tuple(Premise(p.track, (fact_id if p.track == "fact" else event_id)(p.id))  # type: ignore[arg-type]
-                                 for p in i.premises)
-                store.save_inferences([replace(i, user_id=scope, id=inference_id(i.id), premises=premises,
-                                               derived_fact_id=fact_id(i.derived_fact_id))])
+                premises = tuple(
+                    Premise(p.track, (fact_id if p.track == "fact" else event_id)(p.id))  # type: ignore[arg-type]
+                    for p in i.premises
+                )
+                store.save_inferences(
+                    [
+                        replace(
+                            i,
+                            user_id=scope,
+                            id=inference_id(i.id),
+                            premises=premises,
+                            derived_fact_id=fact_id(i.derived_fact_id),
+                        )
+                    ]
+                )
             elif isinstance(line, LinkLine):
                 store.save_links(scope, [(event_id(line.src), event_id(line.dst), line.link, line.key)])  # type: ignore[list-item]
             elif isinstance(line, NameLine):
@@ -272,17 +303,22 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
                 store.save_vectors(scope, line.track, [(item, line.content_hash, _decode(line.vector))])  # type: ignore[list-item]
                 vectors_written.add((scope, line.track, item))  # type: ignore[arg-type]
             elif isinstance(line, ErasureLine):
-                store.db.execute("INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
-                                 (scope, line.at.isoformat(), json.dumps(line.selector, sort_keys=True),
-                                  json.dumps(line.counts, sort_keys=True)))
+                store.db.execute(
+                    "INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
+                    (
+                        scope,
+                        line.at.isoformat(),
+                        json.dumps(line.selector, sort_keys=True),
+                        json.dumps(line.counts, sort_keys=True),
+                    ),
+                )
         reembedded = _embed_missing(mem, scopes, vectors_written)
         for scope in scopes:
             store.bump_generation(scope)
     for scope in scopes:
         mem.indexes.evict(scope)
     mem.writer.reset_caches()
-    return ImportReport(counts, [split_scope(s) for s in scopes], reembedded,
-                        any(x.renumbered for x in ids.values()))
+    return ImportReport(counts, [split_scope(s) for s in scopes], reembedded, any(x.renumbered for x in ids.values()))
 
 
 def _embed_missing(mem: Memory, scopes: list[str], have: set[tuple[str, str, int]]) -> int:
@@ -295,11 +331,17 @@ def _embed_missing(mem: Memory, scopes: list[str], have: set[tuple[str, str, int
         todo += [("inference", i.id, i.text) for i in mem.store.inferences(scope)]  # type: ignore[misc]
         todo = [t for t in todo if (scope, t[0], t[1]) not in have]
         for start in range(0, len(todo), 256):
-            chunk = todo[start:start + 256]
+            chunk = todo[start : start + 256]
             matrix = mem.embedder.embed_batch([text for _, _, text in chunk])
             for track in ("fact", "event", "inference"):
-                mem.store.save_vectors(scope, track, [
-                    (item, hashlib.sha1(text.encode("utf-8")).hexdigest(), matrix[n])
-                    for n, (t, item, text) in enumerate(chunk) if t == track])
+                mem.store.save_vectors(
+                    scope,
+                    track,
+                    [
+                        (item, hashlib.sha1(text.encode("utf-8")).hexdigest(), matrix[n])
+                        for n, (t, item, text) in enumerate(chunk)
+                        if t == track
+                    ],
+                )
         total += len(todo)
     return total

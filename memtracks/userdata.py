@@ -71,12 +71,17 @@ def load_lexicons(folder: Path) -> Lexicons:
         specs = load_section(path, section, model, id_field="key", check=_problems)
         return type(current)(current.name, _merge(specs, current.specs, "key"))
 
-    surnames = base.surnames | (load_surnames(folder / "surnames_zh.yaml")
-                                if (folder / "surnames_zh.yaml").is_file() else frozenset())
+    surnames = base.surnames | (
+        load_surnames(folder / "surnames_zh.yaml") if (folder / "surnames_zh.yaml").is_file() else frozenset()
+    )
     entities: EntityLexicon = terms("entities.yaml", "entities", base.entities)
-    return Lexicons(entities=entities, relations=terms("relations.yaml", "relations", base.relations),
-                    animals=terms("animals.yaml", "animals", base.animals), jobs=terms("jobs.yaml", "jobs", base.jobs),
-                    surnames=surnames)
+    return Lexicons(
+        entities=entities,
+        relations=terms("relations.yaml", "relations", base.relations),
+        animals=terms("animals.yaml", "animals", base.animals),
+        jobs=terms("jobs.yaml", "jobs", base.jobs),
+        surnames=surnames,
+    )
 
 
 def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
@@ -94,23 +99,33 @@ def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
             path = folder / "slots.yaml"
             mine = load_section(path, "slots", SlotSpec, id_field="name", check=check_slot)
             catalogue = Catalogue(_merge(mine, catalogue.slots, "name"))
-            bad = [f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}" for s in mine
-                   if s.opposite and s.opposite not in catalogue]
+            bad = [
+                f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}"
+                for s in mine
+                if s.opposite and s.opposite not in catalogue
+            ]
             if bad:
                 raise DataFileError(str(path), bad)
         macros = file_macros(bundled("rules", "slot_patterns.yaml"), lexicons)
         own_patterns = folder / "slot_patterns.yaml"
         if own_patterns.is_file():
-            slot_patterns = _merge_compiled(load_slot_patterns(own_patterns, catalogue, lexicons, macros), slot_patterns)
+            slot_patterns = _merge_compiled(
+                load_slot_patterns(own_patterns, catalogue, lexicons, macros), slot_patterns
+            )
             macros = file_macros(own_patterns, lexicons, macros)
         if (folder / "happenings.yaml").is_file():
-            own = load_happening_patterns(folder / "happenings.yaml", bundled("rules", "slot_patterns.yaml"),
-                                          lexicons, macros)
+            own = load_happening_patterns(
+                folder / "happenings.yaml", bundled("rules", "slot_patterns.yaml"), lexicons, macros
+            )
             happenings = _merge_compiled(own, happenings)
         if (folder / "inference.yaml").is_file():
             rules = _merge(load_rule_file(folder / "inference.yaml", catalogue), rules, "id")
-    return {"catalogue": catalogue, "slot_patterns": tuple(slot_patterns), "happening_patterns": tuple(happenings),
-            "rules": tuple(rules)}
+    return {
+        "catalogue": catalogue,
+        "slot_patterns": tuple(slot_patterns),
+        "happening_patterns": tuple(happenings),
+        "rules": tuple(rules),
+    }
 
 
 def _merge_compiled(mine: Sequence[Compiled], theirs: Sequence[Compiled]) -> tuple[Compiled, ...]:
@@ -124,4 +139,3 @@ def load(rules_dir: str | Path | None, lexicons_dir: str | Path | None) -> dict[
     lexicon_folder = _folder(lexicons_dir, "lexicons", LEXICON_FILES)
     lexicons = load_lexicons(lexicon_folder) if lexicon_folder else default_lexicons()
     return {"lexicons": lexicons, **load_rules(rules_folder, lexicons)}
-

@@ -1,6 +1,6 @@
 """A second process on the same memory file, for the multi-process tests.
 
-    python tests/proc_memory.py DB COMMAND JSON-ARGS   ->  prints a JSON result
+python tests/proc_memory.py DB COMMAND JSON-ARGS   ->  prints a JSON result
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ def main() -> None:
             print(json.dumps(mem.forget(args["user_id"], turn_ids=args["turn_ids"]).counts()))
         elif command == "retrieve":
             recall = mem.retrieve(args["question"], user_id=args["user_id"], now=datetime.fromisoformat(args["now"]))
-            print(json.dumps({"cards": [c.text for c in recall.cards],
-                              "snapshot_loads": mem.indexes.snapshot_loads}))
+            print(json.dumps({"cards": [c.text for c in recall.cards], "snapshot_loads": mem.indexes.snapshot_loads}))
 
 
 if __name__ == "__main__":

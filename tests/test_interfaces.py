@@ -27,7 +27,7 @@ MESSAGES = [
     {"role": "user", "content": "I just moved to Lisbon, and I work at Spotify now."},
     {"role": "assistant", "content": "Congratulations on the move!"},
     {"role": "user", "content": [{"type": "text", "text": "我的猫叫豆豆。"}, {"type": "image_url", "image_url": {}}]},
-    {"role": "tool", "content": "{\"ok\": true}"},
+    {"role": "tool", "content": '{"ok": true}'},
 ]
 
 
@@ -45,21 +45,25 @@ def test_write_messages_openai_style(memory):
         memory.write_messages([{"role": "narrator", "content": "x"}], user_id="u1")
 
 
-@pytest.mark.parametrize("content,kind", [
-    ('{"text": "I live in Paris.", "user_id": "u1"}\n', "jsonl"),
-    (json.dumps(MESSAGES), "messages"),
-    (json.dumps({"messages": MESSAGES}), "messages"),
-    ("\n".join(json.dumps(m) for m in MESSAGES), "messages"),
-    ((DATA / "locomo_mini.json").read_text(), "locomo"),
-])
+@pytest.mark.parametrize(
+    "content,kind",
+    [
+        ('{"text": "I live in Paris.", "user_id": "u1"}\n', "jsonl"),
+        (json.dumps(MESSAGES), "messages"),
+        (json.dumps({"messages": MESSAGES}), "messages"),
+        ("\n".join(json.dumps(m) for m in MESSAGES), "messages"),
+        ((DATA / "locomo_mini.json").read_text(), "locomo"),
+    ],
+)
 def test_detect_format(tmp_path, content, kind):
     path = tmp_path / "f.json"
     path.write_text(content)
     assert detect_format(path) == kind
 
 
-@pytest.mark.parametrize("content", ["", "hello there", "[1, 2, 3]", '{"foo": 1}', '[{"speaker": "a"}]',
-                                     b"\x89PNG\r\n\x1a\n\x00\x00"])
+@pytest.mark.parametrize(
+    "content", ["", "hello there", "[1, 2, 3]", '{"foo": 1}', '[{"speaker": "a"}]', b"\x89PNG\r\n\x1a\n\x00\x00"]
+)
 def test_ingest_rejects_other_files_clearly(tmp_path, capsys, content):
     path = tmp_path / "f.json"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
@@ -112,8 +116,9 @@ def test_cli_ingest_messages_and_lifecycle_commands(tmp_path, capsys, cli_memory
 def test_python_dash_m_runs_the_cli():
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "memtracks", "--version"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "memtracks", "--version"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     from memtracks import __version__
 
     assert done.returncode == 0 and done.stdout.strip() == f"memtracks {__version__}"
@@ -132,7 +137,9 @@ def test_mcp_server_in_process(memory):
     async def session():
         async with Client(server) as client:
             tools = {t.name for t in (await client.list_tools()).tools}
-            added = await client.call_tool("add_memory", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00"})
+            added = await client.call_tool(
+                "add_memory", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00"}
+            )
             await client.call_tool("add_memory", {"text": "我搬到深圳了。", "timestamp": "2024-05-02T09:00:00+08:00"})
             found = await client.call_tool("search_memory", {"query": "我现在住哪？", "now": NOW})
             facts = await client.call_tool("list_facts", {"include_history": True})
@@ -158,12 +165,18 @@ def test_mcp_server_over_stdio(tmp_path):
     from mcp import Client, StdioServerParameters
 
     db = tmp_path / "mcp.db"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "memtracks", "--db", str(db), "mcp", "--user", "bob"],
-                                   cwd=str(ROOT), env={**os.environ})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memtracks", "--db", str(db), "mcp", "--user", "bob"],
+        cwd=str(ROOT),
+        env={**os.environ},
+    )
 
     async def session():
         async with Client(params, read_timeout_seconds=300) as client:
-            await client.call_tool("add_memory", {"text": "I have a dog named Rex.", "timestamp": "2024-05-01T09:00:00+00:00"})
+            await client.call_tool(
+                "add_memory", {"text": "I have a dog named Rex.", "timestamp": "2024-05-01T09:00:00+00:00"}
+            )
             return await client.call_tool("search_memory", {"query": "What is my dog's name?", "now": NOW})
 
     found = asyncio.run(session())
@@ -178,7 +191,9 @@ def test_langgraph_store(memory):
     from memtracks.integrations.langgraph import MemtracksStore
 
     store = MemtracksStore(memory)
-    store.put(("alice",), "m1", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00", "channel": "web"})
+    store.put(
+        ("alice",), "m1", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00", "channel": "web"}
+    )
     store.put(("alice",), "m2", {"content": "I moved to Lisbon.", "timestamp": "2024-05-02T09:00:00+00:00"})
     store.put(("alice", "coach"), "c1", {"text": "我喜欢跑步。", "timestamp": "2024-05-02T09:00:00+08:00"})
     item = store.get(("alice",), "m1")
@@ -283,10 +298,13 @@ def test_rebuild_after_rules_change(tmp_path, toolkit, embedder):
     plain.close()
     rules = tmp_path / "rules"
     rules.mkdir()
-    (rules / "slots.yaml").write_text("slots:\n  - {name: favourite_team, cardinality: one, value_type: text, "
-                                      "label: {en: supports, zh: 支持的球队}}\n")
-    (rules / "slot_patterns.yaml").write_text("patterns:\n  - {id: t, lang: en, slot: favourite_team, "
-                                              "regex: '@subj\\s+support\\s+(?P<value>[A-Z]\\w+)'}\n")
+    (rules / "slots.yaml").write_text(
+        "slots:\n  - {name: favourite_team, cardinality: one, value_type: text, "
+        "label: {en: supports, zh: 支持的球队}}\n"
+    )
+    (rules / "slot_patterns.yaml").write_text(
+        "patterns:\n  - {id: t, lang: en, slot: favourite_team, regex: '@subj\\s+support\\s+(?P<value>[A-Z]\\w+)'}\n"
+    )
     custom = Memory(db, toolkit=toolkit, embedder=embedder, rules_dir=rules)
     report = custom.rebuild("u1")
     assert report.turns == 1 and [f.value for f in custom.facts("u1", slot="favourite_team")] == ["Arsenal"]

@@ -17,8 +17,19 @@ T0 = datetime(2024, 3, 1, 9, tzinfo=CST)
 
 
 def say(mem, user, texts, session="s1", start=0, **kw):
-    return mem.write_many([Turn(t, user_id=user, session_id=session, turn_id=f"{session}-{start + i}",
-                                timestamp=T0 + timedelta(days=start + i), **kw) for i, t in enumerate(texts)])
+    return mem.write_many(
+        [
+            Turn(
+                t,
+                user_id=user,
+                session_id=session,
+                turn_id=f"{session}-{start + i}",
+                timestamp=T0 + timedelta(days=start + i),
+                **kw,
+            )
+            for i, t in enumerate(texts)
+        ]
+    )
 
 
 def current(mem, user, slot, **kw):
@@ -53,10 +64,13 @@ def test_get_each_kind_of_memory(memory):
 # ---------------------------------------------------------------------- forget
 
 
-@pytest.mark.parametrize("first,second,old,new,slot", [
-    ("I live in Boston.", "I moved to Seattle.", "Boston", "Seattle", "lives_in"),
-    ("我住在北京。", "我搬到深圳了。", "北京", "深圳", "lives_in"),
-])
+@pytest.mark.parametrize(
+    "first,second,old,new,slot",
+    [
+        ("I live in Boston.", "I moved to Seattle.", "Boston", "Seattle", "lives_in"),
+        ("我住在北京。", "我搬到深圳了。", "北京", "深圳", "lives_in"),
+    ],
+)
 def test_forget_a_turn_reopens_what_its_fact_superseded(memory, first, second, old, new, slot):
     say(memory, "u1", [first, "The weather is nice.", second])
     assert current(memory, "u1", slot) == [new]
@@ -68,8 +82,11 @@ def test_forget_a_turn_reopens_what_its_fact_superseded(memory, first, second, o
     assert memory.get("u1", "s1-2") is None
     assert all(e.turn_id != "s1-2" for e in memory.events("u1"))
     assert all("s1-2" not in f.source_turn_ids for f in memory.facts("u1", include_superseded=True))
-    recall = memory.retrieve("Where do I live now?" if slot == "lives_in" and old.isascii() else "我现在住哪？",
-                             user_id="u1", now=T0 + timedelta(days=10))
+    recall = memory.retrieve(
+        "Where do I live now?" if slot == "lives_in" and old.isascii() else "我现在住哪？",
+        user_id="u1",
+        now=T0 + timedelta(days=10),
+    )
     assert old in recall.cards[0].text and all(new not in c.text for c in recall.cards)
 
 
@@ -95,8 +112,11 @@ def test_forget_chain_in_the_middle_reopens_to_the_right_place(memory):
 def test_forget_cascades_to_inferences_vectors_links_and_names(make_memory, tmp_path):
     path = tmp_path / "m.db"
     mem = make_memory(path)
-    say(mem, "u1", ["I have a cat named Luna.", "I'm flying to Tokyo next Wednesday for work.",
-                    "Luna has not been eating well."])
+    say(
+        mem,
+        "u1",
+        ["I have a cat named Luna.", "I'm flying to Tokyo next Wednesday for work.", "Luna has not been eating well."],
+    )
     assert mem.inferences("u1") and "Luna" in mem.store.names("u1")
     index = mem.index("u1", "event")
     before = len(index)
@@ -124,8 +144,9 @@ def test_forget_other_users_untouched(make_memory, tmp_path):
     report = mem.forget("alice", everything=True)
     assert report.turns == 3
     assert everything_of(path, "bob") == bob_before
-    assert [c.text for c in mem.retrieve("Where do I live?", user_id="bob", now=T0 + timedelta(days=5)).cards] \
-        == [c.text for c in bob_recall.cards]
+    assert [c.text for c in mem.retrieve("Where do I live?", user_id="bob", now=T0 + timedelta(days=5)).cards] == [
+        c.text for c in bob_recall.cards
+    ]
     assert all(v == 0 for k, v in everything_of(path, "alice").items() if k != "erasures")
     assert current(mem, "alice", "lives_in", agent_id="travel") == ["Paris"]  # another scope
     assert mem.retrieve("Where do I live?", user_id="alice", now=T0).cards == []
@@ -170,10 +191,13 @@ def test_forget_vacuum_leaves_a_smaller_file(make_memory, tmp_path):
 # ---------------------------------------------------------------------- correct, retract
 
 
-@pytest.mark.parametrize("text,wrong,right,question", [
-    ("I live in Boston.", "Boston", "Cambridge", "Where do I live?"),
-    ("我住在北京。", "北京", "天津", "我住在哪里？"),
-])
+@pytest.mark.parametrize(
+    "text,wrong,right,question",
+    [
+        ("I live in Boston.", "Boston", "Cambridge", "Where do I live?"),
+        ("我住在北京。", "北京", "天津", "我住在哪里？"),
+    ],
+)
 def test_correct_supersedes_with_reason_and_keeps_history(memory, text, wrong, right, question):
     say(memory, "u1", [text])
     fact = memory.facts("u1", slot="lives_in")[0]
@@ -209,10 +233,13 @@ def test_retract_reopens_what_it_superseded_and_is_kept(memory):
         memory.retract("u1", 999_999)
 
 
-@pytest.mark.parametrize("texts,place", [
-    (["I live in Boston.", "I'm flying to Paris next Friday.", "I don't live in Boston anymore."], "Boston"),
-    (["我住在北京。", "我下周三要去上海出差", "我不住在北京了。"], "北京"),
-])
+@pytest.mark.parametrize(
+    "texts,place",
+    [
+        (["I live in Boston.", "I'm flying to Paris next Friday.", "I don't live in Boston anymore."], "Boston"),
+        (["我住在北京。", "我下周三要去上海出差", "我不住在北京了。"], "北京"),
+    ],
+)
 def test_retract_brings_back_conclusions_of_the_reopened_fact(memory, texts, place):
     say(memory, "u1", texts[:2])
     away = {i.id for i in memory.inferences("u1") if place in i.text}
@@ -230,15 +257,22 @@ def test_retract_brings_back_conclusions_of_the_reopened_fact(memory, texts, pla
 
 def test_rebuild_rederives_and_replays_corrections(make_memory):
     mem = make_memory()
-    say(mem, "u1", ["I live in Boston and work at Google.", "I'm flying to Tokyo next Wednesday.",
-                    "我养了一只猫叫豆豆"])
+    say(
+        mem, "u1", ["I live in Boston and work at Google.", "I'm flying to Tokyo next Wednesday.", "我养了一只猫叫豆豆"]
+    )
     employer = mem.facts("u1", slot="employer")[0]
     mem.correct("u1", employer.id, value="Alphabet")
-    before = ([(f.slot, f.value, f.is_current) for f in mem.facts("u1", include_superseded=True)],
-              [e.text for e in mem.events("u1")], sorted(i.text for i in mem.inferences("u1")))
+    before = (
+        [(f.slot, f.value, f.is_current) for f in mem.facts("u1", include_superseded=True)],
+        [e.text for e in mem.events("u1")],
+        sorted(i.text for i in mem.inferences("u1")),
+    )
     report = mem.rebuild("u1")
-    after = ([(f.slot, f.value, f.is_current) for f in mem.facts("u1", include_superseded=True)],
-             [e.text for e in mem.events("u1")], sorted(i.text for i in mem.inferences("u1")))
+    after = (
+        [(f.slot, f.value, f.is_current) for f in mem.facts("u1", include_superseded=True)],
+        [e.text for e in mem.events("u1")],
+        sorted(i.text for i in mem.inferences("u1")),
+    )
     assert report.turns == 3 and report.replayed == 1 and report.unmatched == 0
     assert after == before
     assert current(mem, "u1", "employer") == ["Alphabet"]

@@ -19,15 +19,25 @@ NOW = (T0 + timedelta(days=30)).isoformat()
 
 
 def other(db: Path, command: str, **args) -> dict:
-    done = subprocess.run([sys.executable, str(HELPER), str(db), command, json.dumps(args)],
-                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, str(HELPER), str(db), command, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).parent.parent,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def turn(text: str, i: int, user: str = "u1") -> dict:
-    return {"text": text, "user_id": user, "session_id": "s", "turn_id": f"p{i}",
-            "timestamp": (T0 + timedelta(days=i)).isoformat()}
+    return {
+        "text": text,
+        "user_id": user,
+        "session_id": "s",
+        "turn_id": f"p{i}",
+        "timestamp": (T0 + timedelta(days=i)).isoformat(),
+    }
 
 
 def test_two_processes_write_and_read_one_file(make_memory, tmp_path):
@@ -37,16 +47,33 @@ def test_two_processes_write_and_read_one_file(make_memory, tmp_path):
     now = T0 + timedelta(days=30)
     assert "Boston" in here.retrieve("Where do I live?", user_id="u1", now=now).cards[0].text
     # another process writes: this one's cached indexes see it at the next read
-    assert other(db, "write", turns=[turn("I moved to Lisbon.", 1), turn("我养了一只猫叫豆豆", 2),
-                                     turn("I adopted a parrot called Kiwi.", 3)])["written"] == 3
+    assert (
+        other(
+            db,
+            "write",
+            turns=[
+                turn("I moved to Lisbon.", 1),
+                turn("我养了一只猫叫豆豆", 2),
+                turn("I adopted a parrot called Kiwi.", 3),
+            ],
+        )["written"]
+        == 3
+    )
     cards = here.retrieve("Where do I live now?", user_id="u1", now=now).cards
     assert "Lisbon" in cards[0].text
     assert any("Kiwi" in c.text for c in here.retrieve("Tell me about Kiwi the parrot", user_id="u1", now=now).cards)
     assert any("豆豆" in c.text for c in here.retrieve("豆豆", user_id="u1", now=now).cards)
     assert here.indexes.refreshes >= 1
     # this process writes; the other process reads it at once
-    here.write(Turn("I started working at Spotify.", user_id="u1", session_id="s", turn_id="h1",
-                    timestamp=T0 + timedelta(days=4)))
+    here.write(
+        Turn(
+            "I started working at Spotify.",
+            user_id="u1",
+            session_id="s",
+            turn_id="h1",
+            timestamp=T0 + timedelta(days=4),
+        )
+    )
     seen = other(db, "retrieve", question="Where do I work?", user_id="u1", now=NOW)["cards"]
     assert "Spotify" in seen[0]
     # the other process erases: this one's indexes are rebuilt, the erased turn is gone
@@ -58,8 +85,12 @@ def test_two_processes_write_and_read_one_file(make_memory, tmp_path):
 def test_a_new_process_starts_from_the_snapshot(make_memory, tmp_path):
     db = tmp_path / "m.db"
     first = make_memory(db, config=MemoryConfig(snapshot_min=1))
-    first.write_many([Turn(t, user_id="u1", session_id="s", turn_id=f"t{i}", timestamp=T0 + timedelta(days=i))
-                      for i, t in enumerate(["I live in Boston.", "I love hiking.", "我喜欢喝茶"])])
+    first.write_many(
+        [
+            Turn(t, user_id="u1", session_id="s", turn_id=f"t{i}", timestamp=T0 + timedelta(days=i))
+            for i, t in enumerate(["I live in Boston.", "I love hiking.", "我喜欢喝茶"])
+        ]
+    )
     first.close()
     assert list((tmp_path / "m.db.snapshots").glob("*.json"))
     result = other(db, "retrieve", question="What do I love doing?", user_id="u1", now=NOW)

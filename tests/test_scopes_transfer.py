@@ -18,34 +18,65 @@ T0 = datetime(2024, 3, 1, 9, tzinfo=CST)
 SCHEMA = Path(__file__).parent.parent / "docs" / "export.schema.json"
 
 CONVERSATION = [
-    ("I live in Boston and work at Google.", "a"), ("I have a cat named Luna.", "a"),
-    ("I'm flying to Tokyo next Wednesday for a conference.", "a"), ("I moved to Seattle last month.", "b"),
-    ("我住在北京，在百度工作。", "b"), ("我养了一只猫叫豆豆", "b"), ("我下周三要去上海出差", "c"),
-    ("我不再吃辣了", "c"), ("The report is due at the end of the month.", "c"),
+    ("I live in Boston and work at Google.", "a"),
+    ("I have a cat named Luna.", "a"),
+    ("I'm flying to Tokyo next Wednesday for a conference.", "a"),
+    ("I moved to Seattle last month.", "b"),
+    ("我住在北京，在百度工作。", "b"),
+    ("我养了一只猫叫豆豆", "b"),
+    ("我下周三要去上海出差", "c"),
+    ("我不再吃辣了", "c"),
+    ("The report is due at the end of the month.", "c"),
     ("Luna has not been eating well lately.", "c"),
 ]
-QUESTIONS = ["Where do I live now?", "Where did I live before?", "When is my trip to Tokyo?",
-             "我现在住哪？", "豆豆最近怎么样？", "What do I know about Luna?"]
+QUESTIONS = [
+    "Where do I live now?",
+    "Where did I live before?",
+    "When is my trip to Tokyo?",
+    "我现在住哪？",
+    "豆豆最近怎么样？",
+    "What do I know about Luna?",
+]
 
 
 def write_conversation(mem, user="u1", agent_id=None):
-    return mem.write_many([Turn(text, user_id=user, agent_id=agent_id, session_id=session, turn_id=f"t{i}",
-                                timestamp=T0 + timedelta(days=3 * i), metadata={"channel": "app" if i % 2 else "web",
-                                                                                "n": i})
-                           for i, (text, session) in enumerate(CONVERSATION)])
+    return mem.write_many(
+        [
+            Turn(
+                text,
+                user_id=user,
+                agent_id=agent_id,
+                session_id=session,
+                turn_id=f"t{i}",
+                timestamp=T0 + timedelta(days=3 * i),
+                metadata={"channel": "app" if i % 2 else "web", "n": i},
+            )
+            for i, (text, session) in enumerate(CONVERSATION)
+        ]
+    )
 
 
 def state(mem, user="u1"):
     facts = [f for f in mem.facts(user, include_superseded=True)]
     chains = [[g.id for g in mem.fact_history(user, f.id)] for f in facts]
-    return facts, chains, mem.events(user), mem.inferences(user, include_retracted=True), \
-        sorted(mem.event_chain(user).edges(data=True))
+    return (
+        facts,
+        chains,
+        mem.events(user),
+        mem.inferences(user, include_retracted=True),
+        sorted(mem.event_chain(user).edges(data=True)),
+    )
 
 
 def cards(mem, user="u1"):
     now = T0 + timedelta(days=40)
-    return [[(c.track, c.text, c.memory_id, c.source_turn_ids, c.metadata)
-             for c in mem.retrieve(q, user_id=user, now=now).cards] for q in QUESTIONS]
+    return [
+        [
+            (c.track, c.text, c.memory_id, c.source_turn_ids, c.metadata)
+            for c in mem.retrieve(q, user_id=user, now=now).cards
+        ]
+        for q in QUESTIONS
+    ]
 
 
 # ---------------------------------------------------------------------- ergonomics
@@ -106,8 +137,9 @@ def test_retrieve_filters_by_session_time_track_and_metadata(memory):
     now = T0 + timedelta(days=40)
     by_session = memory.retrieve("cat", user_id="u1", now=now, session_id="c", top_n=10)
     assert by_session.cards and all(set(c.source_turn_ids) & {"t6", "t7", "t8", "t9"} for c in by_session.cards)
-    windowed = memory.retrieve("Where do I live?", user_id="u1", now=now, start=T0, end=T0 + timedelta(days=4),
-                               top_n=10)
+    windowed = memory.retrieve(
+        "Where do I live?", user_id="u1", now=now, start=T0, end=T0 + timedelta(days=4), top_n=10
+    )
     assert windowed.cards and all(set(c.source_turn_ids) & {"t0", "t1"} for c in windowed.cards)
     only_events = memory.retrieve("Where do I live?", user_id="u1", now=now, tracks=["temporal"], top_n=10)
     assert only_events.cards and {c.track for c in only_events.cards} == {"temporal"}
@@ -157,7 +189,9 @@ def test_import_renumbers_when_ids_are_taken_and_refuses_to_mix(make_memory, tmp
     report = target.import_(path)
     assert report.renumbered
     facts = target.facts("u1", include_superseded=True)
-    assert [(f.slot, f.value) for f in facts] == [(f.slot, f.value) for f in source.facts("u1", include_superseded=True)]
+    assert [(f.slot, f.value) for f in facts] == [
+        (f.slot, f.value) for f in source.facts("u1", include_superseded=True)
+    ]
     for f in facts:  # the chains point at the new ids
         assert f.superseded_by is None or target.get("u1", f"fact:{f.superseded_by}") is not None
     assert [c[:2] for c in cards(target)[0]] == [c[:2] for c in cards(source)[0]]
@@ -169,12 +203,15 @@ def test_import_renumbers_when_ids_are_taken_and_refuses_to_mix(make_memory, tmp
 
 def test_import_rejects_a_bad_file_with_its_line(memory, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"kind": "header", "exported_at": "2024-01-01T00:00:00+00:00", "embedder": "usem3:512", '
-                   '"vectors": true, "scopes": []}\n{"kind": "fact", "user_id": "u1", "record": {"slot": 3}}\n')
+    bad.write_text(
+        '{"kind": "header", "exported_at": "2024-01-01T00:00:00+00:00", "embedder": "usem3:512", '
+        '"vectors": true, "scopes": []}\n{"kind": "fact", "user_id": "u1", "record": {"slot": 3}}\n'
+    )
     with pytest.raises(InvalidInputError, match="bad.jsonl:2"):
         memory.import_(bad)
 
 
 def test_export_schema_is_published_and_current():
-    assert json.loads(SCHEMA.read_text()) == json.loads(json.dumps(json_schema())), \
+    assert json.loads(SCHEMA.read_text()) == json.loads(json.dumps(json_schema())), (
         "regenerate with: memtracks export-schema > docs/export.schema.json"
+    )

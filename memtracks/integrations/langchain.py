@@ -39,8 +39,9 @@ class MemtracksRetriever(BaseRetriever):
     retrieve_kwargs: dict[str, Any] = {}
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        recall = self.memory.retrieve(query, user_id=self.user_id, agent_id=self.agent_id, top_n=self.top_n,
-                                      **self.retrieve_kwargs)
+        recall = self.memory.retrieve(
+            query, user_id=self.user_id, agent_id=self.agent_id, top_n=self.top_n, **self.retrieve_kwargs
+        )
         docs = []
         for card in recall.cards:
             meta = card.to_dict()

@@ -110,11 +110,14 @@ class MemtracksStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         user, agent = self.scope(op.namespace_prefix)
         if op.query:
-            recall = self.memory.retrieve(op.query, user_id=user, agent_id=agent, top_n=op.limit + op.offset,
-                                          metadata=op.filter or None)
+            recall = self.memory.retrieve(
+                op.query, user_id=user, agent_id=agent, top_n=op.limit + op.offset, metadata=op.filter or None
+            )
             now = recall.now
-            return [SearchItem(op.namespace_prefix, card.ref, card.to_dict(), now, now, card.score)
-                    for card in recall.cards[op.offset:]]
+            return [
+                SearchItem(op.namespace_prefix, card.ref, card.to_dict(), now, now, card.score)
+                for card in recall.cards[op.offset :]
+            ]
         events = self.memory.events(user, agent_id=agent)
         wanted = [e for e in events if all(e.metadata.get(k) == v for k, v in (op.filter or {}).items())]
         out = []
@@ -133,18 +136,23 @@ class MemtracksStore(BaseStore):
             spaces = [s for s in spaces if _matches(s, condition.match_type, tuple(condition.path))]
         if op.max_depth is not None:
             spaces = sorted({s[: op.max_depth] for s in spaces})
-        return spaces[op.offset: op.offset + op.limit]
+        return spaces[op.offset : op.offset + op.limit]
 
 
 def _matches(space: tuple[str, ...], kind: str, path: tuple[str, ...]) -> bool:
     if len(path) > len(space):
         return False
-    part = space[: len(path)] if kind == "prefix" else space[len(space) - len(path):]
+    part = space[: len(path)] if kind == "prefix" else space[len(space) - len(path) :]
     return all(p == "*" or p == s for p, s in zip(path, part, strict=True))
 
 
 def _item(namespace: tuple[str, ...], turn: Turn) -> Item:
     when: datetime = turn.timestamp  # type: ignore[assignment]
-    value: dict[str, Any] = {"text": turn.text, "speaker": turn.speaker, "timestamp": when.isoformat(),
-                             "session_id": turn.session_id, **turn.metadata}
+    value: dict[str, Any] = {
+        "text": turn.text,
+        "speaker": turn.speaker,
+        "timestamp": when.isoformat(),
+        "session_id": turn.session_id,
+        **turn.metadata,
+    }
     return Item(value=value, key=turn.turn_id or "", namespace=namespace, created_at=when, updated_at=when)

@@ -73,34 +73,66 @@ def build_server(memory: Memory, *, user_id: str | None = None, agent_id: str | 
 
     @server.tool()
     @_tool_errors
-    def add_memory(text: str, user_id: str | None = None, session_id: str | None = None,
-                   timestamp: str | None = None, speaker: str = "user", agent: str | None = None) -> dict[str, Any]:
+    def add_memory(
+        text: str,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        timestamp: str | None = None,
+        speaker: str = "user",
+        agent: str | None = None,
+    ) -> dict[str, Any]:
         """Remember one conversation turn. timestamp: ISO 8601 with offset (default now);
         speaker: "user" or "assistant". Returns the facts, times and conclusions it changed."""
-        result = memory.write(text, user_id=who(user_id), session_id=session_id, timestamp=_when(timestamp, "timestamp"),
-                              speaker=speaker, agent_id=agent or agent_id)
-        return {"turn_id": result.turn.turn_id, "duplicate": result.duplicate,
-                "facts": [fact_json(f) for f in result.facts], "superseded": [fact_json(f) for f in result.superseded],
-                "times": [{"text": t.text, "start": t.start.isoformat(), "end": t.end.isoformat()} for t in result.times],
-                "inferences": [i.text for i in result.inferences], "warnings": list(result.warnings)}
+        result = memory.write(
+            text,
+            user_id=who(user_id),
+            session_id=session_id,
+            timestamp=_when(timestamp, "timestamp"),
+            speaker=speaker,
+            agent_id=agent or agent_id,
+        )
+        return {
+            "turn_id": result.turn.turn_id,
+            "duplicate": result.duplicate,
+            "facts": [fact_json(f) for f in result.facts],
+            "superseded": [fact_json(f) for f in result.superseded],
+            "times": [{"text": t.text, "start": t.start.isoformat(), "end": t.end.isoformat()} for t in result.times],
+            "inferences": [i.text for i in result.inferences],
+            "warnings": list(result.warnings),
+        }
 
     @server.tool()
     @_tool_errors
-    def search_memory(query: str, user_id: str | None = None, now: str | None = None, top_n: int = 5,
-                      session_id: str | None = None, max_tokens: int = 400, agent: str | None = None) -> CallToolResult:
+    def search_memory(
+        query: str,
+        user_id: str | None = None,
+        now: str | None = None,
+        top_n: int = 5,
+        session_id: str | None = None,
+        max_tokens: int = 400,
+        agent: str | None = None,
+    ) -> CallToolResult:
         """The memory cards that matter to a question, ranked: the rendered text to put in a
         prompt, and each card as JSON (track, text, score, source turns)."""
-        recall = memory.retrieve(query, user_id=who(user_id), agent_id=agent or agent_id,
-                                 now=_when(now, "now"), top_n=top_n, session_id=session_id)
+        recall = memory.retrieve(
+            query,
+            user_id=who(user_id),
+            agent_id=agent or agent_id,
+            now=_when(now, "now"),
+            top_n=top_n,
+            session_id=session_id,
+        )
         rendered = recall.render(max_tokens=max_tokens)
-        return CallToolResult(content=[TextContent(type="text", text=rendered.text or "(no relevant memories)")],
-                              structured_content={"cards": [c.to_dict() for c in recall.cards],
-                                                  "suppressed": recall.suppressed})
+        return CallToolResult(
+            content=[TextContent(type="text", text=rendered.text or "(no relevant memories)")],
+            structured_content={"cards": [c.to_dict() for c in recall.cards], "suppressed": recall.suppressed},
+        )
 
     @server.tool()
     @_tool_errors
-    def list_facts(user_id: str | None = None, slot: str | None = None, include_history: bool = False,
-                   agent: str | None = None) -> dict[str, Any]:
+    def list_facts(
+        user_id: str | None = None, slot: str | None = None, include_history: bool = False, agent: str | None = None
+    ) -> dict[str, Any]:
         """Facts known about the user (current ones; with include_history also superseded ones)."""
         facts = memory.facts(who(user_id), agent_id=agent or agent_id, slot=slot, include_superseded=include_history)
         return {"facts": [fact_json(f) for f in facts]}
@@ -109,15 +141,23 @@ def build_server(memory: Memory, *, user_id: str | None = None, agent_id: str | 
     @_tool_errors
     def fact_history(fact_id: int, user_id: str | None = None, agent: str | None = None) -> dict[str, Any]:
         """The chain of values a fact went through, oldest first, with when and why each ended."""
-        return {"history": [fact_json(f) for f in memory.fact_history(who(user_id), fact_id, agent_id=agent or agent_id)]}
+        return {
+            "history": [fact_json(f) for f in memory.fact_history(who(user_id), fact_id, agent_id=agent or agent_id)]
+        }
 
     @server.tool()
     @_tool_errors
-    def forget(user_id: str | None = None, turn_ids: list[str] | None = None, session_id: str | None = None,
-               everything: bool = False, agent: str | None = None) -> dict[str, Any]:
+    def forget(
+        user_id: str | None = None,
+        turn_ids: list[str] | None = None,
+        session_id: str | None = None,
+        everything: bool = False,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
         """Erase turns for good (by id, by session, or everything of the user) with what rests on them."""
-        report = memory.forget(who(user_id), agent_id=agent or agent_id, turn_ids=turn_ids, session_id=session_id,
-                               everything=everything)
+        report = memory.forget(
+            who(user_id), agent_id=agent or agent_id, turn_ids=turn_ids, session_id=session_id, everything=everything
+        )
         return {**report.counts(), "reopened_facts": list(report.reopened)}
 
     @server.tool()
@@ -131,8 +171,14 @@ def build_server(memory: Memory, *, user_id: str | None = None, agent_id: str | 
     return server
 
 
-def serve(db: str | Path, *, user_id: str | None = None, agent_id: str | None = None,
-          rules_dir: str | Path | None = None, lexicons_dir: str | Path | None = None) -> None:
+def serve(
+    db: str | Path,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    rules_dir: str | Path | None = None,
+    lexicons_dir: str | Path | None = None,
+) -> None:
     """Run the server over stdio until the client closes it."""
     with Memory(db, rules_dir=rules_dir, lexicons_dir=lexicons_dir, create_dirs=True) as memory:
         build_server(memory, user_id=user_id, agent_id=agent_id).run("stdio")

@@ -54,10 +54,7 @@ class _Ledger:
             self.changed.add(fact.id)
 
     def current(self, subject: str, slot: str) -> list[Fact]:
-        return [
-            f for f in self.facts.values()
-            if f.subject == subject and f.slot == slot and f.is_current
-        ]
+        return [f for f in self.facts.values() if f.subject == subject and f.slot == slot and f.is_current]
 
     def end(self, fact: Fact, at: datetime, by: int | None, reason: str) -> None:
         """Close ``fact`` at ``at`` for ``reason``; ``by`` is the fact that replaced it, if any."""
@@ -151,8 +148,9 @@ def _matches(fact: Fact, key: str) -> bool:
     return fact.value_key == key or (key in fact.value_key) or (fact.value_key in key and fact.value_key != "")
 
 
-def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime,
-            new_id: Callable[[], int], source: str) -> None:
+def _negate(
+    ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime, new_id: Callable[[], int], source: str
+) -> None:
     current = ledger.current(value.subject, value.slot)
     targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
     same = [f for f in current if f.negated and f.value_key == value.value_key]
@@ -166,8 +164,16 @@ def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: d
         ledger.end(fact, at, marker.id, "ended")  # type: ignore[arg-type]
 
 
-def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: str, turn_id: str,
-            at: datetime, new_id: Callable[[], int], source: str) -> None:
+def _assert(
+    ledger: _Ledger,
+    value: SlotValue,
+    catalogue: Catalogue,
+    user_id: str,
+    turn_id: str,
+    at: datetime,
+    new_id: Callable[[], int],
+    source: str,
+) -> None:
     current = ledger.current(value.subject, value.slot)
     same = [f for f in current if not f.negated and f.value_key == value.value_key]
     if same:
@@ -219,9 +225,20 @@ def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id
     as it ended); ``fact`` stays as history, superseded by the correction with reason
     "corrected". Facts it had superseded still lead through it to the correction.
     """
-    new = replace(fact, id=new_id, value=value, value_key=value_key, negated=False, source="stated",
-                  confidence=1.0, mention_count=1, source_turn_ids=(), origin="user.correct",
-                  recorded_at=at, last_seen=at)
+    new = replace(
+        fact,
+        id=new_id,
+        value=value,
+        value_key=value_key,
+        negated=False,
+        source="stated",
+        confidence=1.0,
+        mention_count=1,
+        source_turn_ids=(),
+        origin="user.correct",
+        recorded_at=at,
+        last_seen=at,
+    )
     until = fact.valid_to if fact.valid_to is not None else at
     old = end_fact(fact, until, new_id, "corrected")
     return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
@@ -232,6 +249,8 @@ def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> F
     history), and the facts it had superseded take its place again."""
     until = fact.valid_to if fact.valid_to is not None else at
     old = replace(fact, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    assert fact.id is not None
     reopened = tuple(take_place(p, fact) for p in predecessors if p.superseded_by == fact.id)
-    return FactChanges(updated=(old, *reopened), touched=tuple(p.id for p in reopened),  # type: ignore[misc]
-                       ended=(fact.id,))  # type: ignore[arg-type]
+    return FactChanges(
+        updated=(old, *reopened), touched=tuple(p.id for p in reopened if p.id is not None), ended=(fact.id,)
+    )

@@ -140,18 +140,22 @@ def _compile(spec, macros: dict[str, dict[str, str]]) -> tuple[Compiled | None, 
     return Compiled(spec, regex, reject), []
 
 
-def _file_macros(path: Path, doc: dict, lexicons: Lexicons,
-                 base: dict[str, dict[str, str]] | None = None) -> dict[str, dict[str, str]]:
+def _file_macros(
+    path: Path, doc: dict, lexicons: Lexicons, base: dict[str, dict[str, str]] | None = None
+) -> dict[str, dict[str, str]]:
     """The macros a pattern file may use: the lexicons', ``base`` (another file's), its own."""
     raw = doc.get("macros", {})
     if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
         raise DataFileError(str(path), ["section 'macros' must map a language to name: regex"])
-    return {lang: {**lexicon_macros(lexicons, lang), **(base or {}).get(lang, {}), **raw.get(lang, {})}
-            for lang in ("en", "zh")}
+    return {
+        lang: {**lexicon_macros(lexicons, lang), **(base or {}).get(lang, {}), **raw.get(lang, {})}
+        for lang in ("en", "zh")
+    }
 
 
-def file_macros(path: Path, lexicons: Lexicons | None = None,
-                base: dict[str, dict[str, str]] | None = None) -> dict[str, dict[str, str]]:
+def file_macros(
+    path: Path, lexicons: Lexicons | None = None, base: dict[str, dict[str, str]] | None = None
+) -> dict[str, dict[str, str]]:
     """The macros of a pattern file (with the lexicons' and ``base``'s), by language."""
     doc = read_yaml(path)
     return _file_macros(path, doc if isinstance(doc, dict) else {}, lexicons or default_lexicons(), base)

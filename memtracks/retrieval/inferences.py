@@ -21,8 +21,11 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     """Up to ``k`` inference hits, and how many stale ones were held back."""
     scored = search_both(ctx, "inference", query.vector, query.terms, 4 * k + 4)
     records = {i.id: i for i in ctx.store.inferences(ctx.user_id, ids=list(scored))}
-    by_kind = ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots), limit=KIND_LIMIT) \
-        if query.slots else []
+    by_kind = (
+        ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots), limit=KIND_LIMIT)
+        if query.slots
+        else []
+    )
     for inference in by_kind:
         assert inference.id is not None
         records.setdefault(inference.id, inference)

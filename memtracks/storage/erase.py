@@ -22,7 +22,7 @@ CHUNK = 500
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), CHUNK):
-        yield items[start:start + CHUNK]
+        yield items[start : start + CHUNK]
 
 
 def _delete_in(store: Store, sql: str, scope: str, items: Iterable[Any]) -> None:
@@ -59,12 +59,20 @@ def relink(store: Store, scope: str, event_ids: set[int]) -> None:
             end = after.get(end)
         if start is not None and end is not None and start not in event_ids:
             joins.add((start, end))
-    store.db.executemany("INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, 'next', '')",
-                         [(scope, a, b) for a, b in sorted(joins)])
+    store.db.executemany(
+        "INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, 'next', '')", [(scope, a, b) for a, b in sorted(joins)]
+    )
 
 
-def delete_rows(store: Store, scope: str, *, turn_ids: Iterable[str] = (), event_ids: Iterable[int] = (),
-                fact_ids: Iterable[int] = (), inference_ids: Iterable[int] = ()) -> None:
+def delete_rows(
+    store: Store,
+    scope: str,
+    *,
+    turn_ids: Iterable[str] = (),
+    event_ids: Iterable[int] = (),
+    fact_ids: Iterable[int] = (),
+    inference_ids: Iterable[int] = (),
+) -> None:
     """Remove these rows of ``scope`` and everything indexed by them."""
     events, facts, inferences = list(event_ids), list(fact_ids), list(inference_ids)
     _delete_in(store, "DELETE FROM turns WHERE user_id = ? AND turn_id IN ({marks})", scope, turn_ids)
@@ -75,17 +83,28 @@ def delete_rows(store: Store, scope: str, *, turn_ids: Iterable[str] = (), event
     _delete_in(store, "DELETE FROM events WHERE user_id = ? AND id IN ({marks})", scope, events)
     _delete_in(store, "DELETE FROM facts WHERE user_id = ? AND id IN ({marks})", scope, facts)
     _delete_in(store, "DELETE FROM inferences WHERE user_id = ? AND id IN ({marks})", scope, inferences)
-    _delete_in(store, "DELETE FROM inference_premises WHERE user_id = ? AND inference_id IN ({marks})",
-               scope, inferences)
+    _delete_in(
+        store, "DELETE FROM inference_premises WHERE user_id = ? AND inference_id IN ({marks})", scope, inferences
+    )
     for track, ids in (("event", events), ("fact", facts), ("inference", inferences)):
-        _delete_in(store, f"DELETE FROM vectors WHERE user_id = ? AND track = '{track}' AND item_id IN ({{marks}})",
-                   scope, ids)
+        _delete_in(
+            store, f"DELETE FROM vectors WHERE user_id = ? AND track = '{track}' AND item_id IN ({{marks}})", scope, ids
+        )
 
 
 def delete_scope(store: Store, scope: str, *, keep_turns: bool = False) -> None:
     """Remove every row of ``scope`` (its turns too, unless ``keep_turns``)."""
-    tables = ["facts", "events", "event_entities", "event_kinds", "event_links", "names", "inferences",
-              "inference_premises", "vectors"]
+    tables = [
+        "facts",
+        "events",
+        "event_entities",
+        "event_kinds",
+        "event_links",
+        "names",
+        "inferences",
+        "inference_premises",
+        "vectors",
+    ]
     for table in tables + ([] if keep_turns else ["turns"]):
         store.db.execute(f"DELETE FROM {table} WHERE user_id = ?", (scope,))
 
@@ -94,14 +113,18 @@ def prune_names(store: Store, scope: str) -> int:
     """Forget names no remaining turn of ``scope`` mentions; returns how many."""
     cursor = store.db.execute(
         "DELETE FROM names WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.user_id = ? "
-        "AND instr(lower(t.text), lower(names.surface)) > 0)", (scope, scope))
+        "AND instr(lower(t.text), lower(names.surface)) > 0)",
+        (scope, scope),
+    )
     return cursor.rowcount
 
 
 def record_erasure(store: Store, scope: str, at: datetime, selector: dict[str, Any], counts: dict[str, int]) -> None:
     """The audit trail of an erasure: when, how the turns were chosen, how many of each — no content."""
-    store.db.execute("INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
-                     (scope, at.isoformat(), json.dumps(selector, sort_keys=True), json.dumps(counts, sort_keys=True)))
+    store.db.execute(
+        "INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
+        (scope, at.isoformat(), json.dumps(selector, sort_keys=True), json.dumps(counts, sort_keys=True)),
+    )
 
 
 def erasures(store: Store, scope: str) -> list[dict[str, Any]]:

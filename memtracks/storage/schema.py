@@ -87,7 +87,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
             content_hash TEXT NOT NULL, vector BLOB NOT NULL,
             PRIMARY KEY (user_id, track, item_id)
         );
-        """
+        """,
     )
 
 
@@ -103,8 +103,10 @@ def m002_event_kinds(db: sqlite3.Connection) -> None:
         """,
     )
     rows = db.execute("SELECT user_id, kinds, id FROM events WHERE kinds != ''").fetchall()
-    db.executemany("INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
-                   [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()])
+    db.executemany(
+        "INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
+        [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()],
+    )
 
 
 def m003_inference_kind_index(db: sqlite3.Connection) -> None:
@@ -140,7 +142,10 @@ def m004_lifecycle(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    m001_initial, m002_event_kinds, m003_inference_kind_index, m004_lifecycle,
+    m001_initial,
+    m002_event_kinds,
+    m003_inference_kind_index,
+    m004_lifecycle,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -133,19 +133,34 @@ class Store:
         assert turn.timestamp is not None and turn.user_id and turn.turn_id
         self.db.execute(
             "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (turn.user_id, turn.turn_id, turn.session_id, turn.speaker, turn.text, lang,
-             codec.dt_text(turn.timestamp), codec.epoch(turn.timestamp), turn.source,
-             json.dumps(turn.metadata, ensure_ascii=False, default=str), content_hash, seq),
+            (
+                turn.user_id,
+                turn.turn_id,
+                turn.session_id,
+                turn.speaker,
+                turn.text,
+                lang,
+                codec.dt_text(turn.timestamp),
+                codec.epoch(turn.timestamp),
+                turn.source,
+                json.dumps(turn.metadata, ensure_ascii=False, default=str),
+                content_hash,
+                seq,
+            ),
         )
 
     def next_seq(self, user_id: str, session_id: str) -> int:
-        rows = self._rows("SELECT COALESCE(MAX(seq), -1) FROM turns WHERE user_id = ? AND session_id = ?",
-                          (user_id, session_id))
+        rows = self._rows(
+            "SELECT COALESCE(MAX(seq), -1) FROM turns WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+        )
         return rows[0][0] + 1
 
     def turns(self, user_id: str) -> list[sqlite3.Row]:
-        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq",
-                          (user_id,))
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq", (user_id,))
+
+    def turns_written(self, user_id: str) -> list[sqlite3.Row]:
+        """``user_id``'s turns in the order they were written."""
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (user_id,))
 
     def turn_ids_where(
         self,
@@ -182,8 +197,10 @@ class Store:
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
             return {}
-        rows = self._rows(f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN "
-                          f"({','.join('?' * len(ids))})", (user_id, *ids))
+        rows = self._rows(
+            f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        )
         return {r[0]: json.loads(r[1]) for r in rows}
 
     def turn_texts(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
@@ -191,8 +208,9 @@ class Store:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self._rows(f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})",
-                          (user_id, *ids))
+        rows = self._rows(
+            f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})", (user_id, *ids)
+        )
         return {r[0]: r[1] for r in rows}
 
     def speakers(self, user_id: str) -> list[str]:
@@ -231,8 +249,10 @@ class Store:
 
     def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
         """How many superseded or ended facts there are for these subjects and slots."""
-        sql = (f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
-               "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)")
+        sql = (
+            f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
+            "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)"
+        )
         params: list[Any] = [user_id, *slots]
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
@@ -243,8 +263,9 @@ class Store:
         ids = list(ids)
         if not ids:
             return []
-        rows = self._rows(f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
-                          (user_id, *ids))
+        rows = self._rows(
+            f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+        )
         return [codec.row_fact(r) for r in rows]
 
     def save_facts(self, facts: Iterable[Fact]) -> None:
@@ -285,8 +306,10 @@ class Store:
         sql = f"SELECT * FROM events WHERE {'+' if by_id else ''}user_id = ?"
         params: list[Any] = [user_id]
         if kinds is not None:
-            sql = ("SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
-                   f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?")
+            sql = (
+                "SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
+                f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?"
+            )
             params = [user_id, *kinds, user_id]
         if ids is not None:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
@@ -329,13 +352,19 @@ class Store:
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
             "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id FROM events "
-            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
-        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
-                for r in rows}
+            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        )
+        return {
+            r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
+            for r in rows
+        }
 
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
-        rows = self._rows("SELECT * FROM events WHERE user_id = ? AND session_id = ? "
-                          "ORDER BY seq DESC, id DESC LIMIT 1", (user_id, session_id))
+        rows = self._rows(
+            "SELECT * FROM events WHERE user_id = ? AND session_id = ? ORDER BY seq DESC, id DESC LIMIT 1",
+            (user_id, session_id),
+        )
         return codec.row_event(rows[0]) if rows else None
 
     def last_events_with(self, user_id: str, keys: Sequence[str]) -> dict[str, int]:
@@ -344,24 +373,25 @@ class Store:
             return {}
         rows = self._rows(
             f"SELECT key, MAX(event_id) FROM event_entities WHERE user_id = ? "
-            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key", (user_id, *keys))
+            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key",
+            (user_id, *keys),
+        )
         return {r[0]: r[1] for r in rows}
 
     def save_links(self, user_id: str, links: Iterable[tuple[int, int, str, str]]) -> None:
-        self.db.executemany("INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)",
-                            [(user_id, *link) for link in links])
+        self.db.executemany(
+            "INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)", [(user_id, *link) for link in links]
+        )
 
     def links(self, user_id: str, after: int = 0) -> list[tuple[int, int, str, str]]:
         """Chain links ``(src, dst, kind, key)``; ``after``: only links into events after that id."""
-        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND dst > ?",
-                          (user_id, after))
+        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND dst > ?", (user_id, after))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     # ---------------------------------------------------------------- names
 
     def save_names(self, user_id: str, names: Iterable[tuple[str, str, str]]) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)",
-                            [(user_id, *n) for n in names])
+        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)", [(user_id, *n) for n in names])
 
     def names(self, user_id: str) -> dict[str, tuple[str, str]]:
         rows = self._rows("SELECT surface, key, label FROM names WHERE user_id = ?", (user_id,))
@@ -416,7 +446,9 @@ class Store:
         rows = self._rows(
             "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
             "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = 'fact' "
-            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})", (user_id, *fact_ids))
+            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})",
+            (user_id, *fact_ids),
+        )
         seen: dict[int, Inference] = {}
         for r in rows:
             seen.setdefault(r["id"], codec.row_inference(r))
@@ -425,8 +457,9 @@ class Store:
     def known_inference_keys(self, user_id: str, keys: Sequence[str]) -> set[str]:
         if not keys:
             return set()
-        rows = self._rows(f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})",
-                          (user_id, *keys))
+        rows = self._rows(
+            f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})", (user_id, *keys)
+        )
         return {r[0] for r in rows}
 
     # ---------------------------------------------------------------- vectors
@@ -439,8 +472,10 @@ class Store:
 
     def vectors(self, user_id: str, track: str, after: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """(ids, matrix) of the vectors stored for ``user_id`` on ``track`` (with ids above ``after``)."""
-        rows = self._rows("SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? "
-                          "ORDER BY item_id", (user_id, track, after))
+        rows = self._rows(
+            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? ORDER BY item_id",
+            (user_id, track, after),
+        )
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -452,13 +487,17 @@ class Store:
             return {}
         rows = self._rows(
             f"SELECT item_id, content_hash FROM vectors WHERE user_id = ? AND track = ? "
-            f"AND item_id IN ({','.join('?' * len(item_ids))})", (user_id, track, *item_ids))
+            f"AND item_id IN ({','.join('?' * len(item_ids))})",
+            (user_id, track, *item_ids),
+        )
         return {r[0]: r[1] for r in rows}
 
     def vector_count(self, user_id: str, track: str, upto: int | None = None) -> int:
         """How many vectors ``user_id`` has on ``track`` (with ids up to ``upto``)."""
-        rows = self._rows("SELECT COUNT(*) FROM vectors WHERE user_id = ? AND track = ? AND item_id <= ?",
-                          (user_id, track, upto if upto is not None else 1 << 62))
+        rows = self._rows(
+            "SELECT COUNT(*) FROM vectors WHERE user_id = ? AND track = ? AND item_id <= ?",
+            (user_id, track, upto if upto is not None else 1 << 62),
+        )
         return rows[0][0]
 
     def counts(self, user_id: str) -> dict[str, int]:
@@ -470,4 +509,4 @@ class Store:
 
 def _json_path(key: str) -> str:
     """A JSON path for one top-level metadata key (quoted, so any key is safe)."""
-    return '$."' + key.replace('\\', '\\\\').replace('"', '\\"') + '"'
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
