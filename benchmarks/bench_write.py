@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         full.append(timed(lambda: toolkit.nlp.analyze(texts, parse_if=lambda _: True)))
         embed.append(timed(lambda: embedder.embed_batch(texts)))
         mem = Memory(toolkit=toolkit, embedder=embedder)
-        many.append(timed(lambda: mem.write_many(turns)))
+        many.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
         mem.close()
         print(
             f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
@@ -76,7 +76,7 @@ def main(argv=None) -> int:
             mem = Memory(path, toolkit=toolkit, embedder=embedder)
             samples = []
             for turn in turns[: args.single]:
-                samples.append(timed(lambda: mem.write(turn)) * 1000)
+                samples.append(timed(lambda: mem.write(turn)) * 1000)  # noqa: B023 - called at once
             mem.close()
             samples.sort()
             latencies[name] = {"p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))]}

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from .catalogue import Catalogue
 from .fusion import Ranked
@@ -72,10 +73,31 @@ class Card:
     memory_id: int
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # of the turns it comes from
 
     @property
     def tokens(self) -> int:
         return count_tokens(self.text)
+
+    @property
+    def ref(self) -> str:
+        """The memory's id for :meth:`Memory.get`: "fact:12", "event:40", "inference:3"."""
+        return f"{'event' if self.track == 'temporal' else self.track}:{self.memory_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as plain JSON-ready data."""
+        return {
+            "ref": self.ref,
+            "track": self.track,
+            "text": self.text,
+            "score": self.score,
+            "confidence": self.confidence,
+            "source_turn_ids": list(self.source_turn_ids),
+            "lang": self.lang,
+            "valid_from": _iso(self.valid_from),
+            "valid_to": _iso(self.valid_to),
+            "metadata": self.metadata,
+        }
 
 
 @dataclass(frozen=True)
@@ -125,6 +147,10 @@ class Recall:
 
 
 # ------------------------------------------------------------------------- building cards
+
+
+def _iso(d: datetime | None) -> str | None:
+    return d.isoformat() if d else None
 
 
 def _day(d: datetime | None) -> str:
@@ -181,7 +207,8 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
         overlap = len(wanted & set(tokenize(piece)))
         scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
     useful = [item for item in scored if item[0] > 0] or scored[:1]
-    chosen, used = [], 0
+    chosen: list[tuple[int, str]] = []
+    used = 0
     for _, _, start, piece in sorted(useful, reverse=True):
         cost = count_tokens(piece)
         if chosen and used + cost > budget:
@@ -193,9 +220,9 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
     return text_out if chosen[0][0] == 0 else "… " + text_out
 
 
+_REASON_EN = {"replaced": "superseded"}  # how a card says it
 _REASON_ZH = {
-    "superseded": "已被取代",
-    "replaced": "已被替换",
+    "replaced": "已被取代",
     "ended": "已结束",
     "corrected": "已更正",
     "retracted": "已撤回",
@@ -229,7 +256,7 @@ def fact_card_text(fact: Fact, catalogue: Catalogue, at: datetime | None = None)
     elif state is FactState.VOID:
         since = f"said {_day(fact.recorded_at)}, {reason}"
     else:
-        since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {reason}"
+        since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {_REASON_EN.get(reason, reason)}"
     origin = ("推断" if zh else "inferred") if fact.source == "inferred" else None
     if zh:
         extra = f"，{origin}" if origin else ""
@@ -297,7 +324,7 @@ def build_card(
         turns += [t for t in _turns(twin.record) if t not in turns]
     if isinstance(record, Fact):
         text, confidence, lang = fact_card_text(record, catalogue, at), record.confidence, record.lang
-        valid = (record.valid_from, record.valid_to)
+        valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
         text, lang, valid = event_card_text(record, confidence, terms), record.lang, (record.start, record.end)

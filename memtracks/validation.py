@@ -110,6 +110,7 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
     user_id = _check_id(turn.user_id, "user_id", required=True)
     session_id = _check_id(turn.session_id, "session_id", required=False) or "default"
     speaker = _check_id(turn.speaker, "speaker", required=False) or "user"
+    agent_id = _check_id(turn.agent_id, "agent_id", required=False)
     try:
         lang = check_language(turn.lang)
     except UnsupportedLanguageError as exc:
@@ -131,6 +132,7 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
         speaker=speaker,
         lang=lang,
         metadata=dict(turn.metadata),
+        agent_id=agent_id,
     )
     turn_id = _check_id(turn.turn_id, "turn_id", required=False) or f"t-{content_hash(turn)[:16]}"
     return replace(turn, turn_id=turn_id), warnings

@@ -16,6 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 import numpy as np
 
@@ -123,6 +124,10 @@ class Writer:
         self._speakers: dict[str, set[str]] = {}
         self._links: list[tuple[str, int, int, str, str]] = []
 
+    def reset_caches(self) -> None:
+        """Forget what was cached from the store (another process wrote, or memories were erased)."""
+        self._speakers.clear()
+
     def speakers(self, user_id: str) -> set[str]:
         """Everyone who has spoken in this user's conversations (cached)."""
         if user_id not in self._speakers:
@@ -157,7 +162,13 @@ class Writer:
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
                         self.store.save_vectors(
-                            user, track, [(p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user]
+                            user,
+                            track,
+                            [
+                                (p.item_id, p.content_hash, p.vector)
+                                for p in items
+                                if p.user_id == user and p.vector is not None
+                            ],
                         )
         except sqlite3.Error as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
@@ -305,8 +316,47 @@ class Writer:
     def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
         outcome = _TurnOutcome()
         self._apply_values(turn, found.values, "stated" if turn.source == "stated" else turn.source, outcome)
-        new_facts = [outcome.facts[i] for i in outcome.touched]
-        new_events = [event] if event.happenings else []
+        self._follow(turn, [outcome.facts[i] for i in outcome.touched], [event] if event.happenings else [], outcome)
+        self._apply_changes(turn, event, outcome)
+        return outcome
+
+    def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
+        """Save fact changes the user made by hand (a correction, a retraction) and follow
+        them through the rules as a turn's changes are: conclusions resting on an ended fact
+        are retracted, a new or reopened fact may draw new ones. ``origin`` ("user.correct")
+        stands in for the turn id in what they derive. Runs inside the caller's transaction."""
+        turn = Turn(origin, user_id=user_id, session_id=origin, turn_id=origin, timestamp=at)
+        outcome = _TurnOutcome()
+        self.store.save_facts(changes.all_facts())
+        for f in changes.all_facts():
+            outcome.facts[f.id] = f  # type: ignore[index]
+        outcome.touched.extend(changes.touched)
+        outcome.ended.extend(changes.ended)
+        self._follow(turn, [outcome.facts[i] for i in changes.touched], [], outcome)
+        pending = [
+            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in changes.added
+        ]
+        pending += [
+            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in outcome.facts.values()
+            if f.id in outcome.touched and f.mention_count == 1 and f not in changes.all_facts()
+        ]
+        pending += [
+            PendingVector("inference", user_id, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in outcome.inferences
+        ]
+        self._embed(pending)
+        for track in ("fact", "inference"):
+            self.store.save_vectors(
+                user_id,
+                track,
+                [(p.item_id, p.content_hash, p.vector) for p in pending if p.track == track and p.vector is not None],
+            )
+        return Batch([], pending, [])
+
+    def _follow(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> None:
+        """Run the inference rules over what changed, then retract what rests on ended facts."""
         for _ in range(self.config.inference_rounds):
             if not new_facts and not new_events:
                 break
@@ -316,15 +366,14 @@ class Writer:
             for d in derived:
                 self._save_inference(turn, d, outcome)
             new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
+        assert turn.timestamp is not None
         replaced = pair_replacements(
             outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue, turn.timestamp
-        )  # type: ignore[arg-type]
+        )
         if replaced:
             self.store.save_facts(replaced)
             outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
         self._retract(turn, outcome)
-        self._apply_changes(turn, event, outcome)
-        return outcome
 
     # ------------------------------------------------------------------ cancellations, postponements
 

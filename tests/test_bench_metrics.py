@@ -88,11 +88,11 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
     from benchmarks.evaluate import score_longmemeval
     from benchmarks.runner import Answer, Run
 
-    q = lambda qid, answer: Question(
+    q = lambda qid, answer: Question(  # noqa: E731
         qid,
         "Where did I go?",
         answer,
-        "single-session-user",  # noqa: E731
+        "single-session-user",
         datetime(2023, 6, 1, tzinfo=timezone.utc),
         frozenset({"s1#0"}),
         frozenset({"s1"}),

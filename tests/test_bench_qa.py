@@ -229,7 +229,7 @@ class _Server:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 outer.requests.append(
                     {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}

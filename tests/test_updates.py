@@ -20,7 +20,7 @@ SCENARIOS = [
 ]
 _ITEM = re.compile(
     r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
-    r"(?: \((?P<reason>superseded|replaced|ended|corrected|retracted|cancelled)\))?$"
+    r"(?: \((?P<reason>replaced|ended|corrected|retracted|cancelled)\))?$"
 )
 
 

@@ -16,7 +16,7 @@ A pure function over records, so it can be tested without a database:
 - a dated plan starts in the future (``planned``); the value it replaces holds until then;
   saying the same value again once it has begun confirms it.
 
-Every fact this ends carries a reason code (:data:`memtracks.tracks.facts.REASONS`) and the
+Every fact this ends carries a reason code (:data:`memtracks.records.REASONS`) and the
 time it was learned (``superseded_at``). :func:`supersede`, :func:`correct_fact` and
 :func:`retract_fact` are the same machinery for changes a user makes by hand.
 """
@@ -28,8 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from ..catalogue import Catalogue
-from ..records import Fact, SlotValue
-
+from ..records import REASONS, Fact, SlotValue
 
 CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
@@ -68,18 +67,21 @@ class _Ledger:
     def current(self, subject: str, slot: str) -> list[Fact]:
         return [f for f in self.facts.values() if f.subject == subject and f.slot == slot and f.is_current]
 
-    def end(self, fact: Fact, at: datetime, by: int | None, *, reason: str, learned: datetime) -> None:
-        """Close ``fact`` at ``at``; ``by`` is the fact that replaced it, if any."""
-        self.put(supersede(fact, at, by, reason=reason, learned=learned))
+    def end(self, fact: Fact, at: datetime, by: int | None, reason: str, learned: datetime | None = None) -> None:
+        """Close ``fact`` at ``at`` for ``reason``; ``by`` is the fact that replaced it, if any;
+        ``learned``: when memtracks learned it (default ``at``)."""
+        self.put(supersede(fact, at, by, reason=reason, learned=learned or at))
         self.ended.append(fact.id)  # type: ignore[arg-type]
 
 
 def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, learned: datetime) -> Fact:
     """``fact`` closed at world time ``at`` for ``reason``, learned at ``learned`` (pure).
 
-    A void reason (corrected, retracted, cancelled) closes it where it began: it never held.
+    ``reason`` is one of :data:`~memtracks.records.REASONS`. A void reason (corrected,
+    retracted, cancelled) closes it where it began: it never held. The fact itself stays, with
+    its history, so questions about the past still reach it.
     """
-    from ..tracks.facts import REASONS, VOID_REASONS
+    from ..tracks.facts import VOID_REASONS
 
     if reason not in REASONS:
         raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")
@@ -87,30 +89,11 @@ def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, l
     return replace(fact, valid_to=end, superseded_by=by, reason=reason, superseded_at=learned)
 
 
-def retract_fact(fact: Fact, at: datetime) -> Fact:
-    """The user withdraws ``fact``: it was never true (reason ``retracted``)."""
-    return supersede(fact, at, None, reason="retracted", learned=at)
-
-
-def correct_fact(fact: Fact, value: str, value_key: str, at: datetime, new_id: int) -> tuple[Fact, Fact]:
-    """The user corrects ``fact`` to ``value``: ``(old closed as corrected, new fact)``; the new
-    value holds from when the old one was said to hold."""
-    new = replace(
-        fact,
-        id=new_id,
-        value=value,
-        value_key=value_key,
-        recorded_at=at,
-        last_seen=at,
-        mention_count=1,
-        reason=None,
-        superseded_at=None,
-        superseded_by=None,
-        valid_to=None,
-        source="stated",
-        origin="correction",
-    )
-    return supersede(fact, at, new_id, reason="corrected", learned=at), new
+def end_fact(fact: Fact, at: datetime, by: int | None, reason: str) -> Fact:
+    """``fact`` closed at ``at`` (never before it began), superseded by ``by`` if given: a
+    change the user makes by hand (see :mod:`memtracks.lifecycle`), learned at ``at``."""
+    assert reason in REASONS, reason
+    return replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by, reason=reason, superseded_at=at)
 
 
 def resolve_conflicts(
@@ -307,23 +290,23 @@ def _assert(
                 fact,
                 valid_to=max(old.valid_from, fact.valid_from),
                 superseded_by=old.id,
-                reason="superseded",
+                reason="replaced",
                 superseded_at=old.recorded_at,
             )
         elif old.negated and (single or old.value_key == value.value_key):
-            ledger.end(old, fact.valid_from, fact.id, reason="superseded", learned=at)  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
         elif single and old.planned and old.valid_from > at and not fact.planned:
             continue  # a plan still ahead is not undone by restating the present
         elif single:
             # a coarse time ("last month") cannot start before the value it replaces was stated
             fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
-            reason = "replaced" if value.replacement else "superseded"
+            reason = "replaced"
             if old.planned and old.valid_from > at:
                 reason = "cancelled"  # a new plan (or the present) takes the place of an old plan
             ledger.end(old, fact.valid_from, fact.id, reason=reason, learned=at)  # type: ignore[arg-type]
         elif value.qualifier and old.value_key == value.qualifier:
             # "a cat" refined to "Luna (cat)"
-            ledger.end(old, fact.valid_from, fact.id, reason="superseded", learned=at)  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     opposite = catalogue[value.slot].opposite
     if opposite:
         for old in ledger.current(value.subject, opposite):
@@ -331,3 +314,50 @@ def _assert(
                 ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ changes made by the user
+
+
+def take_place(fact: Fact, gone: Fact) -> Fact:
+    """``fact`` was superseded by ``gone``, which is being retracted or erased: ``fact`` takes
+    its place in the chain — current again if ``gone`` was current, else ending as it ended."""
+    return replace(fact, superseded_by=gone.superseded_by, valid_to=gone.valid_to, reason=gone.reason)
+
+
+def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id: int) -> FactChanges:
+    """The user says ``fact`` was wrong and ``value`` is right.
+
+    The corrected value takes ``fact``'s place in its chain (held since the same time, ending
+    as it ended); ``fact`` stays as history, superseded by the correction with reason
+    "corrected". Facts it had superseded still lead through it to the correction.
+    """
+    new = replace(
+        fact,
+        id=new_id,
+        value=value,
+        value_key=value_key,
+        negated=False,
+        source="stated",
+        confidence=1.0,
+        mention_count=1,
+        source_turn_ids=(),
+        origin="user.correct",
+        recorded_at=at,
+        last_seen=at,
+    )
+    until = fact.valid_to if fact.valid_to is not None else at
+    old = end_fact(fact, until, new_id, "corrected")
+    return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
+
+
+def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
+    """The user says ``fact`` was never true: it ends with reason "retracted" (kept as
+    history), and the facts it had superseded take its place again."""
+    until = fact.valid_to if fact.valid_to is not None else at
+    old = replace(fact, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    assert fact.id is not None
+    reopened = tuple(take_place(p, fact) for p in predecessors if p.superseded_by == fact.id)
+    return FactChanges(
+        updated=(old, *reopened), touched=tuple(p.id for p in reopened if p.id is not None), ended=(fact.id,)
+    )

@@ -57,7 +57,7 @@ def entity_key(text: str) -> str:
 def _ner_entities(analysis: Analysis) -> list[Entity]:
     labels = _SPACY_LABELS if analysis.primary == "en" else _HANLP_LABELS
     out = []
-    for text, label, start, end in analysis.ents:
+    for text, label, start, _end in analysis.ents:
         mapped = labels.get(label)
         if not mapped:
             continue

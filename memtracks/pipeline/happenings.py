@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from ..records import Entity, Happening, TimeMention
 from .matching import (
     Sentence,
-    at_clause_start,
     SubjectResolver,
+    at_clause_start,
     clean_value,
     cut_before_times,
     entities_in,

@@ -81,9 +81,11 @@ def _check_rule(rule: RuleSpec, catalogue: Catalogue) -> Iterator[str]:
         fact = rule.conclusion.fact
         if fact.slot not in catalogue:
             yield f"field 'conclusion.fact.slot': unknown slot {fact.slot!r}"
-        values = fact.value.items() if isinstance(fact.value, dict) else [("value", fact.value)]
-        for lang, template in values:
-            yield from _check_template(template, names, f"conclusion.fact.value.{lang}")
+        values: list[tuple[str, str]] = (
+            [(str(k), v) for k, v in fact.value.items()] if isinstance(fact.value, dict) else [("value", fact.value)]
+        )
+        for where, template in values:
+            yield from _check_template(template, names, f"conclusion.fact.value.{where}")
     refs = [f for f in ("valid", "until", "since") if getattr(rule.conclusion, f)]
     if len(refs) > 1:
         yield f"fields 'conclusion.{refs[0]}'/'conclusion.{refs[1]}': give at most one of valid, until, since"
@@ -381,7 +383,10 @@ def _fact_value(
 ) -> SlotValue | None:
     spec = rule.conclusion.fact
     assert spec is not None
-    template = spec.value if isinstance(spec.value, str) else spec.value.get(lang, spec.value.get("en", ""))
+    templates: dict[str, str] = (
+        {"en": spec.value} if isinstance(spec.value, str) else {str(k): v for k, v in spec.value.items()}
+    )
+    template = templates.get(lang, templates.get("en", ""))
     value = render(template, trig.subject, bound, lang)
     planned = any(b.planned for b in bound.values())
     if planned and (valid_from is None or valid_from <= trig.said_at):

@@ -132,12 +132,12 @@ def extract_slots(
             if not _stated(st, pattern):  # noqa: B023
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            values = [
-                _with_statement(v, st, pattern, times, text, search)
-                for v in values  # noqa: B023
-                if _well_formed(v, pattern, resolver.entities, context, text)
-            ]  # noqa: B023
-            return [_Found(v, m.span()) for v in values if v is not None] or None
+            stated = [
+                _with_statement(v, st, pattern, times, text, search)  # noqa: B023
+                for v in values
+                if _well_formed(v, pattern, resolver.entities, context, text)  # noqa: B023
+            ]
+            return [_Found(v, m.span()) for v in stated if v is not None] or None
 
         for items in find_all(pattern.regex, search, build):
             found.extend(items)

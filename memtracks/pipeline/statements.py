@@ -80,7 +80,8 @@ def load_markers(path: Path | None = None) -> Markers:
     section = doc.get("markers") if isinstance(doc, dict) else None
     if not isinstance(section, dict):
         raise DataFileError(str(path), ["missing top-level section 'markers' (language -> category -> regexes)"])
-    problems, out = [], {}
+    problems: list[str] = []
+    out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
     for lang, table in section.items():
         if not isinstance(table, dict):
             problems.append(f"markers.{lang}: must map a category to a list of regexes")
@@ -157,7 +158,7 @@ def analyze_statements(
 
     search = text if lang == "en" else markers_text(text)
     sents = sentences(text)
-    out = []
+    out: list[Statement] = []
     for start, end in clauses(text):
         piece = search[start:end]
         cues = set(markers.found(lang, piece))
@@ -210,7 +211,6 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
         return cues
     chain = _head_chain(parsed, verb)
     children = [t for t in parsed if t.head in {v.i for v in chain[:1]} and t.i != verb.i]
-    deps = {t.dep for t in children}
     lemmas = {t.lower for t in children}
     out = set(cues)
     near = {verb.i} | {t.i for t in children}

@@ -8,8 +8,8 @@ past ("where did I live before?") they rank above the current value.
 from __future__ import annotations
 
 from ..records import Fact
-from ..tracks.facts import FactState, as_known, fact_state
 from ..storage.vectors import similarity
+from ..tracks.facts import FactState, as_known, fact_state
 from .hits import Hit, SearchContext, held_back, search_both
 from .lexical import tokenize
 from .query import Query
@@ -51,7 +51,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         state = fact_state(stored, moment, query.as_of)
         if state is FactState.UNKNOWN:
             continue
-        fact = as_known(stored, query.as_of)
+        fact = as_known(stored, query.as_of) or stored
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
         relevance *= _history_factor(state, query) * (PLANNED_FACTOR if state is FactState.PLANNED else 1.0)

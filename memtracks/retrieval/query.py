@@ -9,7 +9,7 @@ question is about the past, so superseded facts may answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -126,14 +126,14 @@ def analyze_query(
     )
 
 
-def _without_names(text: str, names: set[str]) -> str:
+def _without_names(text: str, names: Set[str]) -> str:
     """The question as embedded: about what, not about whom (the speaker is matched apart)."""
     for name in names:
         text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
     return " ".join(text.split()) or text
 
 
-def _terms(text: str, entities: tuple[Entity, ...], participants: set[str]) -> tuple[str, ...]:
+def _terms(text: str, entities: tuple[Entity, ...], participants: Set[str]) -> tuple[str, ...]:
     """Search terms of the question, without the names of the people talking: they are in
     nearly every turn of their conversation and would drown the words that matter. Who is
     asked about is matched through the speaker instead (see the temporal retriever); the

@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
-from ..records import Event, Fact, Happening, Inference, Premise, TimeMention
+from ..records import Event, Fact, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+@overload
+def text_dt(value: str) -> datetime: ...
+@overload
+def text_dt(value: None) -> None: ...
 def text_dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 
@@ -71,11 +75,11 @@ def row_fact(r: sqlite3.Row) -> Fact:
         negated=bool(r["negated"]),
         source=r["source"],
         confidence=r["confidence"],
-        valid_from=text_dt(r["valid_from"]),  # type: ignore[arg-type]
+        valid_from=text_dt(r["valid_from"]),
         valid_to=text_dt(r["valid_to"]),
-        recorded_at=text_dt(r["recorded_at"]),  # type: ignore[arg-type]
+        recorded_at=text_dt(r["recorded_at"]),
         last_seen=text_dt(r["last_seen"]),
-        superseded_by=r["superseded_by"],  # type: ignore[arg-type]
+        superseded_by=r["superseded_by"],
         mention_count=r["mention_count"],
         source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
         lang=r["lang"],
@@ -103,13 +107,13 @@ def _json_time(d: dict[str, Any]) -> TimeMention:
     return TimeMention(
         d["text"],
         text_dt(d["start"]),
-        text_dt(d["end"]),  # type: ignore[arg-type]
+        text_dt(d["end"]),
         d["granularity"],
         tuple(d["span"]),
         d["lang"],
         d["confidence"],
         d["direction"],
-    )  # type: ignore[arg-type]
+    )
 
 
 def _happening_json(h: Happening) -> dict[str, Any]:
@@ -151,7 +155,7 @@ def happenings_json(e: Event) -> str:
 EVENT_COLUMNS = (
     "id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
     'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
-    "kinds, entity_keys, source, seq"
+    "kinds, entity_keys, source, seq, metadata"
 )
 
 
@@ -178,6 +182,7 @@ def event_row(e: Event) -> tuple[Any, ...]:
         json.dumps(list(e.entity_keys), ensure_ascii=False),
         e.source,
         e.seq,
+        json.dumps(e.metadata, ensure_ascii=False, default=str),
     )
 
 
@@ -192,7 +197,7 @@ def row_event(r: sqlite3.Row) -> Event:
         text=r["text"],
         lang=r["lang"],
         mentioned_at=text_dt(r["mentioned_at"]),
-        start=text_dt(r["start"]),  # type: ignore[arg-type]
+        start=text_dt(r["start"]),
         end=text_dt(r["end"]),
         granularity=r["granularity"],
         times=tuple(_json_time(d) for d in json.loads(r["times"])),
@@ -200,6 +205,7 @@ def row_event(r: sqlite3.Row) -> Event:
         entity_keys=tuple(json.loads(r["entity_keys"])),
         source=r["source"],
         seq=r["seq"],
+        metadata=json.loads(r["metadata"]),
     )
 
 
@@ -244,7 +250,7 @@ def row_inference(r: sqlite3.Row) -> Inference:
         kind=r["kind"],
         text=r["text"],
         lang=r["lang"],
-        created_at=text_dt(r["created_at"]),  # type: ignore[arg-type]
+        created_at=text_dt(r["created_at"]),
         premises=tuple(Premise(t, i) for t, i in json.loads(r["premises"])),
         confidence=r["confidence"],
         valid_from=text_dt(r["valid_from"]),
@@ -255,4 +261,20 @@ def row_inference(r: sqlite3.Row) -> Inference:
         source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
         derived_fact_id=r["derived_fact_id"],
         args=json.loads(r["args"]),
+    )
+
+
+def row_turn(r: sqlite3.Row, user_id: str, agent_id: str | None = None) -> Turn:
+    """A stored turn as a :class:`Turn` of ``user_id`` (the row holds the storage scope)."""
+    return Turn(
+        r["text"],
+        speaker=r["speaker"],
+        timestamp=text_dt(r["ts"]),
+        user_id=user_id,
+        agent_id=agent_id,
+        session_id=r["session_id"],
+        turn_id=r["turn_id"],
+        lang=r["lang"],
+        source=r["source"],
+        metadata=json.loads(r["metadata"]),
     )

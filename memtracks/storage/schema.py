@@ -114,17 +114,44 @@ def m003_inference_kind_index(db: sqlite3.Connection) -> None:
     _run(db, "CREATE INDEX inferences_kind ON inferences (user_id, kind, status, id)")
 
 
-def m004_fact_changes(db: sqlite3.Connection) -> None:
-    """Why a fact stopped holding (a reason code), when that was learned, and dated plans;
-    people the speaker names by their relation ("my brother Tom")."""
+def m004_lifecycle(db: sqlite3.Connection) -> None:
+    """Why a fact stopped holding; turn metadata on events; erasure audit; indexes that
+    erasure, time filters and the tail refresh of other processes' writes look up by."""
     _run(
         db,
         """
         ALTER TABLE facts ADD COLUMN reason TEXT;
+        ALTER TABLE events ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+        CREATE TABLE erasures (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, at TEXT NOT NULL,
+            selector TEXT NOT NULL, counts TEXT NOT NULL
+        );
+        CREATE INDEX turns_time ON turns (user_id, ts_epoch);
+        CREATE INDEX event_links_dst ON event_links (user_id, dst);
+        """,
+    )
+    db.execute(
+        "UPDATE facts SET reason = CASE WHEN superseded_by IS NULL THEN 'ended' "
+        "WHEN (SELECT f.negated FROM facts f WHERE f.id = facts.superseded_by) = 1 THEN 'ended' "
+        "ELSE 'replaced' END WHERE superseded_by IS NOT NULL OR valid_to IS NOT NULL"
+    )
+    db.execute(
+        "UPDATE events SET metadata = COALESCE((SELECT t.metadata FROM turns t WHERE t.user_id = events.user_id "
+        "AND t.turn_id = events.turn_id), '{}')"
+    )
+
+
+def m005_fact_changes(db: sqlite3.Connection) -> None:
+    """When memtracks learned that a fact stopped holding, dated plans, and the people a
+    speaker names by their relation ("my brother Tom")."""
+    _run(
+        db,
+        """
         ALTER TABLE facts ADD COLUMN superseded_at TEXT;
         ALTER TABLE facts ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
-        UPDATE facts SET reason = CASE WHEN superseded_by IS NOT NULL THEN 'superseded' ELSE 'ended' END,
-                         superseded_at = valid_to WHERE valid_to IS NOT NULL OR superseded_by IS NOT NULL;
+        UPDATE facts SET superseded_at = COALESCE((SELECT f.recorded_at FROM facts f WHERE f.id = facts.superseded_by),
+                                                  valid_to)
+            WHERE valid_to IS NOT NULL OR superseded_by IS NOT NULL;
         CREATE TABLE relations (
             user_id TEXT NOT NULL, owner TEXT NOT NULL, relation TEXT NOT NULL, name TEXT NOT NULL,
             PRIMARY KEY (user_id, owner, relation, name)
@@ -137,7 +164,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
     m003_inference_kind_index,
-    m004_fact_changes,
+    m004_lifecycle,
+    m005_fact_changes,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +23,6 @@ from ..errors import StorageError
 from ..records import Event, Fact, Inference, Turn
 from . import codec
 from .schema import migrate
-
 
 MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
 
@@ -101,6 +100,20 @@ class Store:
         assert table in ("facts", "events", "inferences")
         return (self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0][0]) + 1
 
+    # ---------------------------------------------------------------- change tracking
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to the file."""
+        return self._rows("PRAGMA data_version")[0][0]
+
+    def generation(self, user_id: str) -> int:
+        """How many times ``user_id``'s memories were rewritten rather than appended to
+        (erased, rebuilt): an index built before must be rebuilt, not extended."""
+        return int(self.meta(f"generation:{user_id}") or 0)
+
+    def bump_generation(self, user_id: str) -> None:
+        self.set_meta(f"generation:{user_id}", str(self.generation(user_id) + 1))
+
     # ---------------------------------------------------------------- meta
 
     def meta(self, key: str) -> str | None:
@@ -145,6 +158,51 @@ class Store:
     def turns(self, user_id: str) -> list[sqlite3.Row]:
         return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq", (user_id,))
 
+    def turns_written(self, user_id: str) -> list[sqlite3.Row]:
+        """``user_id``'s turns in the order they were written."""
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (user_id,))
+
+    def turn_ids_where(
+        self,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        turn_ids: Sequence[str] | None = None,
+    ) -> set[str]:
+        """Ids of ``user_id``'s turns said in ``session_id``, within ``[start, end)``, whose
+        metadata holds every key of ``metadata`` with that value (all given conditions)."""
+        sql = "SELECT turn_id FROM turns WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        if start is not None:
+            sql += " AND ts_epoch >= ?"
+            params.append(start.timestamp())
+        if end is not None:
+            sql += " AND ts_epoch < ?"
+            params.append(end.timestamp())
+        if turn_ids is not None:
+            sql += f" AND turn_id IN ({','.join('?' * len(turn_ids))})"
+            params += list(turn_ids)
+        for key, value in (metadata or {}).items():
+            sql += " AND json_extract(metadata, ?) IS ?"
+            params += [_json_path(key), value]  # scalars: str, number, bool, None
+        return {r[0] for r in self._rows(sql, params)}
+
+    def turn_metadata(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return {}
+        rows = self._rows(
+            f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
+
     def turn_texts(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
@@ -159,6 +217,7 @@ class Store:
         return [r[0] for r in self._rows("SELECT DISTINCT speaker FROM turns WHERE user_id = ?", (user_id,))]
 
     def users(self) -> list[str]:
+        """Every storage scope (a user, or a user and an agent) that holds turns."""
         return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM turns ORDER BY user_id")]
 
     # ---------------------------------------------------------------- facts
@@ -170,8 +229,14 @@ class Store:
         subjects: Sequence[str] | None = None,
         slots: Sequence[str] | None = None,
         current_only: bool = False,
+        after: int = 0,
     ) -> list[Fact]:
-        sql, params = "SELECT * FROM facts WHERE user_id = ?", [user_id]
+        """Facts of ``user_id`` in id order; ``after``: only those with a larger id."""
+        sql = "SELECT * FROM facts WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
             params += list(subjects)
@@ -213,7 +278,7 @@ class Store:
 
     def save_event(self, event: Event) -> None:
         self.db.execute(
-            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 21)})",
+            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 22)})",
             codec.event_row(event),
         )
         self.db.executemany(
@@ -233,10 +298,13 @@ class Store:
         kinds: Sequence[str] | None = None,
         subjects: Sequence[str] | None = None,
         limit: int | None = None,
+        after: int = 0,
     ) -> list[Event]:
-        # "+user_id": with ids given, look them up by primary key instead of scanning the
-        # user's events through a user_id index (SQLite would pick that one otherwise)
-        sql, params = f"SELECT * FROM events WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
+        # "+user_id": with ids given (or a tail after an id), look them up by primary key
+        # instead of scanning the user's events through a user_id index
+        by_id = ids is not None or after
+        sql = f"SELECT * FROM events WHERE {'+' if by_id else ''}user_id = ?"
+        params: list[Any] = [user_id]
         if kinds is not None:
             sql = (
                 "SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
@@ -249,6 +317,9 @@ class Store:
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
             params += list(subjects)
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         sql += " ORDER BY mentioned_epoch DESC, id DESC" if limit else " ORDER BY mentioned_epoch, id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -312,8 +383,9 @@ class Store:
             "INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)", [(user_id, *link) for link in links]
         )
 
-    def links(self, user_id: str) -> list[tuple[int, int, str, str]]:
-        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ?", (user_id,))
+    def links(self, user_id: str, after: int = 0) -> list[tuple[int, int, str, str]]:
+        """Chain links ``(src, dst, kind, key)``; ``after``: only links into events after that id."""
+        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND dst > ?", (user_id, after))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def update_happenings(self, event: Event) -> None:
@@ -388,8 +460,13 @@ class Store:
         ids: Sequence[int] | None = None,
         kinds: Sequence[str] | None = None,
         limit: int | None = None,
+        after: int = 0,
     ) -> list[Inference]:
-        sql, params = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
+        sql = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?"
+        params: list[Any] = [user_id]
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         if active_only:
             sql += " AND status = 'active'"
         if kinds is not None:
@@ -435,10 +512,11 @@ class Store:
             [(user_id, track, item_id, h, np.asarray(v, dtype=np.float32).tobytes()) for item_id, h, v in items],
         )
 
-    def vectors(self, user_id: str, track: str) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, matrix) of every vector stored for ``user_id`` on ``track``."""
+    def vectors(self, user_id: str, track: str, after: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, matrix) of the vectors stored for ``user_id`` on ``track`` (with ids above ``after``)."""
         rows = self._rows(
-            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? ORDER BY item_id", (user_id, track)
+            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? ORDER BY item_id",
+            (user_id, track, after),
         )
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
@@ -456,8 +534,21 @@ class Store:
         )
         return {r[0]: r[1] for r in rows}
 
+    def vector_count(self, user_id: str, track: str, upto: int | None = None) -> int:
+        """How many vectors ``user_id`` has on ``track`` (with ids up to ``upto``)."""
+        rows = self._rows(
+            "SELECT COUNT(*) FROM vectors WHERE user_id = ? AND track = ? AND item_id <= ?",
+            (user_id, track, upto if upto is not None else 1 << 62),
+        )
+        return rows[0][0]
+
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
         for table in ("turns", "facts", "events", "inferences", "vectors"):
             out[table] = self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (user_id,))[0][0]
         return out
+
+
+def _json_path(key: str) -> str:
+    """A JSON path for one top-level metadata key (quoted, so any key is safe)."""
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -7,7 +7,8 @@ about world time ``at`` with what was known at ``known_at`` (``None``: everythin
 
 1. a fact recorded after ``known_at`` is unknown; an end learned after ``known_at`` is not
    seen (the fact is as it was known then);
-2. a fact whose value was never true — corrected, retracted, or a plan that was cancelled —
+2. a fact whose value was never true — corrected, retracted, or a plan that was cancelled
+   (``REASONS`` in :mod:`memtracks.records`) —
    is void;
 3. a fact that starts after ``at`` is planned (never current before then);
 4. a fact that ended at or before ``at`` is past;
@@ -24,20 +25,11 @@ from datetime import datetime
 from ..catalogue import Catalogue
 from ..records import Fact
 
-# Why a fact stopped holding. The first three say the world changed; the last three that
-# the value was never true (or never came to be).
-REASONS = {
-    "superseded": "a new value of a single-valued slot took its place",
-    "replaced": "the turn ended it and named what took its place (sold X and bought Y, 换成)",
-    "ended": "it was negated or ceased (no longer, quit, 不再), or reached its stated end",
-    "corrected": "a correction said it was never true (sorry, I meant...; 打错了)",
-    "retracted": "the user withdrew it",
-    "cancelled": "a plan that was called off before it began",
-}
+# Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be.
 VOID_REASONS = frozenset({"corrected", "retracted", "cancelled"})
 
 
-class FactState(str, enum.Enum):
+class FactState(enum.StrEnum):
     UNKNOWN = "unknown"
     VOID = "void"
     PLANNED = "planned"
