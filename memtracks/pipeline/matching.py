@@ -22,7 +22,7 @@ _SELF_EN = {"i", "we", "my", "our", "me", "us"}
 _SELF_ZH = ("我们的", "我们", "我的", "我")
 _CUT_VALUE_TAIL = re.compile(
     r"(?:\s+(?:now|too|anymore|any more|again|already|as well|lately|so much|a lot|very much"
-    r"|right now|these days|though|haha|lol|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
+    r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
     re.IGNORECASE,
 )
 _RELATION_MENTION = re.compile(
@@ -182,7 +182,10 @@ class SubjectResolver:
             if rel:
                 best = (m.start(), f"{self.speaker}'s {rel}")
         for e in self.entities:
-            if e.label == "person" and e.span[1] <= pos and (best is None or e.span[0] > best[0]):
+            vocative = self.text[e.span[1] : e.span[1] + 1] in ("!", ",") and (
+                e.span[0] == 0 or self.text[e.span[0] - 2 : e.span[0]].strip() in ("", ",", "!", ".")
+            )  # "That's great, John!": the one spoken to, not the one spoken about
+            if e.label == "person" and e.span[1] <= pos and not vocative and (best is None or e.span[0] > best[0]):
                 best = (e.span[0], e.text)
         return best[1] if best else None
 

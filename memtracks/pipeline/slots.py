@@ -33,7 +33,7 @@ from .values import check_value
 _SPLIT = re.compile(r"\s*(?:,|、|，|\band\b|\bor\b|和|以及|还有)\s*", re.IGNORECASE)
 _MAX_ITEM_WORDS = 5
 _NOT_ITEM_START = frozenset(
-    "i i'm it it's me you us them him her that this those these there here was is are were be been being "
+    "i i'm it it's me you us them him her we they he she that this those these there here was is are were be been being "
     "have has had do does did can could will would should may might especially also so too very how "
     "what when where why who which both every all any some such as like just really "
     "for to in on at of with about from by into".split()
@@ -131,12 +131,12 @@ def extract_slots(
             st = statement_for(context.statements, m.span(), context.parsed)
             if not _stated(st, pattern):  # noqa: B023
                 return None
+            if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
+                return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            stated = [
-                _with_statement(v, st, pattern, times, text, search)  # noqa: B023
-                for v in values
-                if _well_formed(v, pattern, resolver.entities, context, text)  # noqa: B023
-            ]
+            if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
+                return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
+            stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
             return [_Found(v, m.span()) for v in stated if v is not None] or None
 
         for items in find_all(pattern.regex, search, build):
@@ -146,12 +146,24 @@ def extract_slots(
     return tuple(f.value for f in found)
 
 
+_TASTE_VERBS = frozenset({"like", "likes", "love", "loves", "enjoy", "enjoys", "adore", "adores"})
+
+
+def _verb_is_verb(m: re.Match[str], parsed: Sequence, pattern: Compiled) -> bool:
+    """ "We're like a family": "like" there is a preposition, not liking."""
+    if pattern.spec.slot not in _TASTES or not parsed:
+        return True
+    words = [t for t in parsed if m.start() <= t.idx < m.end() and t.lower in _TASTE_VERBS]
+    return not words or any(t.pos == "VERB" for t in words)
+
+
 def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:
     """A match without a subject of its own ("and enjoy kayaking") takes the subject of the
     clause before it: only trusted when that one was a first-person statement or a match."""
     if previous is not None or not text.isascii():
         return True
-    before = text[max(0, text.rfind(".", 0, m.start()) + 1) : m.start()]
+    start = max(text.rfind(mark, 0, m.start()) for mark in ".!?\n") + 1
+    before = text[max(0, start) : m.start()]
     return (
         re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None
         and re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
@@ -286,7 +298,7 @@ def _split(raw: str, start: int) -> list[tuple[str, int]]:
     for piece in _SPLIT.split(raw):
         offset = raw.find(piece, pos)
         pos = offset + len(piece)
-        item = piece.strip()
+        item = clean_value(piece)  # "painting together lately" -> "painting together"
         if item and _reads_as_item(item):
             parts.append((item, start + offset))
     return parts

@@ -124,11 +124,17 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
         any(e.span[0] <= (span or (0, 0))[0] and (span or (0, 0))[1] <= e.span[1] for e in entities) if span else False
     )
     if kind in ("thing", "text") and not named:
-        if lower[0] == "the" and not words[-1][:1].isupper():
+        if lower[0] == "the" and not (len(words) > 1 and words[1][:1].isupper()):
             return "a definite 'the ...': a comment on something at hand"
+        if "to" in lower[1:]:
+            return "an infinitive inside ('events to practice ...'): a clause, not a thing"
         if lower[-1] in _VAGUE_EN:
             return f"vague head noun '{lower[-1]}'"
     tags = _tags(parsed, span)
+    if tags and span is not None and kind in ("thing", "title", "condition", "product"):
+        cut = _cut_phrase(parsed, tags, span, kind)
+        if cut:
+            return cut
     if tags:
         if any(t.tag in ("VBD", "VBZ", "VBP", "MD") for t in tags):
             return "contains a finite verb (a clause, not a thing)"
@@ -149,6 +155,40 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
     elif kind in ("place", "org", "person") and not named and not words[0][:1].isupper():
         return f"a {kind} must be a name"
     return None
+
+
+def _cut_phrase(parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tuple[int, int], kind: str) -> str | None:
+    """The value was cut out of a longer phrase: its last word modifies a noun after it
+    ("action [and sci-fi] movies"), or a modifier of it was left out ("animals [with fur]")."""
+    last = tags[-1]
+    by_i = {t.i: t for t in parsed}
+    head = by_i.get(last.head)
+    if last.dep in ("compound", "amod", "nmod", "poss", "nummod") and head is not None and head.idx >= span[1]:
+        return f"'{last.text}' modifies a noun outside the value"
+    cut_deps = ("prep", "acl", "relcl") if kind == "thing" else ("acl", "relcl")  # "a nurse at X" is whole
+    for t in parsed:
+        if t.head != last.i or t.idx < span[1] or t.dep not in cut_deps:
+            continue
+        first = min([u.idx for u in parsed if u.idx >= span[1] and _within(parsed, u, t)], default=t.idx)
+        between = [u for u in parsed if span[1] <= u.idx < first]
+        if not any(u.pos == "PUNCT" for u in between):
+            return "a modifier of the value was cut off"
+    return None
+
+
+def _within(parsed: Sequence[ParsedToken], token: ParsedToken, root: ParsedToken) -> bool:
+    """Is ``token`` in the subtree of ``root``?"""
+    by_i = {t.i: t for t in parsed}
+    seen = set()
+    while token.i not in seen:
+        if token.i == root.i:
+            return True
+        seen.add(token.i)
+        nxt = by_i.get(token.head)
+        if nxt is None or nxt.i == token.i:
+            return False
+        token = nxt
+    return False
 
 
 def _tags(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> list[ParsedToken]:

@@ -54,11 +54,12 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         fact = as_known(stored, query.as_of) or stored
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
-        relevance *= _history_factor(state, query) * (PLANNED_FACTOR if state is FactState.PLANNED else 1.0)
-        explain["relevance"] = relevance
         if not _wanted(fact, state, query):  # type: ignore[arg-type]
             stale.append(relevance)
-        elif relevance >= ctx.config.min_relevance:
+            continue
+        relevance *= _history_factor(state, query) * (PLANNED_FACTOR if state is FactState.PLANNED else 1.0)
+        explain["relevance"] = relevance
+        if relevance >= ctx.config.min_relevance:
             hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))  # type: ignore[arg-type]
     hits = sorted(hits, key=lambda h: -h.relevance)[:k]
     return hits, held_back(stale, hits, ctx.config.min_relevance)
@@ -102,6 +103,9 @@ def _wanted(fact: Fact, state: FactState, query: Query) -> bool:
 
 
 def _history_factor(state: FactState, query: Query) -> float:
+    """A question about the past prefers what held before; any other prefers what holds."""
     if query.past and not query.as_of and state is FactState.CURRENT:
+        return CURRENT_IN_PAST_QUESTION
+    if not query.past and state is FactState.PAST:
         return CURRENT_IN_PAST_QUESTION
     return 1.0
