@@ -116,12 +116,13 @@ def analyze_query(
         aggregate=_AGGREGATE.search(text) is not None,
         as_of=as_of,
         terms=_terms(text, topical, named),
-        vector=embedder.embed_batch([_without_names(text, named)])[0],
+        vector=embedder.embed_batch([without_names(text, named)])[0],
     )
 
 
-def _without_names(text: str, names: set[str]) -> str:
-    """The question as embedded: about what, not about whom (the speaker is matched apart)."""
+def without_names(text: str, names: set[str] | frozenset[str]) -> str:
+    """The question as embedded: about what, not about whom (the speaker is matched apart).
+    "What did Caroline research?" -> "What did research?"; "Melanie's kids" -> "kids"."""
     for name in names:
         text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
     return " ".join(text.split()) or text
