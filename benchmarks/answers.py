@@ -18,8 +18,20 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december"]
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS)
 _ORD = r"(?:st|nd|rd|th)?"
 _FULL = (  # (regex, group of year, month, day)
@@ -42,9 +54,12 @@ _QUALIFIERS = frozenset(
     "and to from between until till some sometime time week weekend weekends month year day days night "
     "weeks months years few couple first second third fourth last next end beginning start middle "
     "early mid late spring summer fall autumn winter monday tuesday wednesday thursday friday "
-    "saturday sunday morning afternoon evening".split())
-_ZH_QUALIFIERS = re.compile(r"大约|大概|左右|前后|上旬|中旬|下旬|月初|月底|月中|年初|年底|年中|的时候|期间|"
-                            r"之前|之后|以前|以后|[在于约初底前后的]")
+    "saturday sunday morning afternoon evening".split()
+)
+_ZH_QUALIFIERS = re.compile(
+    r"大约|大概|左右|前后|上旬|中旬|下旬|月初|月底|月中|年初|年底|年中|的时候|期间|"
+    r"之前|之后|以前|以后|[在于约初底前后的]"
+)
 
 
 @dataclass(frozen=True)
@@ -57,8 +72,11 @@ class Period:
 
     def within(self, other: Period) -> bool:
         """Is this period inside ``other`` (the same, or finer)?"""
-        return (self.year == other.year and (other.month is None or self.month == other.month)
-                and (other.day is None or self.day == other.day))
+        return (
+            self.year == other.year
+            and (other.month is None or self.month == other.month)
+            and (other.day is None or self.day == other.day)
+        )
 
 
 def _month(name: str) -> int:

@@ -52,13 +52,15 @@ def turn_document(turn: Turn) -> str:
 
 def participants(turns: Sequence[Turn]) -> frozenset[str]:
     """The people talking, by name (not "user" or an assistant)."""
-    return frozenset(t.speaker for t in turns
-                     if t.speaker.lower() != "user" and t.speaker.lower() not in ASSISTANT_SPEAKERS)
+    return frozenset(
+        t.speaker for t in turns if t.speaker.lower() != "user" and t.speaker.lower() not in ASSISTANT_SPEAKERS
+    )
 
 
 def cjk_bigrams(text: str) -> str:
     """Chinese runs written as space-separated character bigrams (a lone character stays):
     "我住在上海" -> "我住 住在 在上 上海", so a word-splitting tokenizer sees Chinese words."""
+
     def split(m: re.Match) -> str:
         run = m.group()
         return f" {' '.join(a + b for a, b in zip(run, run[1:], strict=False)) or run} "
@@ -114,8 +116,11 @@ class DenseIndex:
 
     def __post_init__(self) -> None:
         self.ids = [t.turn_id for t in self.turns]
-        self.matrix = (self.embedder.embed_batch([turn_document(t) for t in self.turns]) if self.turns
-                       else np.zeros((0, self.embedder.dim), dtype=np.float32))
+        self.matrix = (
+            self.embedder.embed_batch([turn_document(t) for t in self.turns])
+            if self.turns
+            else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        )
 
 
 @dataclass
@@ -193,8 +198,11 @@ def build_baselines(turns: Sequence[Turn], embedder: Embedder, minilm: Embedder 
         fused.append(RRFBaseline("rrf-minilm", "RRF(BM25, dense MiniLM)", [bm25, dense_minilm]))
     old_bm25 = BM25Baseline("bm25s-default", "BM25 (bm25s default)", turns, bm25s_default_tokens)
     old_dense = DenseBaseline("dense-use-names", "dense USE, question with names", use)
-    old = [old_bm25, old_dense, RRFBaseline("rrf-default", "RRF(bm25s default, dense USE with names)",
-                                            [old_bm25, old_dense])]
+    old = [
+        old_bm25,
+        old_dense,
+        RRFBaseline("rrf-default", "RRF(bm25s default, dense USE with names)", [old_bm25, old_dense]),
+    ]
     return [*fair, *fused, *old]
 
 

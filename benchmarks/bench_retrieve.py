@@ -29,14 +29,32 @@ from memtracks.io import read_locomo
 from memtracks.toolkit import Toolkit
 
 ZH_TEMPLATES = [
-    "我今天去{place}吃了{food}，味道不错。", "下周三我要去{place}出差。", "我最近在学{hobby}。",
-    "昨天和朋友在{place}看了电影。", "我的猫豆豆最近不爱吃{food}。", "这个项目老板说月底必须交。",
-    "周末打算去{place}爬山。", "我上个月搬到了{place}。", "我对{food}过敏。", "明天下午三点有面试。",
+    "我今天去{place}吃了{food}，味道不错。",
+    "下周三我要去{place}出差。",
+    "我最近在学{hobby}。",
+    "昨天和朋友在{place}看了电影。",
+    "我的猫豆豆最近不爱吃{food}。",
+    "这个项目老板说月底必须交。",
+    "周末打算去{place}爬山。",
+    "我上个月搬到了{place}。",
+    "我对{food}过敏。",
+    "明天下午三点有面试。",
 ]
-ZH_FILL = {"place": ["北京", "上海", "深圳", "杭州", "成都", "西湖", "公司附近", "商场"],
-           "food": ["火锅", "面条", "花生", "寿司", "饺子", "烤鸭"], "hobby": ["吉他", "游泳", "画画", "日语"]}
-ZH_QUESTIONS = ["我住在哪里？", "我对什么过敏？", "我下周三有什么安排？", "豆豆最近怎么样？", "项目什么时候交？",
-                "我最近在学什么？", "我上个月做了什么？", "我周末去哪里爬山？"]
+ZH_FILL = {
+    "place": ["北京", "上海", "深圳", "杭州", "成都", "西湖", "公司附近", "商场"],
+    "food": ["火锅", "面条", "花生", "寿司", "饺子", "烤鸭"],
+    "hobby": ["吉他", "游泳", "画画", "日语"],
+}
+ZH_QUESTIONS = [
+    "我住在哪里？",
+    "我对什么过敏？",
+    "我下周三有什么安排？",
+    "豆豆最近怎么样？",
+    "项目什么时候交？",
+    "我最近在学什么？",
+    "我上个月做了什么？",
+    "我周末去哪里爬山？",
+]
 
 
 def synthetic_turns(locomo: list[Turn], count: int, seed: int = 7) -> list[Turn]:
@@ -54,8 +72,9 @@ def synthetic_turns(locomo: list[Turn], count: int, seed: int = 7) -> list[Turn]
         else:
             base = locomo[i % len(locomo)]
             text, speaker = base.text, base.speaker
-        out.append(Turn(text=text, speaker=speaker, timestamp=when, user_id="bench",
-                        session_id=f"s{i // 20}", turn_id=f"b{i}"))
+        out.append(
+            Turn(text=text, speaker=speaker, timestamp=when, user_id="bench", session_id=f"s{i // 20}", turn_id=f"b{i}")
+        )
     return out
 
 
@@ -84,10 +103,15 @@ def measure(mem: Memory, questions: list[str], now: datetime, embedder: USEEmbed
         index.search(embedder.embed_batch([q])[0], 45)
         baseline.append((time.perf_counter() - t) * 1000)
     samples.sort()
-    return {"memories": sum(v for k, v in mem.stats("bench").items() if k in ("facts", "events", "inferences")),
-            "turns": mem.stats("bench")["turns"], "queries": len(samples), "cold_first_query_ms": cold,
-            "p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))],
-            "baseline_embed_plus_faiss_p50_ms": statistics.median(baseline)}
+    return {
+        "memories": sum(v for k, v in mem.stats("bench").items() if k in ("facts", "events", "inferences")),
+        "turns": mem.stats("bench")["turns"],
+        "queries": len(samples),
+        "cold_first_query_ms": cold,
+        "p50_ms": statistics.median(samples),
+        "p95_ms": samples[int(0.95 * (len(samples) - 1))],
+        "baseline_embed_plus_faiss_p50_ms": statistics.median(baseline),
+    }
 
 
 def main(argv=None) -> int:
@@ -103,7 +127,9 @@ def main(argv=None) -> int:
     locomo = list(read_locomo(args.data, timezone.utc))
     data = json.loads(Path(args.data).read_text())
     en_questions = [qa["question"] for sample in data for qa in sample["qa"]][:200]
-    questions = [q for pair in zip(en_questions, ZH_QUESTIONS * 25, strict=False) for q in pair] + en_questions[len(ZH_QUESTIONS) * 25:]
+    questions = [q for pair in zip(en_questions, ZH_QUESTIONS * 25, strict=False) for q in pair] + en_questions[
+        len(ZH_QUESTIONS) * 25 :
+    ]
     questions = questions[:240]
     toolkit, embedder = Toolkit.load(), USEEmbedder()
     workdir = Path(args.workdir)
@@ -116,9 +142,12 @@ def main(argv=None) -> int:
         now = turns[-1].timestamp + timedelta(days=1)  # type: ignore[operator]
         results[str(size)] = figures = measure(mem, questions, now, embedder)
         mem.close()
-        print(f"  {figures['memories']} memories: retrieve p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms "
-              f"(cold first query {figures['cold_first_query_ms']:.0f} ms; baseline embed+FAISS "
-              f"{figures['baseline_embed_plus_faiss_p50_ms']:.1f} ms)", flush=True)
+        print(
+            f"  {figures['memories']} memories: retrieve p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms "
+            f"(cold first query {figures['cold_first_query_ms']:.0f} ms; baseline embed+FAISS "
+            f"{figures['baseline_embed_plus_faiss_p50_ms']:.1f} ms)",
+            flush=True,
+        )
     print(json.dumps(results, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2))

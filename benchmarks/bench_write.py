@@ -57,10 +57,13 @@ def main(argv=None) -> int:
         ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
         embed.append(timed(lambda: embedder.embed_batch(texts)))
         mem = Memory(toolkit=toolkit, embedder=embedder)
-        many.append(timed(lambda: mem.write_many(turns)))
+        many.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
         mem.close()
-        print(f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
-              f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)", flush=True)
+        print(
+            f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
+            f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)",
+            flush=True,
+        )
 
     latencies = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,13 +71,15 @@ def main(argv=None) -> int:
             mem = Memory(path, toolkit=toolkit, embedder=embedder)
             samples = []
             for turn in turns[: args.single]:
-                samples.append(timed(lambda: mem.write(turn)) * 1000)
+                samples.append(timed(lambda: mem.write(turn)) * 1000)  # noqa: B023 - called at once
             mem.close()
             samples.sort()
-            latencies[name] = {"p50_ms": statistics.median(samples),
-                               "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
-            print(f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
-                  f"p95 {latencies[name]['p95_ms']:.1f} ms", flush=True)
+            latencies[name] = {"p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
+            print(
+                f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
+                f"p95 {latencies[name]['p95_ms']:.1f} ms",
+                flush=True,
+            )
 
     figures = {
         "turns": len(turns),

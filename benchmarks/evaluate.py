@@ -28,8 +28,11 @@ def _mean(values: Sequence[float | None]) -> float:
 def _context_figures(answers: Sequence[Answer]) -> dict[str, float]:
     tokens = _mean([a.context_tokens for a in answers])
     raw = _mean([a.cited_raw_tokens for a in answers])
-    return {"tokens_per_question": tokens, "cited_raw_tokens_per_question": raw,
-            "tokens_vs_cited_raw": tokens / raw if raw else 0.0}
+    return {
+        "tokens_per_question": tokens,
+        "cited_raw_tokens_per_question": raw,
+        "tokens_vs_cited_raw": tokens / raw if raw else 0.0,
+    }
 
 
 def _answer_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> dict[str, float]:
@@ -37,13 +40,22 @@ def _answer_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], in
     (an equal prompt budget); and, for a baseline, of its raw turns without their dates."""
     figures = {
         "answer_in_context": _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in answers]),
-        "answer_in_context_same_tokens": _mean([float(metrics.answer_in_context(
-            a.question.answer, clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens))))
-            for a in answers]),
+        "answer_in_context_same_tokens": _mean(
+            [
+                float(
+                    metrics.answer_in_context(
+                        a.question.answer,
+                        clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens)),
+                    )
+                )
+                for a in answers
+            ]
+        ),
     }
     if answers and answers[0].undated_context is not None:
         figures["answer_in_context_undated"] = _mean(
-            [float(metrics.answer_in_context(a.question.answer, a.undated_context or "")) for a in answers])
+            [float(metrics.answer_in_context(a.question.answer, a.undated_context or "")) for a in answers]
+        )
     return figures
 
 
@@ -68,10 +80,14 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
         figures: dict = {"label": run.labels.get(system, system), **{f"recall@{k}": _mean(recall(main, k)) for k in ks}}
         figures["recall_curve"] = {str(k): _mean(recall(main, k)) for k in CURVE_K}
         figures["by_category"] = {
-            str(cat): {"name": names[0], "mem0_name": names[1], "n": len(group),
-                       "n_scored": _scored(recall(group, 1)),
-                       **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
-                       **_answer_figures(group, budgets)}
+            str(cat): {
+                "name": names[0],
+                "mem0_name": names[1],
+                "n": len(group),
+                "n_scored": _scored(recall(group, 1)),
+                **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
+                **_answer_figures(group, budgets),
+            }
             for cat, names in LOCOMO_CATEGORIES.items()
             if (group := [a for a in answers if a.question.category == str(cat)])
         }
@@ -83,11 +99,13 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
         systems[system] = figures
     mt = [a for a in run.answers if a.system == "memtracks"]
     groups = {"1-4": [(a.unit, a.question.id) for a in mt if a.question.category in LOCOMO_MAIN]}
-    groups.update({cat: [(a.unit, a.question.id) for a in mt if a.question.category == cat]
-                   for cat in (*LOCOMO_MAIN, "5")})
+    groups.update(
+        {cat: [(a.unit, a.question.id) for a in mt if a.question.category == cat] for cat in (*LOCOMO_MAIN, "5")}
+    )
     groups = {name: keys for name, keys in groups.items() if keys}
-    ceiling = headroom(run, groups, locomo_best,
-                       lambda a: metrics.recall_acc(a.items, a.question.evidence_turns, CONTEXT_K))
+    ceiling = headroom(
+        run, groups, locomo_best, lambda a: metrics.recall_acc(a.items, a.question.evidence_turns, CONTEXT_K)
+    )
     return _wrap(run, systems, ceiling)
 
 
@@ -99,8 +117,7 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
         return _mean([metric(a.items, a.question.evidence_sessions, k, session_of) for a in group])
 
     def turn(metric, group, k):
-        return _mean([metric(a.items, a.question.evidence_turns, k, str) for a in group
-                      if a.question.evidence_turns])
+        return _mean([metric(a.items, a.question.evidence_turns, k, str) for a in group if a.question.evidence_turns])
 
     for system in run.systems:
         answers = [a for a in run.answers if a.system == system and not a.question.abstention]
@@ -114,11 +131,15 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
         figures["recall_curve"] = {str(k): session(metrics.recall_all, answers, k) for k in CURVE_K}
         types = sorted({a.question.category for a in answers})
         figures["by_category"] = {
-            t: {"n": len(group), "n_scored": sum(bool(a.question.evidence_sessions) for a in group),
+            t: {
+                "n": len(group),
+                "n_scored": sum(bool(a.question.evidence_sessions) for a in group),
                 **{f"recall@{k}": session(metrics.recall_all, group, k) for k in ks},
                 **{f"ndcg@{k}": session(metrics.ndcg_any, group, k) for k in ks},
-                **_answer_figures(group, budgets)}
-            for t in types if (group := [a for a in answers if a.question.category == t])
+                **_answer_figures(group, budgets),
+            }
+            for t in types
+            if (group := [a for a in answers if a.question.category == t])
         }
         figures.update(_answer_figures(answers, budgets))
         figures.update(_context_figures(answers))
@@ -128,10 +149,18 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
         systems[system] = figures
     mt = [a for a in run.answers if a.system == "memtracks" and not a.question.abstention]
     groups = {"all": [(a.unit, a.question.id) for a in mt]}
-    groups.update({t: [(a.unit, a.question.id) for a in mt if a.question.category == t]
-                   for t in sorted({a.question.category for a in mt})})
-    ceiling = headroom(run, groups, longmemeval_best(session_of),
-                       lambda a: metrics.recall_all(a.items, a.question.evidence_sessions, CONTEXT_K, session_of))
+    groups.update(
+        {
+            t: [(a.unit, a.question.id) for a in mt if a.question.category == t]
+            for t in sorted({a.question.category for a in mt})
+        }
+    )
+    ceiling = headroom(
+        run,
+        groups,
+        longmemeval_best(session_of),
+        lambda a: metrics.recall_all(a.items, a.question.evidence_sessions, CONTEXT_K, session_of),
+    )
     return _wrap(run, systems, ceiling)
 
 

@@ -41,8 +41,13 @@ def by_question(run: Run) -> dict[tuple[str, str], dict[str, Answer]]:
     return grouped
 
 
-def headroom(run: Run, groups: dict[str, list[tuple[str, str]]], best: Best,
-             actual: Callable[[Answer], float | None], k: int = CONTEXT_K) -> dict:
+def headroom(
+    run: Run,
+    groups: dict[str, list[tuple[str, str]]],
+    best: Best,
+    actual: Callable[[Answer], float | None],
+    k: int = CONTEXT_K,
+) -> dict:
     """Ceiling figures for each named group of questions ((unit, question id) keys), beside
     memtracks' ``actual`` recall@k."""
     answers = by_question(run)
@@ -52,19 +57,23 @@ def headroom(run: Run, groups: dict[str, list[tuple[str, str]]], best: Best,
         rows = [answers[key] for key in keys]
         mt = [row["memtracks"] for row in rows]
         deep = [a.items if a.pool is None else a.pool for a in mt]
-        union = [metrics.pool(d, *(row[s].items for s in first_stage), depth=POOL_DEPTH)
-                 for d, row in zip(deep, rows, strict=True)]
+        union = [
+            metrics.pool(d, *(row[s].items for s in first_stage), depth=POOL_DEPTH)
+            for d, row in zip(deep, rows, strict=True)
+        ]
         ceilings = [run.ceilings[key] for key in keys if key in run.ceilings]
         scored = [a for a in mt if best(a.items, a.question, k) is not None]
         figures = {
-            "n": len(rows), "n_scored": len(scored),
+            "n": len(rows),
+            "n_scored": len(scored),
             f"recall@{k}": _mean([actual(a) for a in mt]),
             "rerank_top20": _mean([best(a.items[:20], a.question, k) for a in mt]),
             "rerank_top50": _mean([best(d[:POOL_DEPTH], a.question, k) for d, a in zip(deep, mt, strict=True)]),
             "rerank_union": _mean([best(items, a.question, k) for items, a in zip(union, mt, strict=True)]),
             "in_pool_top50": _mean([best(d, a.question, len(d) or 1) for d, a in zip(deep, mt, strict=True)]),
-            "in_pool_union": _mean([best(items, a.question, len(items) or 1)
-                                    for items, a in zip(union, mt, strict=True)]),
+            "in_pool_union": _mean(
+                [best(items, a.question, len(items) or 1) for items, a in zip(union, mt, strict=True)]
+            ),
             "candidates_mean": _mean([a.candidates for a in mt]),
             "candidates_median": statistics.median([a.candidates for a in mt]) if mt else 0,
             "cards_mean": _mean([len(a.items) for a in mt]),
@@ -72,8 +81,10 @@ def headroom(run: Run, groups: dict[str, list[tuple[str, str]]], best: Best,
             "deep_cards_mean": _mean([len(d) for d in deep]),
             "union_items_mean": _mean([len(items) for items in union]),
             "answer_in_context": _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in mt]),
-            **{f"ceiling_{field}": _mean([float(getattr(c, field)) for c in ceilings])
-               for field in ("whole", "evidence", "evidence_undated", "whole_undated")},
+            **{
+                f"ceiling_{field}": _mean([float(getattr(c, field)) for c in ceilings])
+                for field in ("whole", "evidence", "evidence_undated", "whole_undated")
+            },
         }
         out[name] = figures
     out["union_of"] = ["memtracks", *first_stage]

@@ -15,8 +15,21 @@ from itertools import combinations
 
 from .answers import answer_in_context, dates_in, normalize, periods_in
 
-__all__ = ["answer_in_context", "best_recall_acc", "best_recall_all", "cited", "dates_in", "ndcg_any",
-           "normalize", "periods_in", "pool", "recall_acc", "recall_all", "recall_any", "unit_ranking"]
+__all__ = [
+    "answer_in_context",
+    "best_recall_acc",
+    "best_recall_all",
+    "cited",
+    "dates_in",
+    "ndcg_any",
+    "normalize",
+    "periods_in",
+    "pool",
+    "recall_acc",
+    "recall_all",
+    "recall_any",
+    "unit_ranking",
+]
 
 Items = Sequence[Sequence[str]]  # per rank: the turn ids an item cites
 
@@ -43,14 +56,18 @@ def unit_ranking(items: Items, to_unit: Callable[[str], str]) -> list[str]:
     return list(dict.fromkeys(to_unit(t) for item in items for t in item))
 
 
-def recall_all(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
+def recall_all(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
     """1.0 when every evidence unit is among the first ``k`` units cited (LongMemEval)."""
     if not evidence:
         return None
     return float(set(evidence) <= set(unit_ranking(items, to_unit)[:k]))
 
 
-def recall_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
+def recall_any(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
     if not evidence:
         return None
     return float(bool(set(evidence) & set(unit_ranking(items, to_unit)[:k])))
@@ -121,8 +138,9 @@ def _greedy_cover(subsets: Sequence[frozenset[str]], k: int) -> frozenset[str]:
     return covered
 
 
-def best_recall_all(items: Items, evidence: set[str] | frozenset[str], k: int,
-                    to_unit: Callable[[str], str]) -> float | None:
+def best_recall_all(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
     """LongMemEval's ``recall_all`` at ``k`` after a perfect reranking of the units (sessions)
     ``items`` cite: 1.0 when they cite every evidence unit and there are at most ``k``."""
     if not evidence:

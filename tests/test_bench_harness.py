@@ -51,8 +51,15 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
     assert set(results["systems"]) == expected
     assert results["strongest_baseline"] in expected - {"memtracks"}
     for figures in results["systems"].values():
-        for key in ("recall@1", "recall@5", "answer_in_context", "tokens_per_question",
-                    "retrieve_ms_p50", "retrieve_ms_p95", "by_category"):
+        for key in (
+            "recall@1",
+            "recall@5",
+            "answer_in_context",
+            "tokens_per_question",
+            "retrieve_ms_p50",
+            "retrieve_ms_p95",
+            "by_category",
+        ):
             assert key in figures
         assert 0.0 <= figures["recall@1"] <= figures["recall@5"] <= 1.0
     assert results["ingest_turns_per_s"] > 0
@@ -88,18 +95,42 @@ def test_bench_longmemeval_repeated_session_ids_get_distinct_turn_ids():
 
 def _many_sessions(path: Path, sessions: int, turns_per_session: int) -> Path:
     """A LongMemEval question whose haystack has many short sessions about trips."""
-    cities = ["Denver", "Boston", "Austin", "Seattle", "Chicago", "Miami", "Dallas", "Portland",
-              "Phoenix", "Atlanta", "Detroit", "Nashville", "Tampa", "Omaha"][:sessions]
-    haystack = [[{"role": "user" if i % 2 == 0 else "assistant",
-                  "content": f"Trip note {i} about my flight to {city} for a conference."}
-                 for i in range(turns_per_session)] for city in cities]
+    cities = [
+        "Denver",
+        "Boston",
+        "Austin",
+        "Seattle",
+        "Chicago",
+        "Miami",
+        "Dallas",
+        "Portland",
+        "Phoenix",
+        "Atlanta",
+        "Detroit",
+        "Nashville",
+        "Tampa",
+        "Omaha",
+    ][:sessions]
+    haystack = [
+        [
+            {
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": f"Trip note {i} about my flight to {city} for a conference.",
+            }
+            for i in range(turns_per_session)
+        ]
+        for city in cities
+    ]
     question = {
-        "question_id": "q-deep", "question_type": "multi-session",
-        "question": "Which cities did I fly to for a conference?", "answer": "many",
+        "question_id": "q-deep",
+        "question_type": "multi-session",
+        "question": "Which cities did I fly to for a conference?",
+        "answer": "many",
         "question_date": "2023/07/01 (Sat) 10:00",
         "haystack_session_ids": [f"s-{c}" for c in cities],
         "haystack_dates": [f"2023/06/{i + 1:02d} (Thu) 09:00" for i in range(len(cities))],
-        "haystack_sessions": haystack, "answer_session_ids": ["s-Denver"],
+        "haystack_sessions": haystack,
+        "answer_session_ids": ["s-Denver"],
     }
     path.write_text(json.dumps([question]), encoding="utf-8")
     return path
@@ -155,10 +186,10 @@ def test_bench_answer_ceilings_over_raw_turns():
 
 
 def test_bench_headroom_hand_computed():
+    from benchmarks.datasets import Question
     from benchmarks.headroom import headroom, locomo_best
     from benchmarks.metrics import recall_acc
     from benchmarks.runner import Answer, Ceiling, Run
-    from benchmarks.datasets import Question
 
     asked = datetime(2023, 6, 2, tzinfo=timezone.utc)
     q = Question("q1", "What did Maya do?", "pottery", "1", asked, frozenset({"D1:1", "D1:2"}))
@@ -166,16 +197,21 @@ def test_bench_headroom_hand_computed():
     filler = [[f"D9:{i}"] for i in range(30)]
     # memtracks: D1:1 at rank 6 (top 20), D1:2 nowhere; BM25 finds D1:2 at rank 3
     mt = filler[:5] + [["D1:1"]] + filler[5:]
-    run = Run("locomo", systems=["memtracks", "bm25"], answers=[
-        Answer("memtracks", q, "u", mt, "[event] Maya: pottery", 4, 4, 1.0, candidates=22),
-        Answer("bm25", q, "u", filler[:2] + [["D1:2"]], "", 0, 0, 1.0, candidates=3),
-        Answer("memtracks", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=10),
-        Answer("bm25", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=5),
-    ])
+    run = Run(
+        "locomo",
+        systems=["memtracks", "bm25"],
+        answers=[
+            Answer("memtracks", q, "u", mt, "[event] Maya: pottery", 4, 4, 1.0, candidates=22),
+            Answer("bm25", q, "u", filler[:2] + [["D1:2"]], "", 0, 0, 1.0, candidates=3),
+            Answer("memtracks", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=10),
+            Answer("bm25", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=5),
+        ],
+    )
     run.ceilings[("u", "q1")] = Ceiling(whole=True, whole_undated=True, evidence=True, evidence_undated=False)
     run.ceilings[("u", "q2")] = Ceiling(whole=False, whole_undated=False, evidence=False, evidence_undated=False)
-    room = headroom(run, {"1": [("u", "q1"), ("u", "q2")]}, locomo_best,
-                    lambda a: recall_acc(a.items, a.question.evidence_turns, 5))
+    room = headroom(
+        run, {"1": [("u", "q1"), ("u", "q2")]}, locomo_best, lambda a: recall_acc(a.items, a.question.evidence_turns, 5)
+    )
     f = room["1"]
     assert (f["n"], f["n_scored"]) == (2, 1)
     assert (f["recall@5"], f["rerank_top20"], f["rerank_top50"], f["rerank_union"]) == (0.0, 0.5, 0.5, 1.0)

@@ -51,26 +51,32 @@ def test_bench_cited_keeps_rank_order_without_repeats():
     assert metrics.cited([["a", "b"], ["b", "c"], ["d"]], 2) == ["a", "b", "c"]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("7 May 2023", {date(2023, 5, 7)}),
-    ("on May 7, 2023 and 2023-06-01", {date(2023, 5, 7), date(2023, 6, 1)}),
-    ("8th of nothing", set()),
-    ("2023/5/9", {date(2023, 5, 9)}),
-    ("31 February 2023", set()),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("7 May 2023", {date(2023, 5, 7)}),
+        ("on May 7, 2023 and 2023-06-01", {date(2023, 5, 7), date(2023, 6, 1)}),
+        ("8th of nothing", set()),
+        ("2023/5/9", {date(2023, 5, 9)}),
+        ("31 February 2023", set()),
+    ],
+)
 def test_bench_dates_in_any_format(text, expected):
     assert metrics.dates_in(text) == expected
 
 
-@pytest.mark.parametrize("answer,context,found", [
-    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class yesterday [2023-05-07]", True),
-    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class", False),
-    ("Biscuit", "Leo pets: Biscuit (puppy)", True),
-    ("The Biscuit!", "leo adopted biscuit.", True),
-    ("bis", "Leo adopted Biscuit", False),  # whole words only
-    ("2023", "since 2023-05-07", True),
-    ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
-])
+@pytest.mark.parametrize(
+    "answer,context,found",
+    [
+        ("7 May 2023", "[event] 2023-05-08 Maya: pottery class yesterday [2023-05-07]", True),
+        ("7 May 2023", "[event] 2023-05-08 Maya: pottery class", False),
+        ("Biscuit", "Leo pets: Biscuit (puppy)", True),
+        ("The Biscuit!", "leo adopted biscuit.", True),
+        ("bis", "Leo adopted Biscuit", False),  # whole words only
+        ("2023", "since 2023-05-07", True),
+        ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
+    ],
+)
 def test_bench_answer_in_context(answer, context, found):
     assert metrics.answer_in_context(answer, context) is found
 
@@ -82,16 +88,31 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
     from benchmarks.evaluate import score_longmemeval
     from benchmarks.runner import Answer, Run
 
-    q = lambda qid, answer: Question(qid, "Where did I go?", answer, "single-session-user",  # noqa: E731
-                                     datetime(2023, 6, 1, tzinfo=timezone.utc), frozenset({"s1#0"}), frozenset({"s1"}))
+    def q(qid, answer):
+        return Question(
+            qid,
+            "Where did I go?",
+            answer,
+            "single-session-user",
+            datetime(2023, 6, 1, tzinfo=timezone.utc),
+            frozenset({"s1#0"}),
+            frozenset({"s1"}),
+        )
+
     q1, q2 = q("q1", "Denver"), q("q2", "Boston")
-    run = Run("longmemeval:mini", answers=[
-        Answer("memtracks", q1, "u1", [["s1#0"]], "[event] Denver trip", 4, 10, 1.0),
-        Answer("memtracks", q2, "u2", [["s1#0"]], "[event] nothing", 4, 10, 1.0),
-        # Denver is the 6th token: cut to memtracks' 4 tokens it is gone; Boston is the 1st
-        Answer("bm25", q1, "u1", [["s1#0"]], "I flew somewhere nice to Denver", 6, 6, 1.0),
-        Answer("bm25", q2, "u2", [["s1#0"]], "Boston in spring was lovely", 5, 5, 1.0),
-    ], turns=2, ingest_seconds=1.0, systems=["memtracks", "bm25", "dense", "rrf"])
+    run = Run(
+        "longmemeval:mini",
+        answers=[
+            Answer("memtracks", q1, "u1", [["s1#0"]], "[event] Denver trip", 4, 10, 1.0),
+            Answer("memtracks", q2, "u2", [["s1#0"]], "[event] nothing", 4, 10, 1.0),
+            # Denver is the 6th token: cut to memtracks' 4 tokens it is gone; Boston is the 1st
+            Answer("bm25", q1, "u1", [["s1#0"]], "I flew somewhere nice to Denver", 6, 6, 1.0),
+            Answer("bm25", q2, "u2", [["s1#0"]], "Boston in spring was lovely", 5, 5, 1.0),
+        ],
+        turns=2,
+        ingest_seconds=1.0,
+        systems=["memtracks", "bm25", "dense", "rrf"],
+    )
     for system in ("dense", "rrf"):
         run.answers += [Answer(system, q1, "u1", [], "", 0, 0, 1.0), Answer(system, q2, "u2", [], "", 0, 0, 1.0)]
     figures = score_longmemeval(run, (1,), session)["systems"]
@@ -102,25 +123,29 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
 
 # ------------------------------------------------------------------ dates at any precision
 
-@pytest.mark.parametrize("answer,context,found", [
-    ("June 2023", "[event] 2023-06-14 Maya: we moved last week [2023-06]", True),   # ISO month
-    ("June 2023", "[event] 2023-06-14 Maya: we moved", True),                       # a day inside it
-    ("June, 2023", "[event] 2023-07-01 Maya: we moved", False),
-    ("In July, 2022", "it was [2022-07]", True),
-    ("in 2022", "[event] 2023-01-04 Leo: I started painting last year [2022]", True),
-    ("in 2022", "[event] 2021-12-31 Leo: I started painting", False),
-    ("Since 2016", "[fact] Leo works at: bakery (since 2016-03-01)", True),
-    ("7 May 2023", "[event] 2023-05 Maya: pottery", False),                          # coarser: no day
-    ("The week before 9 June 2023", "[event] 2023-06-09 Maya: I ran a race last week", True),
-    ("The weekend of 22August, 2022.", "[event] 2022-08-22 Leo: camping", True),    # no space before the month
-    ("early August, 2023", "[event] 2023-08-03 Leo: ...", True),
-    ("last week of September 2023", "[event] 2023-10-02 ...", False),
-    ("2023年6月", "[时序] 2023-06-05 user：我搬到了上海", True),
-    ("2023年6月5日", "[时序] 2023-06-05 user：我搬到了上海", True),
-    ("在2021年", "[时序] 2020-06-05 user：我搬到了上海", False),
-    ("Paris in 2019", "[event] 2019-05-01 Maya: a trip", False),                     # not only a date
-    ("Cyberpunk 2077", "I played it in 2077", False),
-])
+
+@pytest.mark.parametrize(
+    "answer,context,found",
+    [
+        ("June 2023", "[event] 2023-06-14 Maya: we moved last week [2023-06]", True),  # ISO month
+        ("June 2023", "[event] 2023-06-14 Maya: we moved", True),  # a day inside it
+        ("June, 2023", "[event] 2023-07-01 Maya: we moved", False),
+        ("In July, 2022", "it was [2022-07]", True),
+        ("in 2022", "[event] 2023-01-04 Leo: I started painting last year [2022]", True),
+        ("in 2022", "[event] 2021-12-31 Leo: I started painting", False),
+        ("Since 2016", "[fact] Leo works at: bakery (since 2016-03-01)", True),
+        ("7 May 2023", "[event] 2023-05 Maya: pottery", False),  # coarser: no day
+        ("The week before 9 June 2023", "[event] 2023-06-09 Maya: I ran a race last week", True),
+        ("The weekend of 22August, 2022.", "[event] 2022-08-22 Leo: camping", True),  # no space before the month
+        ("early August, 2023", "[event] 2023-08-03 Leo: ...", True),
+        ("last week of September 2023", "[event] 2023-10-02 ...", False),
+        ("2023年6月", "[时序] 2023-06-05 user：我搬到了上海", True),
+        ("2023年6月5日", "[时序] 2023-06-05 user：我搬到了上海", True),
+        ("在2021年", "[时序] 2020-06-05 user：我搬到了上海", False),
+        ("Paris in 2019", "[event] 2019-05-01 Maya: a trip", False),  # not only a date
+        ("Cyberpunk 2077", "I played it in 2077", False),
+    ],
+)
 def test_bench_answer_in_context_matches_months_and_years(answer, context, found):
     assert metrics.answer_in_context(answer, context) is found
 
@@ -129,7 +154,11 @@ def test_bench_periods_at_their_own_precision():
     from benchmarks.answers import Period
 
     assert metrics.periods_in("June 2023, then 2023-08, 2024-01-05 and [2022]") == {
-        Period(2023, 6), Period(2023, 8), Period(2024, 1, 5), Period(2022)}
+        Period(2023, 6),
+        Period(2023, 8),
+        Period(2024, 1, 5),
+        Period(2022),
+    }
     assert metrics.periods_in("2023年6月5日和2022年") == {Period(2023, 6, 5), Period(2022)}
     assert metrics.periods_in("8 of us, 12 items, room 305") == set()
     assert Period(2023, 6, 5).within(Period(2023, 6)) and not Period(2023, 6).within(Period(2023, 6, 5))
@@ -145,6 +174,7 @@ def test_bench_date_answers_are_only_dates_and_qualifiers():
 
 
 # ------------------------------------------------------------------ ceilings
+
 
 def test_bench_best_recall_acc_picks_the_best_k_items():
     items = [["a"], ["b", "c"], ["d"], ["e"], ["g"]]
@@ -170,4 +200,8 @@ def test_bench_best_recall_all_by_session():
 
 def test_bench_pool_reads_each_ranking_to_depth_once():
     assert metrics.pool([["a"], ["b"], ["c"]], [["b"], ["d"]], [["e", "f"]], depth=2) == [
-        ["a"], ["b"], ["d"], ["e", "f"]]
+        ["a"],
+        ["b"],
+        ["d"],
+        ["e", "f"],
+    ]

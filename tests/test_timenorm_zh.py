@@ -26,10 +26,7 @@ def check_golden(case: dict) -> None:
     ref = datetime.fromisoformat(case["ref"])
     if case.get("zone"):
         ref = ref.astimezone(ZoneInfo(case["zone"]))
-    got = [
-        (m.text, m.start.isoformat(), m.end.isoformat(), m.granularity)
-        for m in normalize_time(case["text"], ref)
-    ]
+    got = [(m.text, m.start.isoformat(), m.end.isoformat(), m.granularity) for m in normalize_time(case["text"], ref)]
     assert got == [(e["phrase"], e["start"], e["end"], e["granularity"]) for e in case["expect"]]
 
 

@@ -68,13 +68,19 @@ class LexicalIndex:
         self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lengths_np: np.ndarray | None = None
+        self.known: set[int] = set()
+        self.postings = 0  # total (term, item) pairs, for the memory budget
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, item_id: int) -> bool:
+        return item_id in self.known
+
     def add(self, item_id: int, terms: Sequence[str]) -> None:
         row = len(self.ids)
         self.ids.append(item_id)
+        self.known.add(item_id)
         self.lengths.append(len(terms))
         counts: dict[str, int] = defaultdict(int)
         for term in terms:
@@ -82,6 +88,7 @@ class LexicalIndex:
         for term, tf in counts.items():
             self._postings[term].append((row, tf))
             self._arrays.pop(term, None)
+        self.postings += len(counts)
         self._lengths_np = None
 
     def _array(self, term: str) -> tuple[np.ndarray, np.ndarray]:

@@ -53,9 +53,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 
 
-def normalize_time(
-    text: str, reference_time: datetime, lang: str | None = None
-) -> list[TimeMention]:
+def normalize_time(text: str, reference_time: datetime, lang: str | None = None) -> list[TimeMention]:
     """Find the time expressions in ``text`` and resolve them against ``reference_time``.
 
     Args:
@@ -78,11 +76,7 @@ def normalize_time(
     lower = text.lower()
     for code, grammar in _grammars(text, lang):
         if grammar.trigger.search(lower):
-            found.extend(
-                recognise(
-                    grammar.rules, grammar.joiner, Context(text, reference_time, grammar.cues), code
-                )
-            )
+            found.extend(recognise(grammar.rules, grammar.joiner, Context(text, reference_time, grammar.cues), code))
         if code == "en" and _DIGIT.search(text):
             found.extend(fallback.find(text, reference_time, grammar.cues, [f.span for f in found]))
     return [_mention(text, item, reference_time) for item in select(found)]
@@ -104,8 +98,7 @@ def _check_reference(reference_time: object) -> None:
 def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
     if lang not in LANGUAGES:
         raise UnsupportedLanguageError(
-            f"unsupported language {lang!r} for time normalization; "
-            "expected one of None (detect), 'en', 'zh', 'mixed'"
+            f"unsupported language {lang!r} for time normalization; expected one of None (detect), 'en', 'zh', 'mixed'"
         )
     if lang is None:
         has_cjk = _CJK.search(text) is not None

@@ -69,17 +69,13 @@ def add_months(year: int, month: int, count: int) -> tuple[int, int]:
 def month(tz: tzinfo, year: int, month_no: int) -> Interval:
     """The whole calendar month."""
     next_year, next_month = add_months(year, month_no, 1)
-    return Interval(
-        local(tz, date(year, month_no, 1)), local(tz, date(next_year, next_month, 1)), "month"
-    )
+    return Interval(local(tz, date(year, month_no, 1)), local(tz, date(next_year, next_month, 1)), "month")
 
 
 def months(tz: tzinfo, year: int, first: int, count: int, granularity: str) -> Interval:
     """``count`` months starting with ``first`` of ``year``."""
     end_year, end_month = add_months(year, first, count)
-    return Interval(
-        local(tz, date(year, first, 1)), local(tz, date(end_year, end_month, 1)), granularity
-    )
+    return Interval(local(tz, date(year, first, 1)), local(tz, date(end_year, end_month, 1)), granularity)
 
 
 def year(tz: tzinfo, year_no: int) -> Interval:

@@ -21,9 +21,7 @@ from .tense import compile_cues
 
 HALF = "半"
 JOINER = re.compile(r"\s*的?\s*")
-_WEEK_NOT = (
-    "末围边到全期岁年转刊长游密报"  # after 上周/这周: 周末, 周围, 周到, 周年 ... are other words
-)
+_WEEK_NOT = "末围边到全期岁年转刊长游密报"  # after 上周/这周: 周末, 周围, 周到, 周年 ... are other words
 
 
 class Chinese:
@@ -73,12 +71,8 @@ class Chinese:
             "phrase": alt(self.phrases),
             "fused": alt(self.fused),
             "part": alt(self.parts),
-            "year_word": "|".join(
-                _guarded(e.word, e.not_after) for e in self._by_length("year_words")
-            ),
-            "day_word": "|".join(
-                _guarded(e.word, e.not_after) for e in self._by_length("day_words")
-            ),
+            "year_word": "|".join(_guarded(e.word, e.not_after) for e in self._by_length("year_words")),
+            "day_word": "|".join(_guarded(e.word, e.not_after) for e in self._by_length("day_words")),
         }
         f["mnum"] = rf"(?:\d{{1,2}}|[{numerals}]{{1,3}})"
         return f
@@ -178,9 +172,7 @@ class Chinese:
                 left, _, right = text.partition(ten)
                 if len(left) > 1 or len(right) > 1:
                     return None
-                return (self.digits[left] if left else 1) * 10 + (
-                    self.digits[right] if right else 0
-                )
+                return (self.digits[left] if left else 1) * 10 + (self.digits[right] if right else 0)
             return int("".join(str(self.digits[c]) for c in text))
         except KeyError:
             return None
@@ -241,9 +233,7 @@ class Chinese:
             return None
         period = self.part_of(m)
         if period:
-            return Piece(
-                m.span(), rv.FUZZY, interval=rv.period_of_month(ctx.ref, year, month, period.part)
-            )
+            return Piece(m.span(), rv.FUZZY, interval=rv.period_of_month(ctx.ref, year, month, period.part))
         return Piece(m.span(), confidence, interval=cal.month(ctx.tz, year, month))
 
     def year(self, m: re.Match[str], ctx: Context) -> Piece | None:
@@ -255,9 +245,7 @@ class Chinese:
             return None
         period = self.part_of(m)
         if period:
-            return Piece(
-                m.span(), rv.FUZZY, interval=cal.year_part(ctx.tz, year, period.part, True)
-            )
+            return Piece(m.span(), rv.FUZZY, interval=cal.year_part(ctx.tz, year, period.part, True))
         return Piece(m.span(), rv.RELATIVE, interval=cal.year(ctx.tz, year))
 
     def shifted_month(self, m: re.Match[str], ctx: Context) -> Piece:
@@ -265,9 +253,7 @@ class Chinese:
         year, month = cal.add_months(ctx.today.year, ctx.today.month, shift)
         period = self.part_of(m)
         if period:
-            return Piece(
-                m.span(), rv.FUZZY, interval=rv.period_of_month(ctx.ref, year, month, period.part)
-            )
+            return Piece(m.span(), rv.FUZZY, interval=rv.period_of_month(ctx.ref, year, month, period.part))
         return Piece(m.span(), rv.RELATIVE, interval=cal.month(ctx.tz, year, month))
 
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
@@ -280,9 +266,7 @@ class Chinese:
         return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode))
 
     def shifted_week(self, m: re.Match[str], ctx: Context) -> Piece:
-        return Piece(
-            m.span(), rv.RELATIVE, interval=cal.unit_at(ctx.ref, "week", self.shifts[m["shift"]])
-        )
+        return Piece(m.span(), rv.RELATIVE, interval=cal.unit_at(ctx.ref, "week", self.shifts[m["shift"]]))
 
     def relative(self, m: re.Match[str], ctx: Context) -> Piece | None:
         amount = self.amount(m)
@@ -312,11 +296,7 @@ class Chinese:
         start_month = self.seasons[m["s"]]
         if m["y"] or (m["yw"] and self.years[m["yw"]] != 0):
             year = self.year_number(m["y"]) if m["y"] else ctx.today.year + self.years[m["yw"]]
-            return (
-                Piece(m.span(), rv.FUZZY, interval=rv.season_of_year(ctx.ref, start_month, year))
-                if year
-                else None
-            )
+            return Piece(m.span(), rv.FUZZY, interval=rv.season_of_year(ctx.ref, start_month, year)) if year else None
         mode = 0 if m["yw"] else self.mode(m, ctx)
         interval = rv.season_for(ctx.ref, start_month, mode)
         return Piece(m.span(), min(rv.FUZZY, rv.mode_confidence(mode)), interval=interval)
@@ -331,9 +311,7 @@ class Chinese:
 
     def fused_day_part(self, m: re.Match[str], ctx: Context) -> Piece:
         offset, window = self.fused[m["w"]]
-        return Piece(
-            m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, offset, "day"), part=window
-        )
+        return Piece(m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, offset, "day"), part=window)
 
     def day_word(self, m: re.Match[str], ctx: Context) -> Piece:
         return Piece(m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, self.days[m["w"]], "day"))
@@ -364,6 +342,4 @@ def grammar() -> Grammar:
     """The compiled Chinese grammar (built once)."""
     lex = lexicon("zh")
     chinese = Chinese(lex)
-    return Grammar(
-        chinese.rules(), JOINER, chinese.trigger(), compile_cues(lex, word_bounded=False)
-    )
+    return Grammar(chinese.rules(), JOINER, chinese.trigger(), compile_cues(lex, word_bounded=False))

@@ -62,9 +62,7 @@ def _clock_24(match: re.Match[str], ctx: Context) -> Piece | None:
 
 ISO_DATE = Rule(
     "iso_date",
-    re.compile(
-        r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/.-])"
-    ),
+    re.compile(r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/.-])"),
     _iso_date,
     DIGITS,
 )

@@ -105,9 +105,7 @@ def phrase_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
-def recognise(
-    rules: Sequence[Rule], joiner: re.Pattern[str], ctx: Context, lang: str
-) -> list[Found]:
+def recognise(rules: Sequence[Rule], joiner: re.Pattern[str], ctx: Context, lang: str) -> list[Found]:
     """Run ``rules`` over ``ctx.text`` and return resolved mentions in text order."""
     lower = ctx.text.lower()
     pieces = [

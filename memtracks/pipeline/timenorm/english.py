@@ -241,9 +241,7 @@ class English:
         entry = self.periods[key(m["of"] or m["pre"])]
         if m["mon"]:
             month = self.months[key(m["mon"])]
-            year = (
-                int(m["y"]) if m["y"] else rv.year_for_month(ctx.today, month, ctx.tense(m.span()))
-            )
+            year = int(m["y"]) if m["y"] else rv.year_for_month(ctx.today, month, ctx.tense(m.span()))
             interval = rv.period_of_month(ctx.ref, year, month, entry.part)
         elif m["u"]:
             shift = _as_shift(self.shifts.get(key(m["shift"] or "this"), 0))
@@ -263,9 +261,7 @@ class English:
 
     def fused_day_part(self, m: re.Match[str], ctx: Context) -> Piece:
         offset, window = self.fused[key(m["w"])]
-        return Piece(
-            m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, offset, "day"), part=window
-        )
+        return Piece(m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, offset, "day"), part=window)
 
     def day_word(self, m: re.Match[str], ctx: Context) -> Piece:
         day = cal.shift_date(ctx.today, self.days[key(m["w"])], "day")
@@ -330,9 +326,7 @@ class English:
     def season(self, m: re.Match[str], ctx: Context) -> Piece:
         start_month = self.seasons[key(m["s"])]
         if "y" in m.re.groupindex:
-            return Piece(
-                m.span(), rv.ABSOLUTE, interval=rv.season_of_year(ctx.ref, start_month, int(m["y"]))
-            )
+            return Piece(m.span(), rv.ABSOLUTE, interval=rv.season_of_year(ctx.ref, start_month, int(m["y"])))
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
         interval = rv.season_for(ctx.ref, start_month, mode)
         return Piece(phrase_span(m), min(rv.FUZZY, rv.mode_confidence(mode)), interval=interval)
@@ -341,9 +335,7 @@ class English:
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
         month = self.months[key(m["mon"])]
         year = rv.year_for_month(ctx.today, month, mode)
-        return Piece(
-            phrase_span(m), rv.mode_confidence(mode), interval=cal.month(ctx.tz, year, month)
-        )
+        return Piece(phrase_span(m), rv.mode_confidence(mode), interval=cal.month(ctx.tz, year, month))
 
     def year(self, m: re.Match[str], ctx: Context) -> Piece:
         return Piece(phrase_span(m), rv.RELATIVE, interval=cal.year(ctx.tz, int(m["y"])))

@@ -195,7 +195,5 @@ def earlier_later(ref: datetime, unit: str, later: bool) -> Interval:
     to the unit's end. Falls back to the whole unit when that is empty."""
     whole = cal.unit_at(ref, unit, 0)
     today = cal.unit_at(ref, "day", 0)
-    part = (
-        Interval(today.end, whole.end, unit) if later else Interval(whole.start, today.start, unit)
-    )
+    part = Interval(today.end, whole.end, unit) if later else Interval(whole.start, today.start, unit)
     return part if part.start < part.end else whole
