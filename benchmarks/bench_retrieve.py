@@ -9,6 +9,13 @@ shifted dates until the store holds the wanted number of turns; the stores are k
 Reports the median and p95 of warm ``retrieve()`` calls, the first (cold) call that builds
 the indexes, and a baseline measured in the same run: the query embedding plus a bare FAISS
 search over the same event vectors.
+
+Then, on the same store: the first question of a new ``Memory`` (a new process, language tools
+already loaded) with its indexes rebuilt from the store, and with them loaded from the
+snapshots the previous one saved at ``close()``; and the cost of seeing another connection's
+writes — a second ``Memory`` on the file writes 1 or 50 turns, and the first question after
+it (which reads them in) is timed against the warm questions, as is the first question after
+the other connection erased them.
 """
 
 from __future__ import annotations
@@ -114,6 +121,63 @@ def measure(mem: Memory, questions: list[str], now: datetime, embedder: USEEmbed
     }
 
 
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def measure_start_and_refresh(
+    path: Path, questions: list[str], now: datetime, toolkit: Toolkit, embedder: USEEmbedder
+) -> dict:
+    """Cold start with and without snapshots; refresh after another connection's writes."""
+    out: dict = {}
+    reader = Memory(path, toolkit=toolkit, embedder=embedder)
+    writer = Memory(path, toolkit=toolkit, embedder=embedder)
+    for q in questions[:5]:
+        reader.retrieve(q, user_id="bench", now=now)
+    warm = sorted(_timed(lambda q=q: reader.retrieve(q, user_id="bench", now=now)) for q in questions[:40])
+    out["warm_p50_ms"] = statistics.median(warm)
+    out["unchanged_check_us"] = statistics.median(_timed(reader.store.data_version) * 1000 for _ in range(200))
+    added: list[str] = []
+    for batch in (1, 50):
+        turns = [
+            Turn(
+                text=f"Note {len(added) + i}: I picked up a new hobby, pottery class number {i}.",
+                user_id="bench",
+                session_id="refresh",
+                turn_id=f"refresh-{len(added) + i}",
+                timestamp=now - timedelta(hours=1),
+            )
+            for i in range(batch)
+        ]
+        writer.write_many(turns)
+        added += [t.turn_id for t in turns]  # type: ignore[misc]
+        out[f"first_query_after_{batch}_foreign_writes_ms"] = _timed(
+            lambda: reader.retrieve("What hobby did I pick up?", user_id="bench", now=now)
+        )
+    writer.forget("bench", turn_ids=added)
+    out["first_query_after_foreign_erasure_ms"] = _timed(
+        lambda: reader.retrieve(questions[0], user_id="bench", now=now)
+    )
+    writer.close()
+    if reader.indexes.snapshots is not None:
+        reader.indexes.snapshots.drop("bench")
+    reader.store.close()  # without saving snapshots: the next one rebuilds
+    fresh = Memory(path, toolkit=toolkit, embedder=embedder)
+    out["cold_first_query_rebuild_ms"] = _timed(lambda: fresh.retrieve(questions[0], user_id="bench", now=now))
+    out["snapshot_save_ms"] = _timed(fresh.close)
+    starts = []
+    for q in questions[1:4]:
+        again = Memory(path, toolkit=toolkit, embedder=embedder)
+        starts.append(_timed(lambda q=q, m=again: m.retrieve(q, user_id="bench", now=now)))
+        loads = again.indexes.snapshot_loads
+        again.store.close()
+    out["cold_first_query_snapshot_ms"] = statistics.median(starts)
+    out["snapshot_files_loaded"] = loads
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=os.environ.get("MEMTRACKS_LOCOMO", "../shared/data/locomo/locomo10.json"))
@@ -142,10 +206,16 @@ def main(argv=None) -> int:
         now = turns[-1].timestamp + timedelta(days=1)  # type: ignore[operator]
         results[str(size)] = figures = measure(mem, questions, now, embedder)
         mem.close()
+        figures.update(measure_start_and_refresh(workdir / f"bench-{size}.db", questions, now, toolkit, embedder))
         print(
             f"  {figures['memories']} memories: retrieve p50 {figures['p50_ms']:.1f} ms, p95 {figures['p95_ms']:.1f} ms "
             f"(cold first query {figures['cold_first_query_ms']:.0f} ms; baseline embed+FAISS "
-            f"{figures['baseline_embed_plus_faiss_p50_ms']:.1f} ms)",
+            f"{figures['baseline_embed_plus_faiss_p50_ms']:.1f} ms)\n"
+            f"  new process, first query: {figures['cold_first_query_rebuild_ms']:.0f} ms rebuilding the indexes, "
+            f"{figures['cold_first_query_snapshot_ms']:.0f} ms from snapshots; after another connection wrote "
+            f"1 / 50 turns: {figures['first_query_after_1_foreign_writes_ms']:.1f} / "
+            f"{figures['first_query_after_50_foreign_writes_ms']:.1f} ms (warm p50 {figures['warm_p50_ms']:.1f} ms); "
+            f"after it erased them: {figures['first_query_after_foreign_erasure_ms']:.0f} ms",
             flush=True,
         )
     print(json.dumps(results, indent=2))

@@ -95,6 +95,8 @@ class Indexes:
         return entry
 
     def vectors(self, scope: str, track: str) -> Any:
+        if track not in TRACKS:  # e.g. "temporal" (events are stored as "event"): nothing is stored
+            return INDEXES[self.kind](self.dim)
         with self._lock:
             entry = self._entry(scope)
             if track not in entry.vectors:
@@ -102,6 +104,8 @@ class Indexes:
             return entry.vectors[track]
 
     def lexical(self, scope: str, track: str) -> LexicalIndex:
+        if track not in TRACKS:
+            return LexicalIndex()
         with self._lock:
             entry = self._entry(scope)
             if track not in entry.lexical:
@@ -118,24 +122,26 @@ class Indexes:
             return entry.graph
 
     def _build(self, scope: str, entry: ScopeIndexes, track: str) -> None:
-        index, synced = None, 0
+        """Load the track's indexes from snapshots where they match, else build them from the
+        store; either way, then add what the store holds beyond them."""
+        index, lexical, vectors_from, lexical_from = None, None, 0, 0
         if self.snapshots is not None:
             loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
             if loaded is not None:
-                index, synced = loaded
-                self.snapshot_loads += 1
-        if index is None:
-            index = INDEXES[self.kind](self.dim)
-        ids, matrix = self.store.vectors(scope, track, after=synced)
+                (index, vectors_from), self.snapshot_loads = loaded, self.snapshot_loads + 1
+            loaded_lexical = self.snapshots.load_lexical(scope, track, entry.generation)
+            if loaded_lexical is not None:
+                (lexical, lexical_from), self.snapshot_loads = loaded_lexical, self.snapshot_loads + 1
+        index = index if index is not None else INDEXES[self.kind](self.dim)
+        lexical = lexical if lexical is not None else LexicalIndex()
+        ids, matrix = self.store.vectors(scope, track, after=vectors_from)
         if len(ids):
             index.add(ids, matrix)
-        lexical = LexicalIndex()
-        last = 0
-        for item_id, text, keys in self.documents(scope, track, 0):
+        last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
+        for item_id, text, keys in self.documents(scope, track, lexical_from):
             lexical.add(item_id, tokenize(text, keys))
             last = max(last, item_id)
-        entry.vectors[track], entry.lexical[track] = index, lexical
-        entry.synced[track] = max(last, int(ids.max()) if len(ids) else 0, synced)
+        entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
         self._fit_budget()
 
     # ------------------------------------------------------------------ keeping fresh
@@ -236,13 +242,16 @@ class Indexes:
     # ------------------------------------------------------------------ snapshots
 
     def save_snapshots(self) -> int:
-        """Save the vector index of every cached scope and track worth saving; returns how
-        many were written."""
+        """Save the vector and BM25 indexes of every cached scope and track worth saving;
+        returns how many files were written."""
         if self.snapshots is None:
             return 0
         with self._lock:
             written = 0
             for scope, entry in self._scopes.items():
                 for track, index in entry.vectors.items():
-                    written += self.snapshots.save(scope, track, index, entry.synced.get(track, 0), entry.generation)
+                    last = entry.synced.get(track, 0)
+                    written += self.snapshots.save(scope, track, index, last, entry.generation)
+                    lexical = entry.lexical[track]
+                    written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation)
             return written

@@ -34,6 +34,7 @@ from .retrieval.lexical import LexicalIndex
 from .scopes import public, scope_key, split_scope
 from .snapshots import Snapshots
 from .storage import Store
+from .storage.chain import StoredChain
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence, supersede_chain
 from .validation import content_hash, prepare_turn
@@ -109,7 +110,7 @@ class Memory:
             self.config,
             self.indexes.vectors,
             self.indexes.lexical,
-            self.indexes.chain,
+            lambda scope: StoredChain(self.store, scope),
             self.writer.speakers,
         )
         self._lock = threading.RLock()

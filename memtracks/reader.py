@@ -12,8 +12,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-import networkx as nx
-
 from .cards import Recall, build_card
 from .config import MemoryConfig
 from .embedders import Embedder
@@ -83,7 +81,7 @@ class Reader:
     config: MemoryConfig
     vectors: Callable[[str, str], Any]  # (user, track) -> vector index
     lexical: Callable[[str, str], LexicalIndex]
-    chain: Callable[[str], nx.MultiDiGraph]
+    chain: Callable[[str], Any]  # scope -> the event chain (a StoredChain or a networkx graph)
     speakers: Callable[[str], set[str]]
 
     def retrieve(

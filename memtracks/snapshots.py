@@ -1,8 +1,8 @@
 """Vector-index snapshots beside the database file, so a new process starts warm.
 
 Building the HNSW index over 100k vectors takes tens of seconds; loading a saved one takes a
-fraction of a second. A snapshot is a FAISS (or numpy) index file plus a small JSON record of
-what it holds: the embedder, the index kind, the scope's generation, how many vectors and the
+fraction of a second. A snapshot is an index file (FAISS, numpy, or the BM25 index's arrays) plus a small JSON
+record of what it holds: the embedder, the index kind, the scope's generation, how many vectors and the
 highest memory id. It is used only when all of these still match the store; the vectors
 written after it are then added from the store (the tail). Anything else — a missing,
 stale or damaged snapshot — means the index is rebuilt from the store, which stays the one
@@ -20,9 +20,11 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .retrieval.lexical import LexicalIndex
 from .storage import Store
 from .storage.vectors import INDEXES
 
@@ -51,17 +53,47 @@ class Snapshots:
             return None
 
     def load(self, scope: str, track: str, generation: int, kind: str, dim: int) -> tuple[Any, int] | None:
-        """``(index, highest id it holds)`` if a snapshot matches the store, else None."""
-        meta = self._meta(scope, track)
+        """``(vector index, highest id it holds)`` if a snapshot matches the store, else None."""
+
+        def count(upto: int) -> int:
+            return self.store.vector_count(scope, track, upto)
+
+        def read(path: Path) -> Any:
+            index_class: Any = INDEXES[kind]
+            return index_class.load(path, dim)
+
+        return self._load(scope, track, generation, kind, count, read)
+
+    def load_lexical(self, scope: str, track: str, generation: int) -> tuple[LexicalIndex, int] | None:
+        """``(BM25 index, highest id it holds)`` if a snapshot matches the store, else None."""
+        return self._load(
+            scope,
+            f"{track}.lexical",
+            generation,
+            "lexical",
+            lambda upto: self.store.item_count(scope, track, upto),
+            LexicalIndex.load,
+        )
+
+    def _load(
+        self,
+        scope: str,
+        name: str,
+        generation: int,
+        kind: str,
+        count: Callable[[int], int],
+        loader: Callable[[Path], Any],
+    ) -> tuple[Any, int] | None:
+        meta = self._meta(scope, name)
         if meta is None:
             return None
         wanted = {"format": FORMAT, "scope": scope, "embedder": self.embedder, "kind": kind, "generation": generation}
         if any(meta.get(k) != v for k, v in wanted.items()):
             return None
-        if self.store.vector_count(scope, track, upto=meta["last_id"]) != meta["count"]:
-            return None  # vectors were removed or rewritten under it
+        if count(meta["last_id"]) != meta["count"]:
+            return None  # items were removed or rewritten under it
         try:
-            index = INDEXES[kind].load(self.dir / meta["file"], dim)  # type: ignore[attr-defined]
+            index = loader(self.dir / meta["file"])
         except Exception as exc:  # a damaged snapshot is rebuilt, never trusted
             log.warning("ignoring snapshot %s: %s", meta.get("file"), exc)
             return None
@@ -69,41 +101,28 @@ class Snapshots:
             return None
         return index, int(meta["last_id"])
 
-    def save(self, scope: str, track: str, index: Any, last_id: int, generation: int) -> int:
-        """Save ``index`` if it is large enough and differs from the saved one; returns 1 if
-        a file was written."""
+    def save(self, scope: str, name: str, index: Any, last_id: int, generation: int) -> int:
+        """Save ``index`` (a vector or BM25 index; ``name`` is the track, or "event.lexical") if
+        it is large enough and differs from the saved one; returns 1 if a file was written."""
         if len(index) < self.min_items:
             return 0
-        meta = self._meta(scope, track)
-        if (
-            meta
-            and meta.get("count") == len(index)
-            and meta.get("last_id") == last_id
-            and meta.get("generation") == generation
-            and meta.get("embedder") == self.embedder
-        ):
+        meta = self._meta(scope, name)
+        same = {"count": len(index), "last_id": last_id, "generation": generation, "embedder": self.embedder}
+        if meta and all(meta.get(k) == v for k, v in same.items()):
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
-        base = self._base(scope, track)
-        name = f"{base}.{last_id}.index"
-        tmp = self.dir / f".{name}.{os.getpid()}.tmp"
+        base = self._base(scope, name)
+        file = f"{base}.{last_id}.index"
+        tmp = self.dir / f".{file}.{os.getpid()}.tmp"
         index.save(tmp)
-        os.replace(tmp, self.dir / name)
-        record = {
-            "format": FORMAT,
-            "scope": scope,
-            "embedder": self.embedder,
-            "kind": type(index).__name__.removesuffix("Index").lower(),
-            "generation": generation,
-            "count": len(index),
-            "last_id": last_id,
-            "file": name,
-        }
+        os.replace(tmp, self.dir / file)
+        kind = "lexical" if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
+        record = {"format": FORMAT, "scope": scope, "kind": kind, "file": file, **same}
         tmp_meta = self.dir / f".{base}.json.{os.getpid()}.tmp"
         tmp_meta.write_text(json.dumps(record), encoding="utf-8")
         os.replace(tmp_meta, self.dir / f"{base}.json")
         for old in self.dir.glob(f"{base}.*.index"):
-            if old.name != name:
+            if old.name != file:
                 old.unlink(missing_ok=True)
         return 1
 
@@ -111,7 +130,7 @@ class Snapshots:
         """Remove every snapshot of ``scope`` (its memories were rewritten or erased)."""
         if not self.dir.is_dir():
             return
-        for track in ("fact", "event", "inference"):
+        for track in ("fact", "event", "inference", "fact.lexical", "event.lexical", "inference.lexical"):
             base = self._base(scope, track)
             for path in [*self.dir.glob(f"{base}.*.index"), self.dir / f"{base}.json"]:
                 path.unlink(missing_ok=True)

@@ -113,3 +113,57 @@ def test_caches_are_bounded(make_memory, embedder):
     assert len(mem.indexes.cached()) < 4 and mem.indexes.cached()[-1] == "d"
     assert "a" not in mem.indexes.cached()
     assert [c.text for c in mem.retrieve("What do I like?", user_id="a", now=T0).cards] == first  # rebuilt
+
+
+def test_snapshots_give_the_same_answers_as_a_rebuild(make_memory, tmp_path):
+    db = tmp_path / "m.db"
+    texts = [
+        "I live in Boston and work at Google.",
+        "我养了一只猫叫豆豆",
+        "I'm flying to Tokyo next Wednesday.",
+        "豆豆最近不爱吃东西",
+        "I moved to Seattle last month.",
+        "The hike on Saturday was great.",
+    ]
+    first = make_memory(db, config=MemoryConfig(snapshot_min=1))
+    first.write_many(
+        [
+            Turn(t, user_id="u1", session_id="s", turn_id=f"t{i}", timestamp=T0 + timedelta(days=i))
+            for i, t in enumerate(texts)
+        ]
+    )
+    questions = ["Where do I live now?", "豆豆怎么样？", "When is my trip?", "What did I do on Saturday?"]
+    now = T0 + timedelta(days=8)
+    rebuilt = [[c.text for c in first.retrieve(q, user_id="u1", now=now).cards] for q in questions]
+    first.close()
+    second = make_memory(db, config=MemoryConfig(snapshot_min=1))
+    loaded = [[c.text for c in second.retrieve(q, user_id="u1", now=now).cards] for q in questions]
+    assert second.indexes.snapshot_loads == 6  # vectors and BM25 of three tracks
+    assert loaded == rebuilt
+
+
+def test_stored_chain_walks_like_the_graph(make_memory):
+    from memtracks.storage.chain import StoredChain
+    from memtracks.tracks.temporal import answers, neighbours
+
+    mem = make_memory()
+    texts = [
+        "I have a cat named Luna.",
+        "What should I feed her?",
+        "Luna likes tuna.",
+        "我养了一只猫叫豆豆",
+        "豆豆最近不爱吃东西",
+        "Luna was at the vet today.",
+    ]
+    mem.write_many(
+        [
+            Turn(t, user_id="u1", session_id=f"s{i // 3}", turn_id=f"t{i}", timestamp=T0 + timedelta(days=i))
+            for i, t in enumerate(texts)
+        ]
+    )
+    graph, stored = mem.event_chain("u1"), StoredChain(mem.store, "u1")
+    for event in mem.events("u1"):
+        assert (event.id in graph) == (event.id in stored)
+        for hops in (1, 2):
+            assert neighbours(graph, event.id, hops) == neighbours(stored, event.id, hops)
+        assert answers(graph, event.id) == answers(stored, event.id)

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from ..catalogue import Catalogue
@@ -49,7 +48,7 @@ class SearchContext:
     catalogue: Catalogue
     vectors: Callable[[str], Any]  # track -> vector index
     lexical: Callable[[str], LexicalIndex]  # track -> lexical index
-    chain: Callable[[], nx.MultiDiGraph]
+    chain: Callable[[], Any]  # the event chain: StoredChain or networkx graph (in, predecessors, successors)
 
 
 def mix(semantic: dict[int, float], lexical: dict[int, float], config: RetrievalConfig) -> dict[int, dict[str, float]]:

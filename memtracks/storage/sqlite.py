@@ -500,6 +500,11 @@ class Store:
         )
         return rows[0][0]
 
+    def item_count(self, user_id: str, track: str, upto: int) -> int:
+        """How many facts, events or inferences (``track``) ``user_id`` has with ids up to ``upto``."""
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        return self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ? AND id <= ?", (user_id, upto))[0][0]
+
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
         for table in ("turns", "facts", "events", "inferences", "vectors"):
