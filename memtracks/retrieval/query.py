@@ -122,11 +122,11 @@ def analyze_query(
         aggregate=_AGGREGATE.search(text) is not None,
         as_of=as_of,
         terms=_terms(text, topical, named),
-        vector=embedder.embed_batch([_without_names(text, named)])[0],
+        vector=embedder.embed_batch([without_names(text, named)])[0],
     )
 
 
-def _without_names(text: str, names: Set[str]) -> str:
+def without_names(text: str, names: Set[str]) -> str:
     """The question as embedded: about what, not about whom (the speaker is matched apart)."""
     for name in names:
         text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
