@@ -129,6 +129,49 @@ class FusionConfig:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """The largest inputs accepted; anything larger is refused with a :class:`~memtracks.errors.LimitError`.
+
+    Identifiers (user, agent, session and turn ids, speakers) are limited to
+    :data:`memtracks.scopes.MAX_ID_CHARS` (256) characters, on reads and writes alike.
+
+    Attributes:
+        max_turn_chars: characters of one turn's text (it is stored whole; the NLP stages read
+            the first ``WriterConfig.max_analyzed_chars``).
+        max_metadata_bytes: a turn's metadata, as UTF-8 JSON.
+        max_question_chars: characters of a question handed to ``retrieve()``.
+    """
+
+    max_turn_chars: int = 5_000_000
+    max_metadata_bytes: int = 65_536
+    max_question_chars: int = 20_000
+
+
+SYNCHRONOUS = ("normal", "full")
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    """How the SQLite file is opened.
+
+    Attributes:
+        synchronous: "normal" (default): a committed write survives the process crashing or
+            being killed; after a power loss or an OS crash the last few commits may be lost
+            (the file stays consistent). "full": SQLite syncs the write-ahead log at every
+            commit, so a commit also survives a power loss, at the cost of an fsync per
+            transaction.
+        busy_timeout: seconds to wait for another connection's write lock before giving up
+            with a :class:`~memtracks.errors.LockTimeoutError`.
+        lock_retries: how many times a transaction that could not start because the file
+            was busy is retried (with a short, growing pause) within ``busy_timeout``.
+    """
+
+    synchronous: str = "normal"
+    busy_timeout: float = 10.0
+    lock_retries: int = 8
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Settings of a :class:`~memtracks.Memory`."""
 
@@ -139,3 +182,5 @@ class MemoryConfig:
     cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
     snapshots: bool = True  # save vector indexes beside a database file for a warm next start
     snapshot_min: int = 2_000  # smaller indexes are rebuilt (well under a second), not saved
+    limits: Limits = field(default_factory=Limits)
+    storage: StorageConfig = field(default_factory=StorageConfig)

@@ -20,6 +20,10 @@ class DuplicateTurnError(InvalidTurnError):
     """A turn id was written before, for the same user, with different content."""
 
 
+class LimitError(InvalidTurnError):
+    """An input is larger than a configured limit (turn text, metadata, an id, a question)."""
+
+
 class UnsupportedLanguageError(MemtracksError, ValueError):
     """A language code memtracks does not handle was requested."""
 
@@ -47,6 +51,26 @@ class StorageError(MemtracksError, RuntimeError):
 
 class SchemaVersionError(StorageError):
     """The database was written by a newer memtracks than this one."""
+
+
+class NotAMemoryFileError(StorageError):
+    """The file is not a memtracks database (another application's SQLite file, or not SQLite)."""
+
+
+class CorruptionError(StorageError):
+    """The database file is damaged: SQLite found it malformed, or a stored checksum does not match."""
+
+
+class LockTimeoutError(StorageError):
+    """Another connection held the database's write lock for longer than the busy timeout."""
+
+
+class ReadOnlyError(StorageError):
+    """A write was asked of a memory opened read-only (or of a file that cannot be written)."""
+
+
+class ClosedError(StorageError):
+    """The memory was used after ``close()``."""
 
 
 class NotFoundError(MemtracksError, KeyError):

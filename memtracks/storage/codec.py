@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from datetime import datetime
 from typing import Any, overload
 
@@ -278,3 +279,8 @@ def row_turn(r: sqlite3.Row, user_id: str, agent_id: str | None = None) -> Turn:
         source=r["source"],
         metadata=json.loads(r["metadata"]),
     )
+
+
+def vector_checksum(user_id: str, track: str, item_id: int, blob: bytes) -> int:
+    """CRC-32 over a stored vector and whose it is: a flipped byte, in the vector or in its key, shows."""
+    return zlib.crc32(blob, zlib.crc32(f"{user_id}\x1f{track}\x1f{item_id}".encode("utf-8", "surrogatepass")))

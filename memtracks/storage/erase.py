@@ -35,12 +35,12 @@ def _delete_in(store: Store, sql: str, scope: str, items: Iterable[Any]) -> None
 @contextmanager
 def overwriting(store: Store) -> Iterator[None]:
     """Deleted content is overwritten with zeros while the block runs (``secure_delete``)."""
-    before = store.db.execute("PRAGMA secure_delete").fetchone()[0]
-    store.db.execute("PRAGMA secure_delete = ON")
+    before = store.execute("PRAGMA secure_delete").fetchone()[0]
+    store.execute("PRAGMA secure_delete = ON")
     try:
         yield
     finally:
-        store.db.execute(f"PRAGMA secure_delete = {int(before)}")
+        store.execute(f"PRAGMA secure_delete = {int(before)}")
 
 
 def relink(store: Store, scope: str, event_ids: set[int]) -> None:
@@ -128,7 +128,7 @@ def record_erasure(store: Store, scope: str, at: datetime, selector: dict[str, A
 
 
 def erasures(store: Store, scope: str) -> list[dict[str, Any]]:
-    rows = store.db.execute("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,))
+    rows = store.execute("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,))
     return [{"at": r[0], "selector": json.loads(r[1]), "counts": json.loads(r[2])} for r in rows.fetchall()]
 
 
@@ -138,5 +138,5 @@ def scrub(store: Store, *, vacuum: bool = False) -> None:
     if store.path == ":memory:":
         return
     if vacuum:
-        store.db.execute("VACUUM")
-    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.execute("VACUUM")
+    store.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
-from ..errors import SchemaVersionError
+from ..errors import NotAMemoryFileError, SchemaVersionError
+from . import codec
 
 
 def _run(db: sqlite3.Connection, script: str) -> None:
@@ -160,30 +162,80 @@ def m005_fact_changes(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_integrity(db: sqlite3.Connection) -> None:
+    """A checksum over each stored vector, so a damaged one is noticed rather than served; and
+    the log of erased memory ids, so other processes drop them from their indexes in place."""
+    _run(
+        db,
+        """
+        ALTER TABLE vectors ADD COLUMN checksum INTEGER;
+        CREATE TABLE erased_items (
+            seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL, track TEXT NOT NULL, item_id INTEGER NOT NULL
+        );
+        CREATE INDEX erased_items_user ON erased_items (user_id, seq);
+        """,
+    )
+    rows = db.execute("SELECT rowid, user_id, track, item_id, vector FROM vectors").fetchall()
+    db.executemany(
+        "UPDATE vectors SET checksum = ? WHERE rowid = ?",
+        [(codec.vector_checksum(r[1], r[2], r[3], r[4]), r[0]) for r in rows],
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
     m003_inference_kind_index,
     m004_lifecycle,
     m005_fact_changes,
+    m006_integrity,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+APPLICATION_ID = 0x6D656D74  # "memt" in the SQLite header: this file is a memtracks memory
+MEMTRACKS_TABLES = frozenset({"meta", "turns", "facts", "events", "vectors"})
 
 
-def migrate(db: sqlite3.Connection, path: str) -> None:
-    """Bring ``db`` up to :data:`SCHEMA_VERSION`, one transaction per migration."""
+def identify(db: sqlite3.Connection, path: str) -> int:
+    """The schema version of a memtracks file (0: a new, empty database). Anything else —
+    another application's SQLite file, a newer memtracks — is refused before anything is written."""
+    application = db.execute("PRAGMA application_id").fetchone()[0]
     version = db.execute("PRAGMA user_version").fetchone()[0]
+    if application not in (0, APPLICATION_ID):
+        raise NotAMemoryFileError(
+            f"{path} belongs to another application (SQLite application_id {application:#010x}); "
+            "memtracks will not write to it"
+        )
+    if application == 0:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and not (MEMTRACKS_TABLES <= tables and version > 0):
+            shown = ", ".join(sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+            raise NotAMemoryFileError(
+                f"{path} is not a memtracks file: it is another application's SQLite database (tables: {shown}); "
+                "memtracks will not add its tables to it"
+            )
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{path} has schema version {version}, newer than this memtracks understands "
             f"({SCHEMA_VERSION}); upgrade memtracks to open it"
         )
-    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            migration(db)
-            db.execute(f"PRAGMA user_version = {number}")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    return version
+
+
+def current(db: sqlite3.Connection, path: str) -> bool:
+    """Is ``db`` a memtracks file at this schema version, marked as such (nothing to migrate)?"""
+    version = identify(db, path)
+    return version == SCHEMA_VERSION and db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+
+
+def migrate(db: sqlite3.Connection, path: str, transaction: Callable[[], AbstractContextManager[None]]) -> None:
+    """Bring ``db`` up to :data:`SCHEMA_VERSION`, one ``transaction()`` (a write lock) per
+    migration. The version is read again once the lock is held, so several processes opening
+    an old file at once each apply a migration at most once."""
+    while not current(db, path):
+        with transaction():
+            version = identify(db, path)
+            if db.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            if version < SCHEMA_VERSION:
+                MIGRATIONS[version](db)
+                db.execute(f"PRAGMA user_version = {version + 1}")

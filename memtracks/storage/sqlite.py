@@ -8,6 +8,7 @@ without a ``user_id``.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -19,11 +20,27 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StorageError
+from ..config import StorageConfig
+from ..errors import ReadOnlyError, StorageError
 from ..records import Event, Fact, Inference, Turn
 from . import codec
-from .schema import migrate
+from .connection import (
+    MEMORY,
+    Closed,
+    backup,
+    check_config,
+    check_not_empty,
+    connect,
+    create_atomically,
+    open_read_only,
+    retrying,
+    translate,
+    use_wal,
+    writable,
+)
+from .schema import SCHEMA_VERSION, identify, migrate
 
+log = logging.getLogger(__name__)
 MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
 
 
@@ -41,37 +58,94 @@ class EventHead:
     session_id: str = ""
 
 
+def identify_or_close(db: sqlite3.Connection, path: str) -> int:
+    try:
+        return identify(db, path)
+    except BaseException:
+        db.close()
+        raise
+
+
 class Store:
     """SQLite-backed storage of turns, facts, events, inferences and vectors.
 
     Args:
         path: a database file, or ":memory:" (the default) for a store that lives with the process.
+        read_only: open an existing file for reading only; every write raises ReadOnlyError.
+        config: durability (``synchronous``), busy timeout and lock retries.
     """
 
-    def __init__(self, path: str | Path = ":memory:"):
+    def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False, config: StorageConfig | None = None):
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.row_factory = sqlite3.Row
-            if self.path != ":memory:":
-                self.db.execute("PRAGMA journal_mode=WAL")
-                self.db.execute("PRAGMA synchronous=NORMAL")
-            migrate(self.db, self.path)
-        except sqlite3.DatabaseError as exc:
-            raise StorageError(f"cannot open memtracks database {self.path}: {exc}") from exc
+        self.config = config or StorageConfig()
+        self.read_only = read_only
+        check_config(self.config)
         self.lock = threading.RLock()
         self._depth = 0
+        try:
+            self.db = self._open()
+        except sqlite3.Error as exc:
+            if not read_only and self.path != MEMORY and Path(self.path).is_file() and not writable(self.path):
+                raise ReadOnlyError(
+                    f"{self.path} cannot be written here (a read-only file or folder); "
+                    "open it with read_only=True (--read-only) to read it"
+                ) from exc
+            raise translate(exc, self.path, self.config.busy_timeout) from exc
+
+    def _open(self) -> sqlite3.Connection:
+        if self.read_only:
+            db = open_read_only(self.path, self.config)
+            self.db = db
+            version = identify_or_close(db, self.path)
+            if version < SCHEMA_VERSION:
+                db.close()
+                raise StorageError(
+                    f"{self.path} was written by an older memtracks (schema {version} of {SCHEMA_VERSION}); "
+                    "open it once without read_only=True to upgrade it"
+                )
+            return db
+        if self.path != MEMORY:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            check_not_empty(self.path)
+            if not Path(self.path).exists():
+                create_atomically(self.path, self.config, self._initialise)
+        db = connect(self.path, self.config, read_only=False)
+        try:
+            self._initialise(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _initialise(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        identify(db, self.path)  # before anything is written: refuse another application's file
+        use_wal(db, self.path, self.config)
+        migrate(db, self.path, self.transaction)
 
     def close(self) -> None:
-        self.db.close()
+        db, self.db = self.db, Closed(self.path)  # type: ignore[assignment]
+        db.close()
+
+    @property
+    def closed(self) -> bool:
+        return isinstance(self.db, Closed)
+
+    def backup(self, target: str | Path, *, overwrite: bool = False) -> int:
+        """A consistent copy of the whole file at ``target`` (see :func:`connection.backup`)."""
+        with self.lock:
+            try:
+                return backup(self.db, str(target), overwrite=overwrite)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, self.config.busy_timeout) from exc
 
     # ---------------------------------------------------------------- transactions
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All-or-nothing: commit when the block ends, roll back if it raises."""
+        """All-or-nothing: commit when the block ends, roll back if it raises. A SQLite
+        failure inside leaves as a StorageError; waiting for another writer's lock is bounded
+        by the busy timeout (with retries)."""
         with self.lock:
             if self._depth:
                 self._depth += 1
@@ -80,21 +154,54 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.db.execute("BEGIN IMMEDIATE")
+            if self.read_only:
+                raise ReadOnlyError(f"{self.path} was opened read-only; open it without read_only=True to write")
+            try:
+                retrying(lambda: self.db.execute("BEGIN IMMEDIATE"), self.config)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, self.config.busy_timeout) from exc
             self._depth = 1
             try:
                 yield
-            except BaseException:
-                self.db.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
                 raise
             else:
-                self.db.execute("COMMIT")
+                try:
+                    self.db.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    self._rollback()
+                    raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
             finally:
                 self._depth = 0
 
+    def _rollback(self) -> None:
+        try:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite already rolled back (a full disk, an I/O error)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """One statement; outside a transaction, a failure leaves as a StorageError."""
+        with self.lock:
+            if self._depth:
+                return self.db.execute(sql, params)  # the transaction translates what fails
+            try:
+                return retrying(lambda: self.db.execute(sql, params), self.config)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, self.config.busy_timeout) from exc
+
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self.lock:
-            return self.db.execute(sql, params).fetchall()
+            if self._depth:
+                return self.db.execute(sql, params).fetchall()
+            try:
+                return retrying(lambda: self.db.execute(sql, params).fetchall(), self.config)
+            except sqlite3.Error as exc:
+                raise translate(exc, self.path, self.config.busy_timeout) from exc
 
     def next_id(self, table: str) -> int:
         assert table in ("facts", "events", "inferences")
@@ -507,21 +614,39 @@ class Store:
     # ---------------------------------------------------------------- vectors
 
     def save_vectors(self, user_id: str, track: str, items: Sequence[tuple[int, str, np.ndarray]]) -> None:
+        rows = []
+        for item_id, content_hash, vector in items:
+            blob = np.asarray(vector, dtype=np.float32).tobytes()
+            rows.append(
+                (user_id, track, item_id, content_hash, blob, codec.vector_checksum(user_id, track, item_id, blob))
+            )
         self.db.executemany(
-            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?)",
-            [(user_id, track, item_id, h, np.asarray(v, dtype=np.float32).tobytes()) for item_id, h, v in items],
+            "INSERT OR REPLACE INTO vectors (user_id, track, item_id, content_hash, vector, checksum) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
         )
 
     def vectors(self, user_id: str, track: str, after: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, matrix) of the vectors stored for ``user_id`` on ``track`` (with ids above ``after``)."""
+        """(ids, matrix) of the vectors stored for ``user_id`` on ``track`` (with ids above ``after``).
+
+        A vector whose checksum does not match is left out (and logged): a damaged vector is
+        never served; ``memtracks check`` lists it and ``memtracks check --repair`` embeds it again.
+        """
         rows = self._rows(
-            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? ORDER BY item_id",
+            "SELECT item_id, vector, checksum FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? "
+            "ORDER BY item_id",
             (user_id, track, after),
         )
-        if not rows:
+        good = [r for r in rows if codec.vector_checksum(user_id, track, r[0], r[1]) == r[2]]
+        if len(good) < len(rows):
+            damaged = sorted({r[0] for r in rows} - {r[0] for r in good})
+            log.warning(
+                "%s: %d damaged %s vector(s) left out of the index: %s", self.path, len(damaged), track, damaged[:20]
+            )
+        if not good:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+        ids = np.fromiter((r[0] for r in good), dtype=np.int64, count=len(good))
+        matrix = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in good])
         return ids, matrix
 
     def vector_hashes(self, user_id: str, track: str, item_ids: Sequence[int]) -> dict[int, str]:
