@@ -85,7 +85,7 @@ def test_cli_recall_prints_cards(tmp_path, capsys, user, question, now, expected
     capsys.readouterr()
     assert main(["--db", db, "recall", question, "--user", user, "--now", now]) == 0
     captured = capsys.readouterr()
-    assert expected in captured.out.splitlines()[1] and "tokens" in captured.err
+    assert expected in captured.out.splitlines()[2] and "tokens" in captured.err  # after the opening tag and notice
     assert main(["--db", db, "recall", question, "--user", user, "--now", now, "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert expected in payload["cards"][0]["text"] and payload["cards"][0]["source_turn_ids"]

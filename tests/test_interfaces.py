@@ -153,7 +153,7 @@ def test_mcp_server_in_process(memory):
     tools, added, found, history, status, forgot, bad = asyncio.run(session())
     assert tools == {"add_memory", "search_memory", "list_facts", "fact_history", "forget", "memory_status"}
     assert not added.is_error and added.structured_content["facts"][0]["value"] == "Boston"
-    assert "深圳" in found.content[0].text.splitlines()[1]
+    assert "深圳" in found.content[0].text.splitlines()[2]  # after the opening tag and notice
     assert found.structured_content["cards"][0]["ref"].startswith("fact:")
     assert [f["value"] for f in history.structured_content["history"]] == ["Boston", "深圳"]
     assert status.structured_content["scopes"][0]["turns"] == 2

@@ -427,9 +427,11 @@ def test_cards_superseded_fact_shows_its_validity(memory):
 def test_cards_render_respects_the_token_budget(memory):
     write_all(memory, [f"I went to the museum number {i} and loved the paintings." for i in range(8)])
     recall = memory.retrieve("Which museums did I visit?", user_id="u1", now=T0 + timedelta(days=9), top_n=8)
-    small = recall.render(max_tokens=60)
-    assert small.tokens <= 60 and 0 < len(small.cards) < len(recall.cards)
-    assert recall.render(max_tokens=10_000).tokens > small.tokens
+    whole = recall.render(max_tokens=10_000)
+    budget = whole.tokens // 2
+    small = recall.render(max_tokens=budget)
+    assert small.tokens <= budget and 0 < len(small.cards) < len(whole.cards) == len(recall.cards)
+    assert whole.tokens > small.tokens
 
 
 @pytest.mark.parametrize("text,tokens", [("hello world", 2), ("我住在北京", 5), ("2024-01-17", 5), ("", 0)])
