@@ -10,6 +10,9 @@
     memtracks --db memory.db rebuild --user u1 [--rules DIR] [--lexicons DIR]
     memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
     memtracks --db memory.db status
+    memtracks --db memory.db check [--quick] [--repair] [--json]   # exit status 1 if a problem is found
+    memtracks --db memory.db backup copy.db [--force]      # online backup, consistent with the log
+    memtracks --db memory.db --read-only recall ...        # never writes (also a read-only folder)
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.
@@ -27,15 +30,21 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ._version import __version__
-from .errors import MemtracksError
+from .errors import MemtracksError, ReadOnlyError
 from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
+from .quoting import inline as _inline
 from .records import Event, Fact, Inference
 from .storage.codec import dt_text
 from .tracks.facts import FactState, fact_state, supersede_chain
 from .views import event_json, fact_json, inference_json, record_json
 
 DEFAULT_DB = "memtracks.db"
+
+
+def inline(text: str) -> str:
+    """One line on the terminal, whatever a memory holds (no line breaks or control characters)."""
+    return _inline(text, markup=False)
 
 
 def _zone(name: str) -> tzinfo:
@@ -47,13 +56,23 @@ def _zone(name: str) -> tzinfo:
         raise argparse.ArgumentTypeError(f"unknown time zone {name!r} (e.g. UTC, Asia/Shanghai)") from None
 
 
-def _open(args: argparse.Namespace, must_exist: bool = True) -> Memory:
+def _open(args: argparse.Namespace, must_exist: bool = True, reads_only: bool = False) -> Memory:
+    """The memory at ``--db``. A command that only reads opens a file it may not write
+    (a read-only file or folder) read-only, as ``--read-only`` asks for explicitly."""
     if must_exist and not os.path.exists(args.db):
         raise MemtracksError(f"no database at {args.db} (ingest something first, or pass --db)")
     rules, lexicons = getattr(args, "rules", None), getattr(args, "lexicons", None)
-    if rules or lexicons:
-        return Memory(args.db, rules_dir=rules, lexicons_dir=lexicons)
-    return Memory(args.db)
+    folders: dict[str, Any] = {"rules_dir": rules, "lexicons_dir": lexicons} if rules or lexicons else {}
+    if args.read_only and not reads_only:
+        raise ReadOnlyError(f"--read-only: the {args.command} command writes")
+    if args.read_only:
+        return Memory(args.db, read_only=True, **folders)
+    try:
+        return Memory(args.db, **folders)
+    except ReadOnlyError:
+        if not reads_only:
+            raise
+        return Memory(args.db, read_only=True, **folders)
 
 
 def _read(args: argparse.Namespace) -> list[Any]:
@@ -82,7 +101,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             f"{facts} fact update(s), {inferences} inference(s)"
         )
         for r in warned:
-            print(f"  warning, turn {r.turn.turn_id}: {'; '.join(r.warnings)}", file=sys.stderr)
+            print(inline(f"  warning, turn {r.turn.turn_id}: {'; '.join(r.warnings)}"), file=sys.stderr)
     return 0
 
 
@@ -121,26 +140,26 @@ def _inference_line(i: Inference) -> str:
 def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None) -> None:
     facts = mem.facts(user, include_superseded=True, as_of=as_of)
     at = as_of or mem.clock()
-    print(f"== {user}: facts (current first, with supersede chains)")
+    print(f"== {inline(user)}: facts (current first, with supersede chains)")
     shown: set[int] = set()
     for f in sorted(facts, key=lambda f: (fact_state(f, at) is not FactState.CURRENT, f.subject, f.slot, f.id or 0)):
         if f.id in shown:
             continue
         chain = supersede_chain(f, facts)
         shown.update(x.id for x in chain if x.id is not None)
-        print("\n".join(_fact_line(x, at) for x in chain) if len(chain) > 1 else _fact_line(f, at))
+        print("\n".join(inline(_fact_line(x, at)) for x in chain) if len(chain) > 1 else inline(_fact_line(f, at)))
         if len(chain) > 1:
-            print("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain))
+            print(inline("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain)))
     events = mem.events(user)
     print(
-        f"== {user}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)"
+        f"== {inline(user)}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)"
     )
     notable = [e for e in events if e.start is not None or e.happenings] or events
     for e in notable[:limit]:
-        print(_event_line(e))
-    print(f"== {user}: inferences")
+        print(inline(_event_line(e)))
+    print(f"== {inline(user)}: inferences")
     for i in mem.inferences(user, include_retracted=True):
-        print(_inference_line(i))
+        print(inline(_inference_line(i)))
 
 
 def _show_json(mem: Memory, user: str, agent: str | None = None, as_of: datetime | None = None) -> dict[str, Any]:
@@ -161,7 +180,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if not os.path.exists(args.db):
         print(f"memtracks: no database at {args.db} (ingest something first, or pass --db)", file=sys.stderr)
         return 1
-    with Memory(args.db) as mem:
+    with _open(args, reads_only=True) as mem:
         users = [args.user] if args.user else mem.users()
         if args.json:
             print(json.dumps([_show_json(mem, u, as_of=args.as_of) for u in users], ensure_ascii=False, indent=2))
@@ -187,7 +206,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
     if not os.path.exists(args.db):
         print(f"memtracks: no database at {args.db} (ingest something first, or pass --db)", file=sys.stderr)
         return 1
-    with Memory(args.db) as mem:
+    with _open(args, reads_only=True) as mem:
         users = mem.users()
         user = args.user or (users[0] if len(users) == 1 else None)
         if user is None:
@@ -233,7 +252,7 @@ def _print(data: Any) -> None:
 
 
 def cmd_get(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args, reads_only=True) as mem:
         found = mem.get(args.user, args.ref, agent_id=args.agent)
         if found is None:
             raise MemtracksError(f"no memory {args.ref!r} for user {args.user!r}")
@@ -269,7 +288,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args, reads_only=True) as mem:
         count = mem.export(args.file, user_id=args.user, agent_id=args.agent, vectors=not args.no_vectors)
     print(f"exported {count} record(s) to {args.file}")
     return 0
@@ -312,7 +331,7 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    with _open(args) as mem:
+    with _open(args, reads_only=True) as mem:
         _print(status(mem))
     return 0
 
@@ -324,6 +343,26 @@ def status(mem: Memory) -> dict[str, Any]:
         "embedder": f"{mem.embedder.name}:{mem.embedder.dim}",
         "scopes": [{"user_id": u, "agent_id": a, **mem.stats(u, agent_id=a)} for u, a in mem.scopes()],
     }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .integrity import describe
+
+    with _open(args, reads_only=not args.repair) as mem:
+        report = mem.check(quick=args.quick, repair=args.repair)
+    if args.json:
+        _print(report.to_dict())
+    else:
+        for line in describe(report).splitlines():
+            print(inline(line))
+    return 0 if report.ok else 1
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    with _open(args, reads_only=True) as mem:
+        target = mem.backup(args.file, overwrite=args.force)
+    print(f"backed up {args.db} to {target} ({target.stat().st_size:,} bytes)")
+    return 0
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -352,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
         help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)",
     )
+    parser.add_argument("--read-only", action="store_true", help="open the database only to read it")
     sub = parser.add_subparsers(dest="command", required=True)
     ingest = sub.add_parser("ingest", help="write the turns of a JSONL, chat-messages or LoCoMo file")
     ingest.add_argument("file", help="JSONL turns, a JSON list of chat messages, or LoCoMo JSON (detected)")
@@ -427,6 +467,15 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)
+    check = sub.add_parser("check", help="check the file: SQLite integrity, checksums, memtracks' invariants")
+    check.add_argument("--quick", action="store_true", help="SQLite's quick_check instead of the full integrity_check")
+    check.add_argument("--repair", action="store_true", help="embed damaged or missing vectors again")
+    check.add_argument("--json", action="store_true", help="the report as JSON")
+    check.set_defaults(func=cmd_check)
+    backup = sub.add_parser("backup", help="copy the memory to a file while it stays in use (online backup)")
+    backup.add_argument("file")
+    backup.add_argument("--force", action="store_true", help="replace the file if it exists")
+    backup.set_defaults(func=cmd_backup)
     return parser
 
 
@@ -434,15 +483,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except MemtracksError as exc:
-        print(f"memtracks: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        print(f"memtracks: {exc}", file=sys.stderr)
+    except (MemtracksError, OSError, UnicodeError, json.JSONDecodeError) as exc:
+        print(f"memtracks: {inline(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("memtracks: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: one line, not a traceback, and a status that says so
+        print(f"memtracks: internal error, please report it: {type(exc).__name__}: {inline(str(exc))}", file=sys.stderr)
+        return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -53,7 +53,10 @@ def parse_locomo_date(text: str, tz: tzinfo) -> datetime:
     if m is None or month is None:
         raise InvalidTurnError(f"not a LoCoMo session date: {text!r} (expected e.g. '1:56 pm on 8 May, 2023')")
     hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
-    return datetime(int(m.group(6)), month, int(m.group(4)), hour, int(m.group(2)), tzinfo=tz)
+    try:
+        return datetime(int(m.group(6)), month, int(m.group(4)), hour, int(m.group(2)), tzinfo=tz)
+    except ValueError as exc:  # "30 February", "25:61 pm"
+        raise InvalidTurnError(f"not a date: {text!r} ({exc})") from None
 
 
 def _session_keys(conversation: dict[str, Any]) -> list[str]:
@@ -70,6 +73,16 @@ def locomo_turn_text(turn: dict[str, Any]) -> str:
 
 def locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None = None) -> Iterator[Turn]:
     """The turns of one LoCoMo sample, sessions in order, stamped with their session time."""
+    try:
+        yield from _locomo_turns(sample, tz, user_id)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise InvalidInputError(
+            f"not a LoCoMo sample {str(sample.get('sample_id', '?')) if isinstance(sample, dict) else ''}: "
+            f"missing or malformed field {exc}"
+        ) from None
+
+
+def _locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None) -> Iterator[Turn]:
     conv = sample["conversation"]
     user = user_id or str(sample.get("sample_id", "locomo"))
     for key in _session_keys(conv):

@@ -11,7 +11,7 @@ and "retracted", and keep the old fact as history.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -20,9 +20,10 @@ from .errors import InvalidTurnError, NotFoundError
 from .pipeline.conflicts import correct_fact, retract_fact, take_place
 from .progress import reporter
 from .records import Fact, Inference
-from .scopes import public
+from .scopes import check_id, public
 from .storage import codec, erase
 from .storage.sqlite import Store
+from .validation import check_item_id
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -35,6 +36,8 @@ KINDS = ("turn", "fact", "event", "inference")
 
 def parse_ref(ref: str | int, kind: str | None) -> tuple[str, str | int]:
     """``("fact", 12)`` from "fact:12" or (12, "fact"); a bare string is a turn id."""
+    if not isinstance(ref, str | int) or isinstance(ref, bool):
+        raise InvalidTurnError(f"a memory id is a string like 'fact:12' or an integer; found {ref!r}")
     if kind is not None:
         if kind not in KINDS:
             raise InvalidTurnError(f"kind must be one of {', '.join(KINDS)}; found {kind!r}")
@@ -61,8 +64,10 @@ def get(mem: Memory, scope: str, ref: str | int, kind: str | None, user_id: str)
     store = mem.store
     found: list[Any]
     if kind == "turn":
-        row = store.turn(scope, str(key))
+        row = store.turn(scope, check_id(key, "turn id"))
         return codec.row_turn(row, user_id) if row is not None else None
+    if check_item_id(key, f"{kind} id") is None:
+        return None  # beyond any stored id
     if kind == "fact":
         found = store.facts_by_id(scope, [int(key)])
     elif kind == "event":
@@ -124,9 +129,14 @@ def select_turns(
         raise InvalidTurnError(f"before must be a timezone-aware datetime, found {before!r}")
     ids = None
     if turn_ids is not None:
+        if not isinstance(turn_ids, str | Iterable) or isinstance(turn_ids, bytes | Mapping):
+            raise InvalidTurnError(f"turn_ids must be a list of turn ids, found {turn_ids!r:.80}")
         ids = [turn_ids] if isinstance(turn_ids, str) else list(turn_ids)
         if not all(isinstance(t, str) for t in ids):
             raise InvalidTurnError("turn_ids must be strings")
+        ids = [check_id(t, "turn id") for t in ids]
+    if session_id is not None:
+        check_id(session_id, "session_id")
     return store.turn_ids_where(scope, session_id=session_id, end=before, turn_ids=ids)
 
 
@@ -269,9 +279,8 @@ def _rewritten(mem: Memory, scope: str) -> None:
 
 
 def _fact(store: Store, scope: str, fact_id: int) -> Fact:
-    if not isinstance(fact_id, int) or isinstance(fact_id, bool):
-        raise InvalidTurnError(f"fact_id must be an integer, found {fact_id!r}")
-    found = store.facts_by_id(scope, [fact_id])
+    stored_id = check_item_id(fact_id, "fact_id")
+    found = store.facts_by_id(scope, [stored_id]) if stored_id is not None else []
     if not found:
         raise NotFoundError(f"no fact #{fact_id} for this user")
     return found[0]

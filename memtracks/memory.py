@@ -11,6 +11,7 @@ manage what is kept (``get``, ``forget``, ``correct``, ``retract``, ``export``, 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -20,26 +21,36 @@ from typing import Any
 
 import networkx as nx
 
-from . import lifecycle, transfer
+from . import integrity, lifecycle, transfer
 from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
-from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, StorageError
+from .errors import InvalidTurnError, ReadOnlyError, StorageError
 from .indexes import Indexes
 from .io import messages_to_turns
 from .progress import reporter
 from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
 from .retrieval.lexical import LexicalIndex
-from .scopes import public, scope_key, split_scope
+from .scopes import check_id, check_optional_id, public, scope_key, split_scope
 from .snapshots import Snapshots
 from .storage import Store
 from .storage.chain import StoredChain
 from .toolkit import Toolkit
 from .tracks.facts import FactState, as_known, fact_sentence, facts_at, supersede_chain
-from .validation import content_hash, prepare_turn
+from .validation import (
+    already_written,
+    check_aware,
+    check_count,
+    check_item_id,
+    check_k,
+    clean_question,
+    content_hash,
+    prepare_turn,
+)
 from .writer import Batch, Writer, event_text
 
+log = logging.getLogger(__name__)
 TurnLike = Turn | Mapping[str, Any]
 Record = Turn | Fact | Event | Inference
 
@@ -65,6 +76,8 @@ class Memory:
             the same id, replacing) the bundled ones; see the README.
         create_dirs: create the folder of ``path`` if it does not exist (default: refuse, so
             a typo in a path does not silently start an empty memory somewhere else).
+        read_only: open an existing file only to read it (also one in a read-only folder);
+            writes raise :class:`~memtracks.errors.ReadOnlyError`, and no snapshots are saved.
     """
 
     def __init__(
@@ -80,6 +93,7 @@ class Memory:
         rules_dir: str | Path | None = None,
         lexicons_dir: str | Path | None = None,
         create_dirs: bool = False,
+        read_only: bool = False,
     ):
         self.config = config or MemoryConfig()
         if toolkit is None or rules_dir is not None or lexicons_dir is not None:
@@ -92,8 +106,8 @@ class Memory:
             )
         self.toolkit = toolkit
         self.embedder = get_embedder(embedder)
-        _check_folder(path, create_dirs)
-        self.store = Store(path)
+        _check_folder(path, create_dirs and not read_only)
+        self.store = Store(path, read_only=read_only, config=self.config.storage)
         self.clock = clock
         self._check_embedder()
         snapshots = None
@@ -121,10 +135,10 @@ class Memory:
 
     def _check_embedder(self) -> None:
         stored = self.store.meta("embedder")
-        if stored is None:
+        if stored is None and not self.store.read_only:
             with self.store.transaction():
                 self.store.set_meta("embedder", self._signature)
-        elif stored != self._signature:
+        elif stored is not None and stored != self._signature:
             raise StorageError(
                 f"{self.store.path} was written with embedder {stored}, not {self._signature}; open it "
                 "with the same embedder (vectors from different models cannot be compared)"
@@ -133,17 +147,47 @@ class Memory:
     # ------------------------------------------------------------------ opening and closing
 
     def close(self) -> None:
-        """Save index snapshots (so the next process starts warm) and close the file."""
+        """Save index snapshots (so the next process starts warm) and close the file. Closing
+        twice is harmless; any other use afterwards raises :class:`~memtracks.errors.ClosedError`."""
+        if self.store.closed:
+            return
         try:
-            self.indexes.save_snapshots()
+            if not self.store.read_only:
+                self.indexes.save_snapshots()
+        except OSError as exc:  # a cache: the next process rebuilds what could not be saved
+            log.warning("could not save index snapshots beside %s: %s", self.store.path, exc)
         finally:
             self.store.close()
+
+    def backup(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Copy the whole memory, every user, to ``path`` while it stays in use: SQLite's online
+        backup, consistent with what was committed (the write-ahead log included, which a plain
+        file copy of an open memory misses). Open the copy with ``Memory(path)``."""
+        with self._lock:
+            self.store.backup(path, overwrite=overwrite)
+        return Path(path)
+
+    def check(self, *, quick: bool = False, repair: bool = False) -> integrity.CheckReport:
+        """Check the file and the memories in it (:mod:`memtracks.integrity`): SQLite's
+        integrity check, the checksums of vectors and texts, and memtracks' own invariants.
+        ``repair=True`` embeds damaged or missing vectors again, then checks once more."""
+        with self._lock:
+            self._fresh()
+            report = integrity.check(self, quick=quick)
+            if repair and any(p.kind in ("vector-checksum", "vector-missing") for p in report.problems):
+                integrity.repair(self, report)
+                report = integrity.check(self, quick=quick)
+            return report
 
     def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _writable(self) -> None:
+        if self.store.read_only:
+            raise ReadOnlyError(f"{self.store.path} was opened read-only; open it without read_only=True to write")
 
     def _fresh(self) -> None:
         """Before a read: take in what other processes wrote to the file meanwhile."""
@@ -187,10 +231,17 @@ class Memory:
             batch_size: turns per transaction (default from config).
             progress: True for a progress bar on stderr, or a callback ``(done, total)``.
         """
+        size = (
+            self.config.writer.batch_size
+            if batch_size is None
+            else check_count(batch_size, "batch_size", maximum=1 << 20)
+        )
+        self._writable()
+        if isinstance(turns, str | bytes | Mapping | Turn) or not isinstance(turns, Iterable):
+            raise InvalidTurnError("write_many takes a list of turns (Turn objects or mappings)")
         with self._lock:
             self._fresh()
             prepared = self._prepare(list(turns))
-        size = batch_size or self.config.writer.batch_size
         report = reporter(progress, len(prepared))
         results: list[WriteResult | None] = [r for r, _ in prepared]
         todo = [(i, t) for i, (r, t) in enumerate(prepared) if r is None]
@@ -201,7 +252,7 @@ class Memory:
                 try:
                     batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
                 except StorageError as exc:
-                    raise StorageError(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
+                    raise type(exc)(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
                 self._after_commit(batch)
             for (i, (turn, _)), result in zip(chunk, batch.results, strict=True):  # type: ignore[misc]
                 results[i] = _public_result(result, turn)
@@ -247,30 +298,15 @@ class Memory:
         batch: dict[tuple[str, str], str] = {}
         for index, item in enumerate(turns):
             try:
-                turn, warnings = prepare_turn(item, self.clock)
+                turn, warnings = prepare_turn(item, self.clock, self.config.limits)
                 scope = scope_key(turn.user_id, turn.agent_id)  # type: ignore[arg-type]
             except InvalidTurnError as exc:
                 raise type(exc)(f"turn #{index}: {exc}") from None
             key, digest = (scope, turn.turn_id), content_hash(turn)
             stored = self.store.turn(*key)  # type: ignore[arg-type]
             previous = stored["content_hash"] if stored is not None else batch.get(key)  # type: ignore[arg-type]
-            if previous is not None and previous != digest:
-                raise DuplicateTurnError(
-                    f"turn #{index}: turn_id {turn.turn_id!r} was already written for user "
-                    f"{turn.user_id!r} with different content; turn ids must be unique per user"
-                )
             if previous is not None:
-                out.append(
-                    (
-                        WriteResult(
-                            turn=turn,
-                            lang=turn.lang or "",
-                            duplicate=True,
-                            warnings=("turn was already written; nothing changed",),
-                        ),
-                        None,
-                    )
-                )
+                out.append((already_written(turn, previous, f"turn #{index}: "), None))
                 continue
             batch[key] = digest  # type: ignore[index]
             out.append((None, (_scoped(turn, scope), warnings)))
@@ -327,15 +363,16 @@ class Memory:
             tracks: only these tracks ("fact", "temporal", "inference").
         """
         scope = scope_key(user_id, agent_id)
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidTurnError("question must be a non-empty string")
+        question = clean_question(question, self.config.limits.max_question_chars)
         if now is None:
             now = self.clock()
         for value, name in ((now, "now"), (as_of, "as_of"), (start, "start"), (end, "end")):
             if value is not None:
-                _check_aware(value, name)
-        if top_n < 1:
-            raise InvalidTurnError(f"top_n must be at least 1, found {top_n}")
+                check_aware(value, name)
+        check_count(top_n, "top_n")
+        k = check_k(k, ("fact", "temporal", "inference"))
+        check_id(speaker, "speaker")
+        check_optional_id(session_id, "session_id")
         filters = Filters.make(session_id=session_id, start=start, end=end, tracks=tracks, metadata=metadata)
         with self._lock:
             self._fresh()
@@ -374,7 +411,7 @@ class Memory:
         """
         scope = scope_key(user_id, agent_id)
         if as_of is not None:
-            _check_aware(as_of, "as_of")
+            check_aware(as_of, "as_of")
         facts = self.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
         if include_superseded:
             facts = [f for f in (as_known(f, as_of) for f in facts) if f is not None]
@@ -386,7 +423,8 @@ class Memory:
     def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:
         """The supersede chain through ``fact_id``, oldest first."""
         scope = scope_key(user_id, agent_id)
-        found = self.store.facts_by_id(scope, [fact_id])
+        stored_id = check_item_id(fact_id, "fact_id")
+        found = self.store.facts_by_id(scope, [stored_id]) if stored_id is not None else []
         if not found:
             return []
         fact = found[0]
@@ -406,11 +444,13 @@ class Memory:
         """Events of ``user_id``, in the order they were said; optionally of one happening
         kind, of one session, or said in / about a time overlapping ``[start, end)``."""
         scope = scope_key(user_id, agent_id)
+        check_optional_id(session_id, "session_id")
+        check_optional_id(kind, "kind")
         if start is not None or end is not None:
             start = start or datetime.min.replace(tzinfo=timezone.utc)
             end = end or datetime.max.replace(tzinfo=timezone.utc)
-            _check_aware(start, "start")
-            _check_aware(end, "end")
+            check_aware(start, "start")
+            check_aware(end, "end")
             events = [
                 e
                 for e in self.store.events_between(scope, start, end, limit=1_000_000)
@@ -501,6 +541,7 @@ class Memory:
         of the erasure (when, what kind of selection, how many) is kept, without content.
         Other users' memories are never touched.
         """
+        self._writable()
         with self._lock:
             self._fresh()
             return lifecycle.forget(
@@ -520,6 +561,7 @@ class Memory:
         place (held since the same time) and conclusions resting on the old value are
         retracted. Returns the corrected fact.
         """
+        self._writable()
         with self._lock:
             self._fresh()
             return public(lifecycle.correct(self, scope_key(user_id, agent_id), fact_id, value), user_id)
@@ -528,6 +570,7 @@ class Memory:
         """The user says fact ``fact_id`` was never true: it ends with reason "retracted"
         (kept as history), what it had superseded holds again, and conclusions resting on it
         are retracted. Returns the retracted fact."""
+        self._writable()
         with self._lock:
             self._fresh()
             return public(lifecycle.retract(self, scope_key(user_id, agent_id), fact_id), user_id)
@@ -537,6 +580,7 @@ class Memory:
     ) -> lifecycle.RebuildReport:
         """Re-derive facts, events and conclusions from the stored turns (after rules or
         lexicons changed), replaying the user's own corrections and retractions."""
+        self._writable()
         with self._lock:
             self._fresh()
             return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
@@ -556,6 +600,7 @@ class Memory:
         """Read an export file: history, validity, provenance and vectors come back as they
         were (ids too, where this store has them free). ``user_id`` files everything under
         that user instead. A user who already has memories here is refused."""
+        self._writable()
         with self._lock:
             self._fresh()
             return transfer.import_(self, Path(path), user_id=user_id)
@@ -591,8 +636,3 @@ def _check_folder(path: str | Path, create: bool) -> None:
     if not create:
         raise StorageError(f"folder {folder} does not exist; create it, or pass create_dirs=True")
     folder.mkdir(parents=True, exist_ok=True)
-
-
-def _check_aware(value: Any, name: str) -> None:
-    if not isinstance(value, datetime) or value.tzinfo is None:
-        raise InvalidTimeError(f"{name} must be a timezone-aware datetime, found {value!r}")

@@ -212,7 +212,7 @@ def read(path: Path) -> tuple[Header, list[Any]]:
     except OSError as exc:
         raise InvalidInputError(f"cannot read {path}: {exc}") from None
     with handle:
-        for number, text in enumerate(handle, start=1):
+        for number, text in _lines(handle, path):
             if not text.strip():
                 continue
             try:
@@ -226,6 +226,13 @@ def read(path: Path) -> tuple[Header, list[Any]]:
     if not lines or not isinstance(lines[0], Header):
         raise InvalidInputError(f"{path}: an export starts with a header line (kind 'header')")
     return lines[0], lines[1:]
+
+
+def _lines(handle: Any, path: Path) -> Any:
+    try:
+        yield from enumerate(handle, start=1)
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"{path} is not UTF-8 text, so not a memtracks export") from None
 
 
 class _Ids:

@@ -12,17 +12,18 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
-from .errors import InvalidTurnError, UnsupportedLanguageError
+from .config import Limits
+from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, LimitError, UnsupportedLanguageError
 from .pipeline.language import check_language
-from .records import SOURCES, Turn
+from .records import SOURCES, Turn, WriteResult
+from .scopes import check_id
 
-MAX_TURN_CHARS = 5_000_000
-MAX_ID_CHARS = 256
+MAX_METADATA_DEPTH = 32  # nesting of metadata values (SQLite's JSON functions stop at 1000)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _TURN_FIELDS = {f.name for f in fields(Turn)}
@@ -36,11 +37,14 @@ def coerce_turn(item: Turn | Mapping[str, Any]) -> Turn:
         unknown = set(item) - _TURN_FIELDS
         if unknown:
             raise InvalidTurnError(f"unknown turn field(s) {sorted(unknown)}; fields are {sorted(_TURN_FIELDS)}")
-        return Turn(**item)
+        try:
+            return Turn(**item)
+        except TypeError as exc:  # a missing "text"
+            raise InvalidTurnError(f"not a turn: {exc}") from None
     raise InvalidTurnError(f"expected a Turn or a mapping, found {type(item).__name__}")
 
 
-def clean_text(text: Any) -> tuple[str, list[str]]:
+def clean_text(text: Any, max_chars: int = Limits.max_turn_chars) -> tuple[str, list[str]]:
     """Text safe to store: no lone surrogates, no control characters. Returns warnings."""
     if not isinstance(text, str):
         raise InvalidTurnError(f"turn text must be a string, found {type(text).__name__}")
@@ -54,11 +58,52 @@ def clean_text(text: Any) -> tuple[str, list[str]]:
     text = unicodedata.normalize("NFC", text)
     if not text.strip():
         raise InvalidTurnError("turn text is empty or only whitespace; nothing to remember")
-    if len(text) > MAX_TURN_CHARS:
-        raise InvalidTurnError(
-            f"turn text has {len(text):,} characters; the limit is {MAX_TURN_CHARS:,}. Split it into several turns."
+    if len(text) > max_chars:
+        raise LimitError(
+            f"turn text has {len(text):,} characters; the limit is {max_chars:,}. Split it into several turns."
         )
     return text, warnings
+
+
+def clean_question(question: Any, max_chars: int = Limits.max_question_chars) -> str:
+    """A question safe to analyse: lone surrogates replaced, control characters removed."""
+    if not isinstance(question, str) or not question.strip():
+        raise InvalidTurnError(f"question must be a non-empty string, found {question!r:.80}")
+    if len(question) > max_chars:
+        raise LimitError(f"the question has {len(question):,} characters; the limit is {max_chars:,}")
+    question = _CONTROL.sub("", _SURROGATE.sub("\ufffd", question))
+    if not question.strip():
+        raise InvalidTurnError("question must be a non-empty string")
+    return question
+
+
+def check_metadata(metadata: Any, max_bytes: int = Limits.max_metadata_bytes) -> dict[str, Any]:
+    """A turn's metadata as it will be stored: a mapping with text keys that SQLite's JSON can hold."""
+    if not isinstance(metadata, Mapping):
+        raise InvalidTurnError(f"metadata must be a mapping, found {type(metadata).__name__}")
+    if not all(isinstance(k, str) for k in metadata):
+        raise InvalidTurnError(f"metadata keys must be strings, found {sorted(map(repr, metadata))[:5]}")
+    if _depth(metadata) > MAX_METADATA_DEPTH:
+        raise InvalidTurnError(f"metadata is nested more than {MAX_METADATA_DEPTH} levels deep")
+    try:
+        encoded = json.dumps(dict(metadata), ensure_ascii=False, default=str, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidTurnError("metadata holds text that is not valid Unicode (a lone surrogate)") from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidTurnError(f"metadata cannot be stored as JSON: {exc}") from None
+    if len(encoded) > max_bytes:
+        raise LimitError(f"metadata takes {len(encoded):,} bytes as JSON; the limit is {max_bytes:,}")
+    return json.loads(encoded)
+
+
+def _depth(value: Any, level: int = 1) -> int:
+    if level > MAX_METADATA_DEPTH:
+        return level
+    if isinstance(value, Mapping):
+        return max((_depth(v, level + 1) for v in value.values()), default=level)
+    if isinstance(value, list | tuple):
+        return max((_depth(v, level + 1) for v in value), default=level)
+    return level
 
 
 def check_timestamp(value: Any, now: Callable[[], datetime]) -> tuple[datetime, list[str]]:
@@ -87,12 +132,20 @@ def _check_id(value: Any, name: str, *, required: bool) -> str | None:
         if required:
             raise InvalidTurnError(f"{name} is required: every memory belongs to one user")
         return None
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidTurnError(f"{name} must be a non-empty string, found {value!r}")
-    value = value.strip()
-    if len(value) > MAX_ID_CHARS or _CONTROL.search(value) or _SURROGATE.search(value):
-        raise InvalidTurnError(f"{name} must be at most {MAX_ID_CHARS} printable characters")
-    return value
+    return check_id(value, name)
+
+
+def already_written(turn: Turn, stored_hash: str, where: str = "") -> WriteResult:
+    """The result of writing a turn that is stored already: nothing changes. A turn id stored
+    with other content is a :class:`DuplicateTurnError` (turn ids are unique per user)."""
+    if stored_hash != content_hash(turn):
+        raise DuplicateTurnError(
+            f"{where}turn_id {turn.turn_id!r} was already written for user {turn.user_id!r} with different "
+            "content; turn ids must be unique per user"
+        )
+    return WriteResult(
+        turn=turn, lang=turn.lang or "", duplicate=True, warnings=("turn was already written; nothing changed",)
+    )
 
 
 def content_hash(turn: Turn) -> str:
@@ -101,10 +154,13 @@ def content_hash(turn: Turn) -> str:
     return hashlib.sha1(payload.encode("utf-8")).hexdigest()
 
 
-def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) -> tuple[Turn, list[str]]:
+def prepare_turn(
+    item: Turn | Mapping[str, Any], now: Callable[[], datetime], limits: Limits | None = None
+) -> tuple[Turn, list[str]]:
     """Validate and normalise one turn; returns the turn to store and warnings."""
+    limits = limits or Limits()
     turn = coerce_turn(item)
-    text, warnings = clean_text(turn.text)
+    text, warnings = clean_text(turn.text, limits.max_turn_chars)
     timestamp, more = check_timestamp(turn.timestamp, now)
     warnings += more
     user_id = _check_id(turn.user_id, "user_id", required=True)
@@ -115,14 +171,9 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
         lang = check_language(turn.lang)
     except UnsupportedLanguageError as exc:
         raise InvalidTurnError(str(exc)) from None
-    if turn.source not in SOURCES:
+    if not isinstance(turn.source, str) or turn.source not in SOURCES:
         raise InvalidTurnError(f"source {turn.source!r} is not one of {', '.join(SOURCES)}")
-    if not isinstance(turn.metadata, Mapping):
-        raise InvalidTurnError(f"metadata must be a mapping, found {type(turn.metadata).__name__}")
-    try:
-        json.dumps(dict(turn.metadata), default=str)
-    except (TypeError, ValueError) as exc:
-        raise InvalidTurnError(f"metadata cannot be stored as JSON: {exc}") from None
+    metadata = check_metadata(turn.metadata, limits.max_metadata_bytes)
     turn = replace(
         turn,
         text=text,
@@ -131,8 +182,46 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
         session_id=session_id,
         speaker=speaker,
         lang=lang,
-        metadata=dict(turn.metadata),
+        metadata=metadata,
         agent_id=agent_id,
     )
     turn_id = _check_id(turn.turn_id, "turn_id", required=False) or f"t-{content_hash(turn)[:16]}"
     return replace(turn, turn_id=turn_id), warnings
+
+
+MAX_STORED_INT = (1 << 63) - 1  # SQLite's INTEGER
+MAX_CARDS = 1_000
+
+
+def check_count(value: Any, name: str, *, minimum: int = 1, maximum: int = MAX_CARDS) -> int:
+    """An int argument (not a bool, not a float) within ``[minimum, maximum]``."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidTurnError(f"{name} must be an integer, found {value!r}")
+    if not minimum <= value <= maximum:
+        raise InvalidTurnError(f"{name} must be between {minimum} and {maximum:,}, found {value:,}")
+    return value
+
+
+def check_k(k: Any, tracks: Sequence[str]) -> dict[str, int] | None:
+    """Candidates per track for ``retrieve(k=...)``: a mapping of track names to counts."""
+    if k is None:
+        return None
+    if not isinstance(k, Mapping):
+        raise InvalidTurnError(f"k must map tracks to counts, e.g. {{'fact': 5}}; found {k!r}")
+    unknown = sorted(str(t) for t in k if t not in tracks)
+    if unknown:
+        raise InvalidTurnError(f"k names unknown track(s) {unknown}; tracks are {', '.join(tracks)}")
+    return {t: check_count(n, f"k[{t!r}]", minimum=0) for t, n in k.items()}
+
+
+def check_item_id(value: Any, name: str) -> int | None:
+    """A memory id as given by a caller; None when it is an int no store can hold (so nothing has it)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidTurnError(f"{name} must be an integer, found {value!r}")
+    return value if 0 < value <= MAX_STORED_INT else None
+
+
+def check_aware(value: Any, name: str) -> datetime:
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidTimeError(f"{name} must be a timezone-aware datetime, found {value!r}")
+    return value

@@ -28,6 +28,8 @@ def check_language(lang: str | None) -> str | None:
     """Validate a caller-given language code; None means detect."""
     if lang is None:
         return None
+    if not isinstance(lang, str):
+        raise UnsupportedLanguageError(f"language must be a code like 'en' or 'zh' (or None to detect), found {lang!r}")
     code = lang.lower().replace("_", "-")
     if code in ("zh-cn", "zh-hans", "zh-tw", "zh-hant", "cmn"):
         code = "zh"

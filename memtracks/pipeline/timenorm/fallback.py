@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import calendar as cal
-from .engine import Found
+from .engine import Found, _representable
 from .resolve import month_for_day, safe_date
 from .tense import Cues, tense_near
 
@@ -41,8 +41,9 @@ def find(text: str, ref: datetime, cues: Cues, taken: list[tuple[int, int]]) -> 
             if any(span[0] < e and s < span[1] for s, e in taken):
                 continue
             day = resolve(m, ref, tense_near(text, span, cues))
-            if day is not None:
-                out.append(Found(span, cal.days(ref.tzinfo, day), CONFIDENCE, "en"))  # type: ignore[arg-type]
+            interval = _representable(cal.days, ref.tzinfo, day) if day is not None else None
+            if interval is not None:  # None also for a day at the edge of what datetime holds (9999-12-31)
+                out.append(Found(span, interval, CONFIDENCE, "en"))
                 taken = [*taken, span]
     return out
 

@@ -1,0 +1,271 @@
+"""``memtracks check``: is the file sound, and does what it holds still hang together?
+
+Three layers, each reported as :class:`Problem` records (nothing is changed):
+
+1. **the file**: SQLite's own ``integrity_check`` (``quick=True``: ``quick_check``), and the
+   header that marks it a memtracks file of this schema version;
+2. **the checksums**: every stored vector against its CRC-32, every turn against the hash of
+   its content, every fact, event and conclusion against the hash of the text its vector was
+   made from (so a changed byte in a text shows, not only in a vector);
+3. **the invariants**: every fact, event and conclusion has its vector and no vector is left
+   without one; every event has its turn, every fact its source turns, every conclusion its
+   premises; supersede chains point to existing facts and have no cycles; chain links join
+   existing events, earlier to later (so the chain cannot loop); the lookup tables of entity
+   keys, happening kinds and premises match the rows they index.
+
+:func:`repair` embeds again the vectors that are damaged or missing (the texts are the
+source of truth); anything else calls for a backup (:meth:`Memory.backup`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .scopes import split_scope
+from .storage import codec
+from .storage.schema import APPLICATION_ID, SCHEMA_VERSION
+from .tracks.facts import fact_sentence
+from .validation import content_hash
+from .writer import event_text
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+PSEUDO_TURNS = ("user.",)  # corrections and retractions stand in for a turn id with "user.correct"...
+TABLES = {"fact": "facts", "event": "events", "inference": "inferences"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong: ``kind`` (a short code), whose memories, and what exactly."""
+
+    kind: str
+    detail: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    track: str | None = None
+    item_id: int | None = None
+
+    def __str__(self) -> str:
+        who = f" [{self.user_id}{'/' + self.agent_id if self.agent_id else ''}]" if self.user_id is not None else ""
+        return f"{self.kind}{who}: {self.detail}"
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check` found; ``ok`` when nothing."""
+
+    path: str
+    problems: list[Problem] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "ok": self.ok,
+            "counts": self.counts,
+            "seconds": round(self.seconds, 3),
+            "problems": [{k: v for k, v in vars(p).items() if v is not None} for p in self.problems],
+        }
+
+
+def _sha1(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check(mem: Memory, *, quick: bool = False) -> CheckReport:
+    """Check the file and every scope in it (see the module docstring)."""
+    start = time.perf_counter()
+    report = CheckReport(mem.store.path)
+    store = mem.store
+    rows = store._rows("PRAGMA quick_check" if quick else "PRAGMA integrity_check")
+    for row in rows:
+        if row[0] != "ok":
+            report.problems.append(Problem("sqlite", row[0]))
+    application = store._rows("PRAGMA application_id")[0][0]
+    version = store._rows("PRAGMA user_version")[0][0]
+    if application != APPLICATION_ID or version != SCHEMA_VERSION:
+        report.problems.append(
+            Problem(
+                "header",
+                f"application_id {application:#x}, schema {version} (expected {APPLICATION_ID:#x}, {SCHEMA_VERSION})",
+            )
+        )
+    scopes = sorted(
+        {
+            r[0]
+            for table in ("turns", "facts", "events", "inferences", "vectors")
+            for r in store._rows(f"SELECT DISTINCT user_id FROM {table}")
+        }
+    )
+    for scope in scopes:
+        _check_scope(mem, scope, report)
+    report.counts["scopes"] = len(scopes)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _check_scope(mem: Memory, scope: str, report: CheckReport) -> None:
+    store = mem.store
+    user, agent = split_scope(scope)
+
+    def problem(kind: str, detail: str, track: str | None = None, item: int | None = None) -> None:
+        report.problems.append(Problem(kind, detail, user, agent, track, item))
+
+    turns = store.turns(scope)
+    turn_ids = {r["turn_id"] for r in turns}
+    for r in turns:
+        if r["content_hash"] != content_hash(codec.row_turn(r, scope)):
+            problem("turn-hash", f"turn {r['turn_id']!r}: its content does not match its hash")
+    facts = {f.id: f for f in store.facts(scope)}
+    events = {e.id: e for e in store.events(scope)}
+    inferences = {i.id: i for i in store.inferences(scope)}
+    texts = {
+        "fact": {i: fact_sentence(f, mem.toolkit.catalogue) for i, f in facts.items()},
+        "event": {i: event_text(e, mem.config.writer) for i, e in events.items()},
+        "inference": {i: x.text for i, x in inferences.items()},
+    }
+    for e in events.values():
+        if e.turn_id not in turn_ids:
+            problem("event-turn", f"event #{e.id} has no turn {e.turn_id!r}", "event", e.id)
+    for f in facts.values():
+        missing = [t for t in f.source_turn_ids if t not in turn_ids and not t.startswith(PSEUDO_TURNS)]
+        if missing:
+            problem("fact-turn", f"fact #{f.id} rests on missing turn(s) {missing[:3]}", "fact", f.id)
+    _check_chains(facts, problem)
+    for i in inferences.values():
+        gone = [f"{p.track}#{p.id}" for p in i.premises if p.id not in (facts if p.track == "fact" else events)]
+        if gone:
+            problem("premise", f"conclusion #{i.id} rests on missing {', '.join(gone[:3])}", "inference", i.id)
+    _check_vectors(store, scope, texts, problem)
+    _check_links(store, scope, events, problem)
+    _check_lookups(store, scope, events, inferences, problem)
+    for track, items in texts.items():
+        report.counts[track + "s"] = report.counts.get(track + "s", 0) + len(items)
+    report.counts["turns"] = report.counts.get("turns", 0) + len(turns)
+
+
+def _check_chains(facts: dict[Any, Any], problem: Any) -> None:
+    for f in facts.values():
+        if f.superseded_by is not None and f.superseded_by not in facts:
+            problem("supersede", f"fact #{f.id} is superseded by a missing fact #{f.superseded_by}", "fact", f.id)
+        seen, node = set(), f
+        while node is not None and node.superseded_by is not None:
+            if node.id in seen:
+                problem("supersede-cycle", f"the supersede chain through fact #{f.id} loops", "fact", f.id)
+                break
+            seen.add(node.id)
+            node = facts.get(node.superseded_by)
+
+
+def _check_vectors(store: Any, scope: str, texts: dict[str, dict[Any, str]], problem: Any) -> None:
+    for track, items in texts.items():
+        rows = store._rows(
+            "SELECT item_id, content_hash, vector, checksum FROM vectors WHERE user_id = ? AND track = ?",
+            (scope, track),
+        )
+        have = set()
+        for item_id, text_hash, blob, checksum in rows:
+            have.add(item_id)
+            if codec.vector_checksum(scope, track, item_id, blob) != checksum:
+                problem("vector-checksum", f"the vector of {track} #{item_id} is damaged", track, item_id)
+            elif item_id not in items:
+                problem(
+                    "vector-orphan", f"a vector is stored for {track} #{item_id}, which does not exist", track, item_id
+                )
+            elif _sha1(items[item_id]) != text_hash:
+                problem(
+                    "text-hash",
+                    f"{track} #{item_id} no longer reads as the text its vector was made from "
+                    "(damaged, or the slot labels changed: run rebuild)",
+                    track,
+                    item_id,
+                )
+        for item_id in sorted(set(items) - have):
+            problem("vector-missing", f"{track} #{item_id} has no vector", track, item_id)
+
+
+def _check_links(store: Any, scope: str, events: dict[Any, Any], problem: Any) -> None:
+    for src, dst, kind, _ in store.links(scope):
+        if src not in events or dst not in events:
+            problem("link", f"chain link {src}->{dst} ({kind}) joins a missing event", "event", dst)
+        elif src >= dst:
+            problem("link-order", f"chain link {src}->{dst} ({kind}) runs backwards", "event", dst)
+
+
+def _check_lookups(store: Any, scope: str, events: dict[Any, Any], inferences: dict[Any, Any], problem: Any) -> None:
+    keys: dict[int, set[str]] = defaultdict(set)
+    for key, event_id in store._rows("SELECT key, event_id FROM event_entities WHERE user_id = ?", (scope,)):
+        keys[event_id].add(key)
+    kinds: dict[int, set[str]] = defaultdict(set)
+    for kind, event_id in store._rows("SELECT kind, event_id FROM event_kinds WHERE user_id = ?", (scope,)):
+        kinds[event_id].add(kind)
+    for event_id in sorted(set(events) | set(keys) | set(kinds)):
+        event = events.get(event_id)
+        if (
+            event is None
+            or keys.get(event_id, set()) != set(event.entity_keys)
+            or kinds.get(event_id, set()) != set(event.kinds)
+        ):
+            problem(
+                "event-index", f"the entity/kind lookups of event #{event_id} do not match the event", "event", event_id
+            )
+    premises: dict[int, set[tuple[str, int]]] = defaultdict(set)
+    for track, premise, inference in store._rows(
+        "SELECT track, premise_id, inference_id FROM inference_premises WHERE user_id = ?", (scope,)
+    ):
+        premises[inference].add((track, premise))
+    for inference_id in sorted(set(inferences) | set(premises)):
+        found = inferences.get(inference_id)
+        if found is None or premises.get(inference_id, set()) != {(p.track, p.id) for p in found.premises}:
+            problem(
+                "premise-index",
+                f"the premise lookup of conclusion #{inference_id} does not match it",
+                "inference",
+                inference_id,
+            )
+
+
+def repair(mem: Memory, report: CheckReport) -> int:
+    """Embed again every vector ``report`` found damaged or missing; returns how many."""
+    todo: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for p in report.problems:
+        if p.kind in ("vector-checksum", "vector-missing") and p.user_id is not None and p.track and p.item_id:
+            scope = p.user_id if p.agent_id is None else f"{p.user_id}\x1f{p.agent_id}"
+            todo[(scope, p.track)].append(p.item_id)
+    done = 0
+    with mem.store.transaction():
+        for (scope, track), ids in todo.items():
+            texts = _texts(mem, scope, track, ids)
+            vectors = mem.embedder.embed_batch([texts[i] for i in ids if i in texts])
+            items = [(i, _sha1(texts[i]), v) for i, v in zip([i for i in ids if i in texts], vectors, strict=True)]
+            mem.store.save_vectors(scope, track, items)
+            done += len(items)
+    for scope, _ in todo:
+        mem.indexes.evict(scope)
+    return done
+
+
+def _texts(mem: Memory, scope: str, track: str, ids: list[int]) -> dict[int, str]:
+    store = mem.store
+    if track == "fact":
+        return {f.id: fact_sentence(f, mem.toolkit.catalogue) for f in store.facts_by_id(scope, ids)}  # type: ignore[misc]
+    if track == "event":
+        return {e.id: event_text(e, mem.config.writer) for e in store.events(scope, ids=ids)}  # type: ignore[misc]
+    return {i.id: i.text for i in store.inferences(scope, ids=ids)}  # type: ignore[misc]
+
+
+def describe(report: CheckReport) -> str:
+    """The report as text, one problem per line."""
+    head = f"{report.path}: {'ok' if report.ok else f'{len(report.problems)} problem(s)'}"
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+    return "\n".join([f"{head} ({counts}; {report.seconds:.1f} s)", *(f"  - {p}" for p in report.problems)])
