@@ -28,7 +28,7 @@ import networkx as nx
 from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Store
 from .storage.vectors import INDEXES
-from .tracks.temporal import chain_graph
+from .tracks.temporal import add_links, chain_graph
 
 TRACKS = ("fact", "event", "inference")
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]  # (scope, track, after)
@@ -163,8 +163,9 @@ class Indexes:
             entry = self._scopes.get(scope)
             if entry is None or entry.graph is None:
                 return
-            for src, dst, kind, key in links:
-                entry.graph.add_edge(src, dst, kind=kind, key_=key)
+            links = list(links)
+            add_links(entry.graph, links)
+            for _, dst, _, _ in links:
                 entry.pending["chain"] = max(entry.pending.get("chain", 0), dst)
 
     def committed(self) -> None:
@@ -217,8 +218,7 @@ class Indexes:
             entry.synced[track] = last
         if entry.graph is not None:
             links = self.store.links(scope, after=entry.graph_synced)
-            for src, dst, kind, key in links:
-                entry.graph.add_edge(src, dst, kind=kind, key_=key)
+            add_links(entry.graph, links)
             entry.graph_synced = max((dst for _, dst, _, _ in links), default=entry.graph_synced)
 
     def evict(self, scope: str) -> None:

@@ -39,7 +39,7 @@ from .storage import Store
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence
 from .tracks.temporal import chain_links
-from .validation import content_hash
+from .validation import already_written, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +152,10 @@ class Writer:
         try:
             with self.store.transaction():
                 for (turn, warnings), analysis in zip(turns, analyses, strict=True):
+                    stored = self.store.turn(turn.user_id, turn.turn_id)  # type: ignore[arg-type]
+                    if stored is not None:  # written meanwhile by another thread or process
+                        results.append(already_written(turn, stored["content_hash"]))
+                        continue
                     if len(turn.text) > limit:
                         warnings = [*warnings, f"only the first {limit:,} characters were analysed"]
                     result, vectors = self._write_turn(turn, warnings, analysis)

@@ -1,12 +1,17 @@
 """A second process on the same memory file, for the multi-process tests.
 
 python tests/proc_memory.py DB COMMAND JSON-ARGS   ->  prints a JSON result
+
+With ``"go": PATH`` in the arguments, the process prints "ready" once the memory is open and
+waits for PATH to exist before it starts, so that several processes can start at once.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 from datetime import datetime
 
 from memtracks import Memory
@@ -16,6 +21,10 @@ from memtracks.config import MemoryConfig
 def main() -> None:
     path, command, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     with Memory(path, config=MemoryConfig(snapshot_min=1)) as mem:
+        if "go" in args:
+            print("ready", flush=True)
+            while not os.path.exists(args["go"]):
+                time.sleep(0.005)
         if command == "write":
             results = mem.write_many(args["turns"])
             print(json.dumps({"written": sum(not r.duplicate for r in results)}))

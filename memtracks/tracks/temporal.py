@@ -34,9 +34,15 @@ def chain_links(
 def chain_graph(links: Iterable[tuple[int, int, str, str]]) -> nx.MultiDiGraph:
     """The event chain as a graph: nodes are event ids, edges carry ``kind`` and ``key``."""
     graph = nx.MultiDiGraph()
-    for src, dst, kind, key in links:
-        graph.add_edge(src, dst, kind=kind, key_=key)
+    add_links(graph, links)
     return graph
+
+
+def add_links(graph: nx.MultiDiGraph, links: Iterable[tuple[int, int, str, str]]) -> None:
+    """Add chain links to ``graph``; a link it already has is not added twice (as in the store,
+    where ``(src, dst, kind, key)`` is the primary key)."""
+    for src, dst, kind, key in links:
+        graph.add_edge(src, dst, key=(kind, key), kind=kind, key_=key)
 
 
 def neighbours(graph: nx.MultiDiGraph, event_id: int, hops: int = 1) -> set[int]:
