@@ -290,9 +290,7 @@ class Writer:
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
         statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
-        context = ValueContext(
-            statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search
-        )
+        context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
         values = extract_slots(
             analysis.text,
             lang,
