@@ -117,6 +117,18 @@ class Happening:
 
 
 @dataclass(frozen=True)
+class FactRevision:
+    """How a fact's ending was known until ``until`` (system time), before a later change
+    rewrote it: a correction or retraction by hand, a retracted fact's predecessor reopened."""
+
+    until: datetime
+    valid_to: datetime | None = None
+    superseded_by: int | None = None
+    reason: str | None = None
+    superseded_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class Fact:
     """A slot value on the fact track. Contradicted facts get ``superseded_by``; none is deleted."""
 
@@ -141,6 +153,7 @@ class Fact:
     reason: str | None = None  # why it stopped holding: one of REASONS (None while current)
     superseded_at: datetime | None = None  # when memtracks learned that (system time)
     planned: bool = False  # stated as a dated plan and not confirmed since
+    revisions: tuple[FactRevision, ...] = ()  # earlier endings, oldest first (see tracks.facts.as_known)
 
     @property
     def is_current(self) -> bool:

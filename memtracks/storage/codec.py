@@ -9,7 +9,7 @@ import zlib
 from datetime import datetime
 from typing import Any, overload
 
-from ..records import Event, Fact, Happening, Inference, Premise, TimeMention, Turn
+from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:
@@ -31,7 +31,7 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin, reason, superseded_at, planned"
+    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions"
 )
 
 
@@ -62,6 +62,23 @@ def fact_row(f: Fact) -> tuple[Any, ...]:
         f.reason,
         dt_text(f.superseded_at),
         int(f.planned),
+        json.dumps([_revision_json(r) for r in f.revisions]),
+    )
+
+
+def _revision_json(r: FactRevision) -> dict[str, Any]:
+    return {
+        "until": dt_text(r.until),
+        "valid_to": dt_text(r.valid_to),
+        "superseded_by": r.superseded_by,
+        "reason": r.reason,
+        "superseded_at": dt_text(r.superseded_at),
+    }
+
+
+def _json_revision(d: dict[str, Any]) -> FactRevision:
+    return FactRevision(
+        text_dt(d["until"]), text_dt(d["valid_to"]), d["superseded_by"], d["reason"], text_dt(d["superseded_at"])
     )
 
 
@@ -88,6 +105,7 @@ def row_fact(r: sqlite3.Row) -> Fact:
         reason=r["reason"],
         superseded_at=text_dt(r["superseded_at"]),
         planned=bool(r["planned"]),
+        revisions=tuple(_json_revision(d) for d in json.loads(r["revisions"])),
     )
 
 

@@ -162,7 +162,13 @@ def m005_fact_changes(db: sqlite3.Connection) -> None:
     )
 
 
-def m006_integrity(db: sqlite3.Connection) -> None:
+def m006_fact_revisions(db: sqlite3.Connection) -> None:
+    """Earlier endings of a fact whose ending was rewritten by hand (a correction, a
+    retraction, a predecessor reopened), so the as-of rule reads it as it was known then."""
+    _run(db, "ALTER TABLE facts ADD COLUMN revisions TEXT NOT NULL DEFAULT '[]'")
+
+
+def m007_integrity(db: sqlite3.Connection) -> None:
     """A checksum over each stored vector, so a damaged one is noticed rather than served; and
     the log of erased memory ids, so other processes drop them from their indexes in place."""
     _run(
@@ -188,7 +194,8 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m003_inference_kind_index,
     m004_lifecycle,
     m005_fact_changes,
-    m006_integrity,
+    m006_fact_revisions,
+    m007_integrity,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x6D656D74  # "memt" in the SQLite header: this file is a memtracks memory
