@@ -2,13 +2,14 @@
 #   make demo   creates .venv, installs memtracks, ingests the bundled example and shows what it learned
 #   make test   creates .venv with the dev extras (MCP, LangGraph, LangChain too) and runs the test suite
 #   make lint   ruff check, ruff format --check and mypy
+#   make faults the long fault suite (kill -9, processes, fuzzing; tests marked slow), left out of make test
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 DEMO_DB ?= .demo/demo.db
 LOCOMO ?= ../shared/data/locomo/locomo10.json
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test faults lint format bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest -q
+
+faults: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -q -m slow
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check memtracks benchmarks tests

@@ -10,6 +10,8 @@ import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from memtracks import Turn
 
 HELPER = Path(__file__).parent / "proc_memory.py"
@@ -68,6 +70,7 @@ def test_concurrency_the_same_turn_written_at_once_from_threads_is_a_duplicate(m
     assert len(mem.events("u1")) == 1
 
 
+@pytest.mark.slow
 def test_concurrency_the_same_turns_written_at_once_from_processes(make_memory, tmp_path):
     db = tmp_path / "shared.db"
     make_memory(db).close()

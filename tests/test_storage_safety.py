@@ -65,7 +65,7 @@ OPEN = (
 
 
 def test_storage_processes_opening_a_new_file_at_once_all_succeed(tmp_path):
-    for round_ in range(3):
+    for round_ in range(2):
         db = tmp_path / f"new-{round_}.db"
         go = tmp_path / f"go-{round_}"
         procs = [
