@@ -6,7 +6,9 @@ Measures, in one run on the same machine:
 - ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
 - single English ``write()`` latency (p50 / p95) on an in-memory and on a file database;
 - baselines in the same run: spaCy NER alone over the same texts, and the embedder alone,
-  so a slow, noisy machine shows up in them too.
+  so a slow, noisy machine shows up in them too;
+- time normalisation alone (``normalize_time`` on each turn, with the language the writer
+  detects): median and p95 microseconds per turn, and its share of a ``write_many`` turn.
 Reports medians over ``--repeat`` runs.
 """
 
@@ -25,6 +27,7 @@ from pathlib import Path
 from memtracks import Memory
 from memtracks.embedders import USEEmbedder
 from memtracks.io import read_locomo
+from memtracks.pipeline.timenorm import normalize_time
 from memtracks.toolkit import Toolkit
 
 
@@ -62,6 +65,12 @@ def main(argv=None) -> int:
         print(f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
               f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)", flush=True)
 
+    timenorm = time_normalisation(turns, [a.lang for a in toolkit.nlp.analyze(texts)], args.repeat)
+    per_turn_us = statistics.median(many) / len(turns) * 1e6
+    timenorm["share_of_write_many_turn"] = timenorm["median_us"] / per_turn_us
+    print(f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us, "
+          f"{100 * timenorm['share_of_write_many_turn']:.1f}% of a write_many turn ({per_turn_us:.0f} us)", flush=True)
+
     latencies = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in (("memory", ":memory:"), ("file", str(Path(tmp) / "bench.db"))):
@@ -83,12 +92,31 @@ def main(argv=None) -> int:
         "baseline_ner_only_turns_per_s": len(turns) / statistics.median(ner),
         "baseline_embedder_only_turns_per_s": len(turns) / statistics.median(embed),
         "single_write": latencies,
+        "time_normalisation": timenorm,
         "repeat": args.repeat,
     }
     print(json.dumps(figures, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2))
     return 0
+
+
+def time_normalisation(turns, langs, repeat: int) -> dict[str, float]:
+    """Per-turn cost of ``normalize_time`` alone: for each turn the fastest of ``repeat`` calls
+    (the machine is shared), then the median and p95 over turns."""
+    for turn, lang in zip(turns[:64], langs):  # warm the grammars before timing
+        normalize_time(turn.text, turn.timestamp, lang=lang)
+    samples = []
+    for turn, lang in zip(turns, langs):
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter_ns()
+            normalize_time(turn.text, turn.timestamp, lang=lang)
+            best = min(best, time.perf_counter_ns() - start)
+        samples.append(best / 1000)
+    samples.sort()
+    return {"median_us": statistics.median(samples), "mean_us": statistics.fmean(samples),
+            "p95_us": samples[int(0.95 * (len(samples) - 1))], "total_s": sum(samples) / 1e6}
 
 
 if __name__ == "__main__":
