@@ -22,6 +22,7 @@ ZONES = [
     ZoneInfo("America/Sao_Paulo"),
 ]
 GRANULARITIES = {
+    "second",
     "minute",
     "hour",
     "part_of_day",
@@ -29,10 +30,14 @@ GRANULARITIES = {
     "weekend",
     "week",
     "month",
+    "quarter",
     "season",
+    "half_year",
     "year",
+    "decade",
+    "century",
 }
-CALENDAR_ALIGNED = {"day", "weekend", "week", "month", "season", "year"}
+CALENDAR_ALIGNED = {"day", "weekend", "week", "month", "quarter", "season", "half_year", "year", "decade", "century"}
 
 PHRASES = [
     "today",
@@ -255,6 +260,11 @@ def check_mentions(text: str, ref: datetime) -> None:
     mentions = normalize_time(text, ref)
     previous_end = -1
     for m in mentions:
+        if not m.anchored:  # a duration: no point in time, only a positive length
+            assert m.start == m.end == ref and m.granularity == "duration" and m.duration.total_seconds() > 0, m
+            assert m.span[0] >= previous_end and text[m.span[0] : m.span[1]] == m.text
+            previous_end = m.span[1]
+            continue
         assert m.start < m.end, m
         assert m.start.timestamp() < m.end.timestamp(), m
         assert m.start.tzinfo is not None and m.end.tzinfo is not None

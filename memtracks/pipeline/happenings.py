@@ -117,7 +117,7 @@ def _args(
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:
     """The time expression of the happening's sentence closest to it."""
-    inside = [t for t in times if sent.start <= t.span[0] < sent.end]
+    inside = [t for t in times if sent.start <= t.span[0] < sent.end and t.dated]
     if not inside:
         return None
     return min(inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))

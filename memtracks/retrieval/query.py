@@ -64,9 +64,10 @@ class Query:
     @property
     def window(self) -> tuple[datetime, datetime] | None:
         """The time the question points at: the span of its time expressions."""
-        if not self.times:
+        times = [t for t in self.times if t.anchored]  # "for two weeks" points at no time
+        if not times:
             return None
-        return min(t.start for t in self.times), max(t.end for t in self.times)
+        return min(t.start for t in times), max(t.end for t in times)
 
     @property
     def entity_keys(self) -> tuple[str, ...]:

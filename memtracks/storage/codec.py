@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..records import Event, Fact, Happening, Inference, Premise, TimeMention
@@ -52,14 +52,23 @@ def row_fact(r: sqlite3.Row) -> Fact:
 
 
 def _time_json(t: TimeMention) -> dict[str, Any]:
-    return {"text": t.text, "start": dt_text(t.start), "end": dt_text(t.end),
-            "granularity": t.granularity, "span": list(t.span), "lang": t.lang,
-            "confidence": t.confidence, "direction": t.direction}
+    out = {"text": t.text, "start": dt_text(t.start), "end": dt_text(t.end),
+           "granularity": t.granularity, "span": list(t.span), "lang": t.lang,
+           "confidence": t.confidence, "direction": t.direction}
+    if t.approximate:
+        out["approximate"] = True
+    if t.unbounded:
+        out["unbounded"] = t.unbounded
+    if t.duration is not None:
+        out["duration_s"] = t.duration.total_seconds()
+    return out
 
 
 def _json_time(d: dict[str, Any]) -> TimeMention:
+    duration = timedelta(seconds=d["duration_s"]) if "duration_s" in d else None
     return TimeMention(d["text"], text_dt(d["start"]), text_dt(d["end"]),  # type: ignore[arg-type]
-                       d["granularity"], tuple(d["span"]), d["lang"], d["confidence"], d["direction"])  # type: ignore[arg-type]
+                       d["granularity"], tuple(d["span"]), d["lang"], d["confidence"], d["direction"],  # type: ignore[arg-type]
+                       d.get("approximate", False), d.get("unbounded"), duration)
 
 
 def _happening_json(h: Happening) -> dict[str, Any]:
