@@ -287,3 +287,26 @@ def test_timenorm_numeric_and_ordinal_dates(text, phrase, day):
 def test_timenorm_numeric_ignores_fractions(text):
     ref = datetime(2024, 1, 10, 10, tzinfo=timezone.utc)
     assert normalize_time(text, ref) == []
+
+
+def test_timenorm_date_order_is_configurable() -> None:
+    (us,) = normalize_time("we met on 5/8/2023", WEDNESDAY)
+    (eu,) = normalize_time("we met on 5/8/2023", WEDNESDAY, date_order="dmy")
+    (forced,) = normalize_time("we met on 23/12/2023", WEDNESDAY)  # 23 cannot be a month
+    assert (us.start.month, us.start.day) == (5, 8)
+    assert (eu.start.month, eu.start.day) == (8, 5)
+    assert (forced.start.month, forced.start.day) == (12, 23)
+    with pytest.raises(UnsupportedLanguageError, match="date_order"):
+        normalize_time("5/8/2023", WEDNESDAY, date_order="ymd")
+
+
+def test_timenorm_lexicon_checks_holidays_and_zones(tmp_path: Path) -> None:
+    def edit(doc: dict) -> None:
+        doc["holidays"][0] = {"word": "founders day", "month": 5}
+        doc["zones"][0] = {"word": "mars time", "iana": "Mars/Olympus_Mons"}
+
+    with pytest.raises(DataFileError) as caught:
+        load_lexicon(write_lexicon(tmp_path, edit), "en")
+    problems = caught.value.problems
+    assert any("holidays[0] 'founders day'" in p and "exactly one of" in p for p in problems)
+    assert any("zones[0] 'mars time'" in p and "unknown time zone" in p for p in problems)

@@ -379,6 +379,10 @@ class Chinese:
         return pc.selector_piece(m.span(), unit, 1 if m["w"] != "最后" else -1, count, alone=alone)
 
     def day_of_month(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        """15号交报告, 29日你来吗: this month's (or by the tense the last / next month's). A
+        lone "12号" with nothing around it is as likely a number (a seat, a line) as a date."""
+        if ctx.text.strip() == m.group():
+            return None
         day = self.number(m["d"])
         return pc.dom_piece(ctx, m.span(), day, ctx.tense(m.span()), True) if day else None
 

@@ -60,7 +60,7 @@ class Connectors:
 def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     """All passes, then the weak units left alone dropped (or given their own interval)."""
     for step in (_lend_years, _dated, _select_parts, _anchor_offsets, _weekday_in_week, _ranges,
-                 _lengths, _bounds):
+                 _lengths, _on_days, _bounds):
         units = step(units, ctx, conn)
     out = []
     for u in units:
@@ -140,16 +140,26 @@ def _dated(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     units = _pairwise(units, ctx.text, combine)
     out = []
     for u in units:
-        shift = _SHIFTED_DATE.search(ctx.text, max(0, u.span[0] - 6), u.span[0])
         floating = u.piece.floating
-        if shift and floating and u.interval.granularity == "day" and u.piece.weekday is None:
-            year = ctx.today.year + {"this": 0, "next": 1, "last": -1}[shift.group("w").lower()]
-            interval = rv.build_in(floating.build, year)
-            if interval is not None:
-                u = replace(u, span=(shift.start(), u.span[1]), interval=interval,
-                            piece=replace(u.piece, floating=None))
+        if floating and u.interval.granularity == "day" and u.piece.weekday is None:
+            u = _this_year(u, floating, ctx)
         out.append(u)
     return out
+
+
+def _this_year(u: Found, floating: Floating, ctx: Context) -> Found:
+    """ "next 5/12" is next year's; "this 5/12" and "this friday 5/12" (a date pinned by a
+    weekday of this week) this year's."""
+    before = _SHIFTED_DATE.search(ctx.text, max(0, u.span[0] - 6), u.span[0])
+    inside = re.match(r"(?:this|next|last|coming)\s", ctx.text[u.span[0]:], re.IGNORECASE)
+    if before is None and inside is None:
+        return u
+    shift = {"this": 0, "next": 1, "last": -1}[before.group("w").lower()] if before else 0
+    interval = rv.build_in(floating.build, ctx.today.year + shift)
+    if interval is None:
+        return u
+    start = before.start() if before else u.span[0]
+    return replace(u, span=(start, u.span[1]), interval=interval, piece=replace(u.piece, floating=None))
 
 
 # -- 2. selectors -----------------------------------------------------------------------------
@@ -317,6 +327,9 @@ def _range_ends(a: Found, b: Found, ctx: Context) -> tuple[tuple[Interval, Found
         ia = next((iv for yy in (ib.start.year, ib.start.year - 1) if (iv := fa.build(yy)) and iv.start < ib.end), ia)
     elif fb:  # "from 2019-05-01 to May 7": the first such end not before the start
         ib = next((iv for yy in (ia.start.year, ia.start.year + 1) if (iv := fb.build(yy)) and iv.end > ia.start), ib)
+    if b.piece.weekday is not None:  # "from next monday to friday": the friday after it
+        while ib.start < ia.start:
+            ib = Interval(ib.start + timedelta(weeks=1), ib.end + timedelta(weeks=1), ib.granularity)
     return (ia, a), (ib, b)
 
 
@@ -371,11 +384,28 @@ def _lengths(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
             amount, unit = length.piece.length
             count, unit = rv.whole_units(amount, unit)
             end = rv.moved(anchor.interval.start, count, unit)
-            return _grown(a, b, Interval(anchor.interval.start, end, anchor.interval.granularity),
-                          floating=None, point=False)
+            grown = _grown(a, b, Interval(anchor.interval.start, end, anchor.interval.granularity),
+                           floating=None, point=False)
+            opener = _LENGTH_OPEN.search(ctx.text, max(0, a.span[0] - 20), a.span[0]) if anchor is a else None
+            if opener is not None:  # "from 2pm for 2 hours": the "from" starts the range, no bound
+                grown = replace(grown, span=(opener.start(), grown.span[1]))
+            return grown
         return None
 
     return _pairwise(units, ctx.text, combine)
+
+
+def _on_days(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
+    """A day right before a composed clock time sets its day ("14th Feb from 9:30am for 7 hours")."""
+    def combine(a: Found, b: Found, gap: str) -> Found | None:
+        if gap.strip(" ,") or not _on_day(a, b, b, ctx.text):
+            return None
+        return _moved_to(a, b, b, ctx)
+
+    return _pairwise(units, ctx.text, combine)
+
+
+_LENGTH_OPEN = re.compile(r"(?<![\w'])(?:from|starting(?:\s+(?:on|from|at))?|beginning(?:\s+on)?|从)\s*$", re.IGNORECASE)
 
 
 def _as_duration(u: Found, ctx: Context) -> Found:

@@ -353,8 +353,9 @@ def clock_hour(clock: Clock, part: tuple[int, int] | None) -> int:
         bare = clock.meridiem is None and not clock.minutes_written
         return hour + 12 if bare and 1 <= hour <= 6 else hour
     steps = (0, 24) if clock.meridiem else (0, 12, 24)
-    start, end = part  # read in a wider window: "3 in the morning" is 03:00, 晚上十二点 24:00
-    window = (0 if start <= 8 else start - 1, max(end, 24) if start >= 16 else end)
+    start, end = part  # read in a wider window: "3 in the morning" 03:00, 晚上十二点 24:00,
+    # "in the afternoon at 7" 19:00, "tonight around 3" 03:00 next morning
+    window = (0 if start <= 8 else start - 1, 30 if start >= 20 else 24 if start >= 12 else end)
     return min((hour + step for step in steps), key=lambda h: (_distance(h, window), h))
 
 

@@ -132,7 +132,7 @@ class English(ClockRules, RelativeRules):
              r"\b(?:(?:from\s+)?(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until)|between\s+(?:the\s+)?(?P<db>$dany)\s*(?:and|-|to))\s*(?:the\s+)?"
              r"(?P<d2>$dany)\s+(?:of\s+)?(?P<mon>$mon)\b\.?(?:,?\s+(?P<y>$year)\b)?"),
             ("month_day", self.date,
-             r"\b${wd_opt}(?P<mon>$mon)\.?(?:\s+|-|(?<=[a-z])(?=\d))(?:the\s+)?(?P<d>$dany)\b" + not_clock
+             r"\b${wd_opt}(?P<mon>$mon)\.?(?:\s+|-|(?<=[a-z])(?=\d)|,\s*(?=\d{1,2}(?:st|nd|rd|th)))(?:the\s+)?(?P<d>$dany)\b" + not_clock
              + r"(?!\s*(?:-|–|to|through|till|until)\s*\d{1,2}\b)$y_tail"),
             ("day_month", self.date,
              r"(?<![$$£€¥\d.,])(?<![$$£€¥] )\b${wd_opt}(?:the\s+)?(?P<d>$dany)(?:\s+day)?(?:\s+of\s+|\s+|-)(?P<mon>$mon)\b\.?$y_tail"),
@@ -161,7 +161,9 @@ class English(ClockRules, RelativeRules):
             ("season_year", self.season, r"\b(?:the\s+)?(?P<s>$season)\s+(?:of\s+)?(?P<y>$year)\b"),
             ("season", self.season, r"\b$prefix\s+(?P<phrase>(?:the\s+)?(?P<s>$season))\b"),
             ("shifted_month", self.month, r"\b(?P<shift>$shift)\s+(?P<mon>$mon_ctx)\b"),
-            ("month_in_context", self.month, r"\b(?:$prefix|from|to|through)\s+(?P<phrase>(?P<mon>$mon_ctx))\b\.?(?!\s*\d)"),
+            ("month_in_context", self.month,
+             r"\b(?:in|since|until|till|by|during|before|after|around|of|early|late|mid|from|through)\s+(?P<phrase>(?P<mon>$mon))\b\.?(?!\s*\d)"),
+            ("month_after_word", self.month, r"\b(?:$prefix|to)\s+(?P<phrase>(?P<mon>$mon_ctx))\b\.?(?!\s*\d)"),
             ("month_range_left", self.month, r"\b(?P<mon>$mon)\b(?=\s*(?:-|–|to)\s*(?:$mon)\b)"),
             ("month", self.month, r"\b(?P<mon>$mon_full)\b"),
             ("month_capitalised", self.month,
@@ -203,7 +205,10 @@ class English(ClockRules, RelativeRules):
             length_gap=re.compile(r"\s*,?\s*(?:(?:starting|beginning|commencing)(?:\s+(?:on|from|at))?|from|on|at)?\s*", re.IGNORECASE),
             bound_prefix=bound_pattern(lex["bounds"], "prefix", r"(?<![\w'])(?:{})\s*(?:(?:around|about|approximately|roughly)\s+)?$",
                                        re.IGNORECASE),
-            bound_suffix=bound_pattern(lex["bounds"], "suffix", r"\s*,?\s*(?:{})(?![\w'])(?!\s+than\b)", re.IGNORECASE),
+            bound_suffix=bound_pattern(
+                lex["bounds"], "suffix",
+                r"\s*,?\s*(?:{})(?![\w'])(?!\s+(?:than|my|your|his|her|our|their|the|a|an|i|we|you|he|she|they|it)\b)",
+                re.IGNORECASE),
         )
 
     # -- helpers ----------------------------------------------------------------------------

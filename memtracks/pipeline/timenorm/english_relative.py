@@ -56,7 +56,7 @@ class RelativeRules:
             ("shifted_unit", self.shifted_unit, r"\b(?P<shift>$shift)\s+(?:calendar\s+|business\s+|working\s+)?(?P<u>$cal_unit)\b"),
             ("weekend", self.weekend, r"\b(?:(?P<the>the|that)\s+)?weekend\b"),
             ("ago", self.ago, r"(?<!last )(?<!past )(?<!next )\b(?P<a>$amount)\s+(?:ago|back|earlier)\b"),
-            ("later", self.later, r"\b(?P<a>$amount)\s+(?:later|hence)\b"),
+            ("later", self.later, r"\b(?P<a>$amount)\s+(?:later|hence)\b(?!\s+(?:this|in\s+the|next)\b)"),
             ("anchored", self.anchored,
              r"\b(?:(?P<mod>more\s+than|over|at\s+least|less\s+than|under|within)\s+)?(?P<a>$amount)\s+(?P<dir>before|after|from|prior\s+to)\b"),
             ("in", self.within,

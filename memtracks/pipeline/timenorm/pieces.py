@@ -200,10 +200,10 @@ def holiday_piece(ctx: Context, span: Span, entry: Any, year: int | None, mode: 
     if year is not None:
         interval = build(year)
         return Piece(span, rv.ABSOLUTE, interval=interval) if interval else None
-    if isinstance(mode, int):
+    if isinstance(mode, int):  # "last Easter": already placed, no year left to choose
         interval = _shifted_holiday(ctx, build, mode)
-    else:
-        interval = rv.occurrence(ctx.ref, build, mode)
+        return Piece(span, rv.RELATIVE, interval=interval) if interval else None
+    interval = rv.occurrence(ctx.ref, build, mode)
     if interval is None:
         return None
     return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode))
