@@ -32,6 +32,22 @@ _PAST_WINDOW = ("过去", "最近", "近", "之前", "以前")
 _HALVES = {"上": 1, "前": 1, "下": 2, "后": 2}
 
 
+_NEEDS = {
+    **dict.fromkeys(("ymd", "md_range", "md", "month_day_of_shift"), ("月",)),
+    **dict.fromkeys(("ym", "month", "shifted_month", "month_period"), ("月",)),
+    **dict.fromkeys(("year", "year_period", "decade"), ("年",)),
+    **dict.fromkeys(("weekday", "weekend", "shifted_week"), ("week",)),
+    **dict.fromkeys(("day_of_month", "day_of_month_ri"), ("日",)),
+    **dict.fromkeys(("clock_range", "clock"), ("clock",)),
+    **dict.fromkeys(("relative", "duration"), ("unit",)),
+    "half": ("半",), "shifted_half": ("半",), "quarter": ("季",), "shifted_quarter": ("季",), "century": ("世",),
+    "bare_year": ("digit",), "year_word": ("year_word",), "shifted_hour": ("unit",), "season": ("season",),
+    "holiday": ("holiday",), "nth_weekday": ("week",), "nth": ("第",), "first_n": ("first_n",),
+    "after_pass": ("过",), "vague_phrase": ("phrase",), "rolling": ("rolling",), "fused_day_part": ("part",),
+    "day_word": ("day_word",), "now": ("now",), "part_of_day": ("part",), "part_after_date": ("早",),
+}
+
+
 class Chinese:
     """Lexicon tables and the handler of each Chinese rule."""
 
@@ -98,7 +114,22 @@ class Chinese:
     def rules(self) -> tuple[Rule, ...]:
         """Every Chinese rule; for equal spans the earlier rule wins."""
         table = [*self._calendar_rules(), *self._relative_rules(), *self._day_rules()]
-        return (*NUMERIC_RULES, *compile_rules(table, self.fragments(), {}))
+        return (*NUMERIC_RULES, *compile_rules(table, self.fragments(), _NEEDS, self.classes()))
+
+    def classes(self) -> dict[str, frozenset[str]]:
+        """Gate characters of the word classes in ``_NEEDS`` (the first character of each word)."""
+        def first(words: Any) -> frozenset[str]:
+            return frozenset(w[0] for w in words if w)
+
+        return {
+            "月": frozenset("月"), "年": frozenset("年"), "日": frozenset("日号"), "week": frozenset("周星礼"),
+            "clock": frozenset("点时"), "季": frozenset("季"), "世": frozenset("世"), "半": frozenset("半"),
+            "第": frozenset("第"), "first_n": frozenset("前最头"), "过": frozenset("过"),
+            "unit": frozenset("".join(self.units)), "part": first([*self.parts, *self.fused]),
+            "day_word": first(self.days), "year_word": first(self.years) | frozenset("本这"), "season": first(self.seasons),
+            "holiday": first(self.holidays), "now": first(self.lex.words("now_words")),
+            "phrase": first(self.phrases), "rolling": frozenset("过最近未接今之以还后"), "早": frozenset("早"),
+        }
 
     def _calendar_rules(self) -> list[tuple[str, Handler, str]]:
         return [

@@ -18,7 +18,7 @@ from string import Template
 from typing import Any
 
 from . import pieces as pc
-from .engine import DIGITS, Context, Piece, Rule
+from .engine import Context, Piece, Rule
 from .resolve import ABSOLUTE, INFERRED_YEAR, safe_date
 from .tense import literal
 
@@ -52,13 +52,31 @@ Handler = Callable[[re.Match[str], Context], Piece | None]
 def compile_rules(
     table: Iterable[tuple[str, Handler, str]],
     fragments: Mapping[str, str],
-    requires: Mapping[str, tuple[str, ...]],
+    needs: Mapping[str, Iterable[str]],
+    classes: Mapping[str, frozenset[str]],
+    flags: int = 0,
 ) -> list[Rule]:
-    """Rules from (name, handler, pattern) rows; ``$name`` in a pattern is a fragment."""
-    return [
-        Rule(name, re.compile(Template(pattern).substitute(fragments)), handler, requires.get(name, ()))
-        for name, handler, pattern in table
-    ]
+    """Rules from (name, handler, pattern) rows; ``$name`` in a pattern is a fragment.
+    ``needs[name]`` lists the word classes (keys of ``classes``, or "digit") one of which a
+    text must hold for the rule to run; a rule not listed always runs."""
+    rules = []
+    for name, handler, pattern in table:
+        wanted = list(needs.get(name, ()))
+        words = frozenset().union(*(classes[c] for c in wanted if c != "digit"))
+        rules.append(Rule(name, re.compile(Template(pattern).substitute(fragments), flags), handler, words,
+                          "digit" in wanted))
+    return rules
+
+
+def tokens(words: Iterable[str]) -> frozenset[str]:
+    """The gate words of lexicon phrases: the longest lower-case word of each ("christmas eve"
+    -> "christmas", "o'clock" -> "clock")."""
+    found = set()
+    for phrase in words:
+        parts = re.findall(r"[a-z]+", phrase.lower())
+        if parts:
+            found.add(max(parts, key=len))
+    return frozenset(found)
 
 
 def bound_pattern(bounds: Iterable[Any], place: str, template: str, flags: int = 0) -> re.Pattern[str]:
@@ -134,16 +152,16 @@ MERIDIEM = r"(?P<mer>(?:[aApP]\s?\.\s?[mM]\.?|[aApP][mM]\b|[aApP]\s[mM]\b)|[aApP
 
 NUMERIC_RULES = (
     Rule("iso_date", re.compile(
-        r"(?<![\d/.])(?<!\d-)(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/]|[.-]\d)"), _iso_date, DIGITS),
+        r"(?<![\d/.])(?<!\d-)(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/]|[.-]\d)"), _iso_date, digits=True),
     Rule("iso_month", re.compile(r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)-(?P<m>0?[1-9]|1[0-2])(?![\d/-]|\.\d)"),
-         _iso_month, DIGITS),
+         _iso_month, digits=True),
     Rule("numeric_date", re.compile(
         r"(?<![A-Za-z0-9/.:])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?:(?P=sep)(?P<y>\d{4}|'?\d{2}))?"
-        r"(?![A-Za-z0-9/]|[.:]\d|-\d{1,2}(?![\d/.-]))"), _numeric_date, DIGITS),
+        r"(?![A-Za-z0-9/]|[.:]\d|-\d{1,2}(?![\d/.-]))"), _numeric_date, digits=True),
     Rule("clock_meridiem", re.compile(
         B + r"(?P<h>[01]?\d)(?:[:.：](?P<mi>[0-5]\d)(?:[:.](?P<s>[0-5]\d))?)?\.?\s*" + MERIDIEM),
-         _clock_meridiem, DIGITS),
+         _clock_meridiem, digits=True),
     Rule("clock_24", re.compile(
         r"(?<![\d:.])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d))?(?![\d:]|\.\d|\s*[aApP]\.?\s?[mM]\b)"),
-         _clock_24, DIGITS),
+         _clock_24, digits=True),
 )

@@ -18,7 +18,7 @@ from functools import cache
 from . import calendar as cal
 from . import pieces as pc
 from . import resolve as rv
-from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, key, stems
+from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, key, stems, tokens
 from .compose import Connectors
 from .engine import Context, Grammar, Piece, Rule, phrase_span
 from .english_clock import ClockRules
@@ -28,13 +28,29 @@ from .tense import compile_cues
 
 YEAR = r"(?:19|20)\d{2}"
 JOINER = re.compile(r"(?:\s*,)?\s*(?:(?:at|on|in|the|around|about|of|for|@|circa)\s*){0,2}\s*", re.IGNORECASE)
-_REQUIRES = {
-    "ago": ("ago", "back", "earlier"),
-    "later": ("later", "after", "hence"),
-    "postfix_shift": ("before", "after"),
-    "earlier_later": ("earlier", "later"),
-    "rolling": ("past", "last", "previous", "next", "coming", "following", "within"),
-    "decade": ("0s", "0 s", "ies", "century"),
+# The word classes (and "digit") one of which a text must hold for a rule to run at all.
+_NEEDS = {
+    **dict.fromkeys(("md_range", "dm_range", "month_day", "day_month", "month_year", "month_year2", "shifted_month",
+                     "month_in_context", "month_after_word", "month_range_left", "month", "month_capitalised"),
+                    ("mon",)),
+    **dict.fromkeys(("weekday_of_week", "week_weekday", "weekday_dom", "shifted_weekday", "weekday",
+                     "weekday_context", "weekday_before"), ("wd",)),
+    **dict.fromkeys(("shifted_season", "season_year", "season"), ("season",)),
+    **dict.fromkeys(("year", "bare_year", "dom_range"), ("digit",)),
+    "selector": ("unit", "wd"),
+    **dict.fromkeys(("count_selector", "the_unit", "shifted_unit", "in", "length", "length_starting",
+                     "rolling", "postfix_shift"), ("unit",)),
+    **dict.fromkeys(("clock_range", "clock_at", "clock_before_part"), ("digit", "hour")),
+    **dict.fromkeys(("clock_words_meridiem", "clock_hour_minute", "clock_words_weak"), ("hour",)),
+    **dict.fromkeys(("fused_modified", "fused_day_part", "part_in_the", "part_modified", "part_of_day"), ("part",)),
+    "holiday": ("holiday",), "period": ("period",), "quarter": ("quarter",), "decade": ("digit", "decade"),
+    "century": ("century",), "year_named": ("year",), "week_of": ("week",), "week_number": ("week",),
+    "dom_of_month": ("month",), "dom": ("digit", "ordinal"), "year_to_date": ("date",), "till_date": ("date",),
+    "shifted_small": ("unit",), "weekend": ("weekend",), "ago": ("ago",), "later": ("later",),
+    "anchored": ("anchor",), "past_unit": ("past",), "vague_phrase": ("phrase",), "earlier_later": ("later",),
+    "day_word": ("day_word",), "clock_relative": ("clock_rel",), "clock_oclock": ("clock",),
+    "clock_ish": ("ish",), "clock_word": ("clock_word",), "zone": ("zone",), "now": ("now",),
+    "part_meal": ("meal",),
 }
 _CALENDAR_UNITS = ("week", "weekend", "month", "quarter", "year", "decade")
 _TENS = {"twenty": 20, "thirty": 30}
@@ -115,12 +131,33 @@ class English(ClockRules, RelativeRules):
     def rules(self) -> tuple[Rule, ...]:
         """Every English rule; for equal spans the earlier rule wins."""
         table = [*self._date_rules(), *self.relative_rules(), *self.clock_rules()]
-        compiled = compile_rules(table, self.fragments(), _REQUIRES)
-        flagged = [Rule(r.name, re.compile(r.pattern.pattern, re.IGNORECASE), r.handler, r.requires)
-                   if r.name not in self.case_sensitive else r for r in compiled]
-        return (*NUMERIC_RULES, *flagged)
+        compiled = compile_rules(table, self.fragments(), _NEEDS, self.classes(), re.IGNORECASE)
+        exact = {r.name: r for r in compile_rules(
+            [row for row in table if row[0] in self.case_sensitive], self.fragments(), _NEEDS, self.classes())}
+        return (*NUMERIC_RULES, *(exact.get(r.name, r) for r in compiled))
 
     case_sensitive = frozenset({"month_capitalised"})
+
+    def classes(self) -> dict[str, frozenset[str]]:
+        """The gate words of each word class (see ``_NEEDS``)."""
+        lex = self.lex
+        hours = [w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 59 and len(w) > 2]
+        return {
+            "mon": tokens(lex.words("months")), "wd": tokens(lex.words("weekdays")),
+            "season": tokens(self.seasons), "unit": tokens(self.units), "hour": tokens(hours),
+            "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]), "meal": tokens(self.meals),
+            "holiday": tokens(self.holidays) | {"july"}, "period": tokens(self.periods),
+            "quarter": frozenset({"quarter", "half"}), "decade": tokens(_DECADE_WORDS),
+            "century": frozenset({"century"}), "year": frozenset({"year"}), "week": frozenset({"week", "weekend", "w"}),
+            "month": frozenset({"month"}), "ordinal": tokens(self.ordinals) | frozenset(_TENS), "date": frozenset({"date"}),
+            "weekend": frozenset({"weekend"}), "ago": frozenset({"ago", "back", "earlier"}),
+            "later": frozenset({"later", "hence", "earlier"}), "anchor": frozenset({"before", "after", "from", "prior"}),
+            "past": frozenset({"past"}), "phrase": tokens(self.phrases), "day_word": tokens(self.days),
+            "clock_rel": frozenset({"half", "quarter", "past", "min", "mins", "minute", "minutes"}),
+            "clock": frozenset({"clock", "oclock"}), "ish": frozenset({"ish", "noonish", "middayish"}),
+            "clock_word": tokens(self.clock_words) | frozenset({"mid"}), "zone": tokens(self.zones),
+            "now": tokens(lex.words("now_words")),
+        }
 
     def _date_rules(self) -> list[tuple[str, Handler, str]]:
         not_clock = r"(?![:.]\d|\s*(?:[ap]\.?m\b|o'?clock))"
