@@ -1,13 +1,14 @@
 # memtracks — two commands on a fresh machine:
 #   make demo   creates .venv, installs memtracks, ingests the bundled example and shows what it learned
-#   make test   creates .venv with the dev extras and runs the test suite
+#   make test   creates .venv with the dev extras (MCP, LangGraph, LangChain too) and runs the test suite
+#   make lint   ruff check, ruff format --check and mypy
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 DEMO_DB ?= .demo/demo.db
 LOCOMO ?= ../shared/data/locomo/locomo10.json
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint format bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +35,15 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check memtracks benchmarks tests
+	$(BIN)/ruff format --check memtracks benchmarks tests
+	$(BIN)/mypy
+
+format: $(VENV)/.dev-installed
+	$(BIN)/ruff check --fix memtracks benchmarks tests
+	$(BIN)/ruff format memtracks benchmarks tests
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/bench_write.py --data $(LOCOMO)

@@ -35,13 +35,18 @@ def _ks(text: str) -> tuple[int, ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="dataset", required=True)
     for name, env in (("locomo", "MEMTRACKS_LOCOMO"), ("longmemeval", "MEMTRACKS_LONGMEMEVAL")):
         p = sub.add_parser(name)
-        p.add_argument("--data", default=os.environ.get(env), required=os.environ.get(env) is None,
-                       help=f"dataset file (or ${env})")
+        p.add_argument(
+            "--data",
+            default=os.environ.get(env),
+            required=os.environ.get(env) is None,
+            help=f"dataset file (or ${env})",
+        )
         p.add_argument("--out", required=True, help="directory for results.json, results.md, plots")
         p.add_argument("--limit", type=int, help="only the first N conversations / questions")
         p.add_argument("--k", type=_ks, default=(5, 10), help="cut-offs, e.g. 5,10")
@@ -64,13 +69,21 @@ def main(argv: list[str] | None = None) -> int:
     toolkit, embedder = Toolkit.load(), USEEmbedder()
     if args.dataset == "locomo":
         units = load_locomo(data, limit=args.limit)
-        result = run("locomo", units, toolkit=toolkit, embedder=embedder, progress=not args.quiet,
-                     depth=DEPTH["locomo"])
+        result = run(
+            "locomo", units, toolkit=toolkit, embedder=embedder, progress=not args.quiet, depth=DEPTH["locomo"]
+        )
         results = evaluate.score_locomo(result, args.k)
     else:
         units = load_longmemeval(data, limit=args.limit)
-        result = run(f"longmemeval:{data.stem}", units, toolkit=toolkit, embedder=embedder,
-                     skip=lambda q: q.abstention, progress=not args.quiet, depth=DEPTH["longmemeval"])
+        result = run(
+            f"longmemeval:{data.stem}",
+            units,
+            toolkit=toolkit,
+            embedder=embedder,
+            skip=lambda q: q.abstention,
+            progress=not args.quiet,
+            depth=DEPTH["longmemeval"],
+        )
         results = evaluate.score_longmemeval(result, args.k, units[0].session_of if units else str)
     _maybe_qa(args, result, results)
     report.write_json(results, out)
@@ -87,9 +100,15 @@ def _maybe_qa(args: argparse.Namespace, result, results: dict) -> None:
     if config is None:
         return
     items = [
-        QAItem(id=a.question.id, question=a.question.question, gold=a.question.answer,
-               category=a.question.category, context=a.context, question_date=a.question.asked_at.isoformat(),
-               locomo_category=int(a.question.category) if result.dataset == "locomo" else None)
+        QAItem(
+            id=a.question.id,
+            question=a.question.question,
+            gold=a.question.answer,
+            category=a.question.category,
+            context=a.context,
+            question_date=a.question.asked_at.isoformat(),
+            locomo_category=int(a.question.category) if result.dataset == "locomo" else None,
+        )
         for a in result.answers
         if a.system == "memtracks" and not (result.dataset == "locomo" and a.question.category == "5")
     ]  # LoCoMo category 5 (adversarial) has no gold answer to judge; Mem0 leaves it out too

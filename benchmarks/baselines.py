@@ -36,8 +36,9 @@ class BM25Baseline:
         self._bm25s = bm25s
         self.ids = [t.turn_id for t in turns]
         self.index = bm25s.BM25()
-        self.index.index(bm25s.tokenize([turn_document(t) for t in turns], stopwords="en", show_progress=False),
-                         show_progress=False)
+        self.index.index(
+            bm25s.tokenize([turn_document(t) for t in turns], stopwords="en", show_progress=False), show_progress=False
+        )
 
     def search(self, question: str, k: int) -> list[str]:
         k = min(k, len(self.ids))

@@ -60,16 +60,22 @@ def main(argv=None) -> int:
         ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
         embed.append(timed(lambda: embedder.embed_batch(texts)))
         mem = Memory(toolkit=toolkit, embedder=embedder)
-        many.append(timed(lambda: mem.write_many(turns)))
+        many.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
         mem.close()
-        print(f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
-              f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)", flush=True)
+        print(
+            f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
+            f"(NER alone {len(turns) / ner[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)",
+            flush=True,
+        )
 
     timenorm = time_normalisation(turns, [a.lang for a in toolkit.nlp.analyze(texts)], args.repeat)
     per_turn_us = statistics.median(many) / len(turns) * 1e6
     timenorm["share_of_write_many_turn"] = timenorm["median_us"] / per_turn_us
-    print(f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us, "
-          f"{100 * timenorm['share_of_write_many_turn']:.1f}% of a write_many turn ({per_turn_us:.0f} us)", flush=True)
+    print(
+        f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us, "
+        f"{100 * timenorm['share_of_write_many_turn']:.1f}% of a write_many turn ({per_turn_us:.0f} us)",
+        flush=True,
+    )
 
     latencies = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,13 +83,15 @@ def main(argv=None) -> int:
             mem = Memory(path, toolkit=toolkit, embedder=embedder)
             samples = []
             for turn in turns[: args.single]:
-                samples.append(timed(lambda: mem.write(turn)) * 1000)
+                samples.append(timed(lambda: mem.write(turn)) * 1000)  # noqa: B023 - called at once
             mem.close()
             samples.sort()
-            latencies[name] = {"p50_ms": statistics.median(samples),
-                               "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
-            print(f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
-                  f"p95 {latencies[name]['p95_ms']:.1f} ms", flush=True)
+            latencies[name] = {"p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
+            print(
+                f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
+                f"p95 {latencies[name]['p95_ms']:.1f} ms",
+                flush=True,
+            )
 
     figures = {
         "turns": len(turns),
@@ -104,10 +112,10 @@ def main(argv=None) -> int:
 def time_normalisation(turns, langs, repeat: int) -> dict[str, float]:
     """Per-turn cost of ``normalize_time`` alone: for each turn the fastest of ``repeat`` calls
     (the machine is shared), then the median and p95 over turns."""
-    for turn, lang in zip(turns[:64], langs):  # warm the grammars before timing
+    for turn, lang in zip(turns[:64], langs[:64], strict=True):  # warm the grammars before timing
         normalize_time(turn.text, turn.timestamp, lang=lang)
     samples = []
-    for turn, lang in zip(turns, langs):
+    for turn, lang in zip(turns, langs, strict=True):
         best = float("inf")
         for _ in range(repeat):
             start = time.perf_counter_ns()
@@ -115,8 +123,12 @@ def time_normalisation(turns, langs, repeat: int) -> dict[str, float]:
             best = min(best, time.perf_counter_ns() - start)
         samples.append(best / 1000)
     samples.sort()
-    return {"median_us": statistics.median(samples), "mean_us": statistics.fmean(samples),
-            "p95_us": samples[int(0.95 * (len(samples) - 1))], "total_s": sum(samples) / 1e6}
+    return {
+        "median_us": statistics.median(samples),
+        "mean_us": statistics.fmean(samples),
+        "p95_us": samples[int(0.95 * (len(samples) - 1))],
+        "total_s": sum(samples) / 1e6,
+    }
 
 
 if __name__ == "__main__":

@@ -69,9 +69,15 @@ class Unit:
 def _locomo_question(sample_id: str, j: int, qa: dict[str, Any], asked_at: datetime, known: set[str]) -> Question:
     evidence = frozenset(e for e in _EVIDENCE.findall(" ".join(map(str, qa.get("evidence", [])))) if e in known)
     answer = qa.get("answer", qa.get("adversarial_answer", ""))
-    return Question(id=f"{sample_id}_q{j}", question=qa["question"], answer=str(answer),
-                    category=str(qa["category"]), asked_at=asked_at, evidence_turns=evidence,
-                    evidence_sessions=frozenset(e.split(":")[0] for e in evidence))
+    return Question(
+        id=f"{sample_id}_q{j}",
+        question=qa["question"],
+        answer=str(answer),
+        category=str(qa["category"]),
+        asked_at=asked_at,
+        evidence_turns=evidence,
+        evidence_sessions=frozenset(e.split(":")[0] for e in evidence),
+    )
 
 
 def load_locomo(path: str | Path, tz: tzinfo = timezone.utc, limit: int | None = None) -> list[Unit]:
@@ -82,8 +88,11 @@ def load_locomo(path: str | Path, tz: tzinfo = timezone.utc, limit: int | None =
         sample_id = str(sample.get("sample_id", f"locomo-{index}"))
         turns = tuple(locomo_turns(sample, tz, user_id=sample_id))
         conv = sample["conversation"]
-        dates = [parse_locomo_date(conv[f"{k}_date_time"], tz) for k in conv
-                 if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)]
+        dates = [
+            parse_locomo_date(conv[f"{k}_date_time"], tz)
+            for k in conv
+            if re.fullmatch(r"session_\d+", k) and isinstance(conv[k], list)
+        ]
         asked_at = max(dates) + timedelta(minutes=1)
         known = {t.turn_id for t in turns if t.turn_id}
         questions = tuple(_locomo_question(sample_id, j, qa, asked_at, known) for j, qa in enumerate(sample["qa"]))
@@ -95,7 +104,7 @@ def load_locomo(path: str | Path, tz: tzinfo = timezone.utc, limit: int | None =
 
 
 def parse_lme_date(text: str, tz: tzinfo = timezone.utc) -> datetime:
-    """"2023/05/30 (Tue) 23:40" -> an aware datetime."""
+    """ "2023/05/30 (Tue) 23:40" -> an aware datetime."""
     m = re.fullmatch(r"\s*(\d{4})/(\d{2})/(\d{2})\s*(?:\([A-Za-z]{3}\))?\s*(\d{1,2}):(\d{2})\s*", text)
     if m is None:
         raise ValueError(f"not a LongMemEval date: {text!r}")
@@ -117,13 +126,24 @@ def _lme_unit(item: dict[str, Any], tz: tzinfo) -> Unit:
             turn_id = f"{key}#{n}"
             if turn.get("has_answer"):
                 evidence.add(turn_id)
-            turns.append(Turn(text=turn["content"] if turn["content"].strip() else "(empty)",
-                              speaker=turn["role"], timestamp=start + timedelta(seconds=n),
-                              user_id=item["question_id"], session_id=session_id, turn_id=turn_id))
+            turns.append(
+                Turn(
+                    text=turn["content"] if turn["content"].strip() else "(empty)",
+                    speaker=turn["role"],
+                    timestamp=start + timedelta(seconds=n),
+                    user_id=item["question_id"],
+                    session_id=session_id,
+                    turn_id=turn_id,
+                )
+            )
     question = Question(
-        id=item["question_id"], question=item["question"], answer=str(item["answer"]),
-        category=item["question_type"], asked_at=parse_lme_date(item["question_date"], tz),
-        evidence_turns=frozenset(evidence), evidence_sessions=frozenset(item["answer_session_ids"]),
+        id=item["question_id"],
+        question=item["question"],
+        answer=str(item["answer"]),
+        category=item["question_type"],
+        asked_at=parse_lme_date(item["question_date"], tz),
+        evidence_turns=frozenset(evidence),
+        evidence_sessions=frozenset(item["answer_session_ids"]),
         abstention=item["question_id"].endswith("_abs"),
     )
     return Unit(item["question_id"], tuple(turns), (question,))

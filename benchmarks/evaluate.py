@@ -22,8 +22,11 @@ def _mean(values: Sequence[float | None]) -> float:
 def _context_figures(answers: Sequence[Answer]) -> dict[str, float]:
     tokens = _mean([a.context_tokens for a in answers])
     raw = _mean([a.cited_raw_tokens for a in answers])
-    return {"tokens_per_question": tokens, "cited_raw_tokens_per_question": raw,
-            "tokens_vs_cited_raw": tokens / raw if raw else 0.0}
+    return {
+        "tokens_per_question": tokens,
+        "cited_raw_tokens_per_question": raw,
+        "tokens_vs_cited_raw": tokens / raw if raw else 0.0,
+    }
 
 
 def _answer_in_context(answers: Sequence[Answer]) -> float:
@@ -33,9 +36,16 @@ def _answer_in_context(answers: Sequence[Answer]) -> float:
 def _answer_in_context_same_tokens(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> float:
     """Answer-in-context with each context cut to the tokens memtracks used for that question,
     so that systems are compared at an equal prompt budget."""
-    return _mean([float(metrics.answer_in_context(
-        a.question.answer, clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens))))
-        for a in answers])
+    return _mean(
+        [
+            float(
+                metrics.answer_in_context(
+                    a.question.answer, clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens))
+                )
+            )
+            for a in answers
+        ]
+    )
 
 
 def _budgets(run: Run) -> dict[tuple[str, str], int]:
@@ -55,8 +65,12 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
         figures: dict = {f"recall@{k}": recall(main, k) for k in ks}
         figures["recall_curve"] = {str(k): recall(main, k) for k in CURVE_K}
         figures["by_category"] = {
-            str(cat): {"name": names[0], "mem0_name": names[1], "n": len(group),
-                       **{f"recall@{k}": recall(group, k) for k in ks}}
+            str(cat): {
+                "name": names[0],
+                "mem0_name": names[1],
+                "n": len(group),
+                **{f"recall@{k}": recall(group, k) for k in ks},
+            }
             for cat, names in LOCOMO_CATEGORIES.items()
             if (group := [a for a in answers if a.question.category == str(cat)])
         }
@@ -79,8 +93,9 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
             return _mean([metric(a.items, a.question.evidence_sessions, k, session_of) for a in group])
 
         def turn(metric, group, k):
-            return _mean([metric(a.items, a.question.evidence_turns, k, str) for a in group
-                          if a.question.evidence_turns])
+            return _mean(
+                [metric(a.items, a.question.evidence_turns, k, str) for a in group if a.question.evidence_turns]
+            )
 
         figures: dict = {}
         for k in ks:
@@ -92,9 +107,13 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
         figures["recall_curve"] = {str(k): session(metrics.recall_all, answers, k) for k in CURVE_K}
         types = sorted({a.question.category for a in answers})
         figures["by_category"] = {
-            t: {"n": len(group), **{f"recall@{k}": session(metrics.recall_all, group, k) for k in ks},
-                **{f"ndcg@{k}": session(metrics.ndcg_any, group, k) for k in ks}}
-            for t in types if (group := [a for a in answers if a.question.category == t])
+            t: {
+                "n": len(group),
+                **{f"recall@{k}": session(metrics.recall_all, group, k) for k in ks},
+                **{f"ndcg@{k}": session(metrics.ndcg_any, group, k) for k in ks},
+            }
+            for t in types
+            if (group := [a for a in answers if a.question.category == t])
         }
         figures["answer_in_context"] = _answer_in_context(answers)
         figures["answer_in_context_same_tokens"] = _answer_in_context_same_tokens(answers, budgets)

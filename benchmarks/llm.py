@@ -70,14 +70,19 @@ class LLMConfig:
 
     def __repr__(self) -> str:  # keep the key out of logs and tracebacks
         key = "None" if self.api_key is None else "'***'"
-        return (f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, api_key={key}, "
-                f"timeout={self.timeout}, max_retries={self.max_retries}, "
-                f"temperature={self.temperature})")
+        return (
+            f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, api_key={key}, "
+            f"timeout={self.timeout}, max_retries={self.max_retries}, "
+            f"temperature={self.temperature})"
+        )
 
 
-def config_from_env(base_url: str | None = None, model: str | None = None,
-                    api_key: str | None = None,
-                    environ: Mapping[str, str] | None = None) -> LLMConfig | None:
+def config_from_env(
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> LLMConfig | None:
     """Build an :class:`LLMConfig` from explicit arguments, falling back to the environment.
 
     Explicit arguments win. Otherwise ``MEMTRACKS_LLM_BASE_URL`` (then ``OPENAI_BASE_URL``),
@@ -104,8 +109,7 @@ def config_from_env(base_url: str | None = None, model: str | None = None,
     name = pick(model, "MEMTRACKS_LLM_MODEL")
     if not url or not name:
         return None
-    return LLMConfig(base_url=url, model=name,
-                     api_key=pick(api_key, "MEMTRACKS_LLM_API_KEY", "OPENAI_API_KEY"))
+    return LLMConfig(base_url=url, model=name, api_key=pick(api_key, "MEMTRACKS_LLM_API_KEY", "OPENAI_API_KEY"))
 
 
 class ChatClient:
@@ -116,8 +120,7 @@ class ChatClient:
     malformed responses raise :class:`LLMError` at once.
     """
 
-    def __init__(self, config: LLMConfig, *, sleep: Callable[[float], None] = time.sleep,
-                 backoff: float = 1.0):
+    def __init__(self, config: LLMConfig, *, sleep: Callable[[float], None] = time.sleep, backoff: float = 1.0):
         """Create a client.
 
         Args:
@@ -145,20 +148,27 @@ class ChatClient:
         Raises:
             LLMError: On a non-retryable status, a malformed response, or when retries run out.
         """
-        body = json.dumps({"model": self.config.model, "messages": messages,
-                           "temperature": self.config.temperature,
-                           "max_tokens": max_tokens}).encode("utf-8")
+        body = json.dumps(
+            {
+                "model": self.config.model,
+                "messages": messages,
+                "temperature": self.config.temperature,
+                "max_tokens": max_tokens,
+            }
+        ).encode("utf-8")
         attempts = self.config.max_retries + 1
         for attempt in range(attempts):
             try:
                 return _parse_reply(self._post(body))
             except _Retryable as exc:
                 if attempt + 1 >= attempts:
-                    raise LLMError(f"{self.url}: gave up after {attempts} attempt(s); "
-                                   f"last error: {exc.reason}", exc.status) from None
-                delay = min(_MAX_BACKOFF, max(self._backoff * 2 ** attempt, exc.retry_after))
-                log.warning("%s: %s; retry %d/%d in %.1fs", self.url, exc.reason, attempt + 1,
-                            self.config.max_retries, delay)
+                    raise LLMError(
+                        f"{self.url}: gave up after {attempts} attempt(s); last error: {exc.reason}", exc.status
+                    ) from None
+                delay = min(_MAX_BACKOFF, max(self._backoff * 2**attempt, exc.retry_after))
+                log.warning(
+                    "%s: %s; retry %d/%d in %.1fs", self.url, exc.reason, attempt + 1, self.config.max_retries, delay
+                )
                 self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -173,8 +183,7 @@ class ChatClient:
         except urllib.error.HTTPError as exc:
             detail = self._redact(_read_excerpt(exc))
             if exc.code in _RETRY_STATUSES:
-                raise _Retryable(f"HTTP {exc.code}: {detail}", exc.code,
-                                 _retry_after(exc.headers)) from None
+                raise _Retryable(f"HTTP {exc.code}: {detail}", exc.code, _retry_after(exc.headers)) from None
             raise LLMError(f"{self.url}: HTTP {exc.code}: {detail}", exc.code) from None
         except (OSError, HTTPException) as exc:  # URLError, timeouts, resets, refused
             reason = getattr(exc, "reason", None) or exc
@@ -247,6 +256,5 @@ class ScriptedLLM:
         """
         self.calls.append({"messages": [dict(m) for m in messages], "max_tokens": max_tokens})
         if not self._replies:
-            raise LLMError(f"ScriptedLLM has no replies left (call #{len(self.calls)}); "
-                           "enqueue() more replies")
+            raise LLMError(f"ScriptedLLM has no replies left (call #{len(self.calls)}); enqueue() more replies")
         return self._replies.popleft()

@@ -39,14 +39,18 @@ def unit_ranking(items: Items, to_unit: Callable[[str], str]) -> list[str]:
     return list(dict.fromkeys(to_unit(t) for item in items for t in item))
 
 
-def recall_all(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
+def recall_all(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
     """1.0 when every evidence unit is among the first ``k`` units cited (LongMemEval)."""
     if not evidence:
         return None
     return float(set(evidence) <= set(unit_ranking(items, to_unit)[:k]))
 
 
-def recall_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]) -> float | None:
+def recall_any(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
     if not evidence:
         return None
     return float(bool(set(evidence) & set(unit_ranking(items, to_unit)[:k])))
@@ -67,8 +71,20 @@ def ndcg_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit:
 
 # ------------------------------------------------------------------------ answers
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december"]
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS)
 _DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)

@@ -20,9 +20,21 @@ from statistics import fmean
 from benchmarks.llm import LLM, ChatClient, LLMConfig, LLMError, ScriptedLLM, config_from_env
 
 __all__ = [
-    "LLM", "ChatClient", "LLMConfig", "LLMError", "QAItem", "QAResult", "ScriptedLLM",
-    "answer_question", "config_from_env", "judge_answer", "locomo_f1", "normalize_answer",
-    "run_qa", "summarize", "token_f1",
+    "LLM",
+    "ChatClient",
+    "LLMConfig",
+    "LLMError",
+    "QAItem",
+    "QAResult",
+    "ScriptedLLM",
+    "answer_question",
+    "config_from_env",
+    "judge_answer",
+    "locomo_f1",
+    "normalize_answer",
+    "run_qa",
+    "summarize",
+    "token_f1",
 ]
 
 ANSWER_MAX_TOKENS = 200
@@ -64,9 +76,19 @@ _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 _LABEL_WORD = re.compile(r"\b(CORRECT|WRONG|INCORRECT)\b")
 _LABELS = {"CORRECT": True, "WRONG": False, "INCORRECT": False}
 _ABSTAIN_PHRASES = (
-    "not mentioned", "no information", "not available", "no mention", "not specified",
-    "not stated", "not provided", "does not mention", "doesn't mention", "do not mention",
-    "don't mention", "not enough information", "cannot be determined",
+    "not mentioned",
+    "no information",
+    "not available",
+    "no mention",
+    "not specified",
+    "not stated",
+    "not provided",
+    "does not mention",
+    "doesn't mention",
+    "do not mention",
+    "don't mention",
+    "not enough information",
+    "cannot be determined",
 )
 
 
@@ -75,8 +97,7 @@ def _strip_thinking(text: str) -> str:
     return _THINK.sub("", text).strip()
 
 
-def answer_question(llm: LLM, question: str, context: str,
-                    question_date: str | None = None) -> str:
+def answer_question(llm: LLM, question: str, context: str, question_date: str | None = None) -> str:
     """Ask ``llm`` to answer ``question`` briefly from the retrieved memory text.
 
     Args:
@@ -89,10 +110,12 @@ def answer_question(llm: LLM, question: str, context: str,
         The reply, stripped; ``NOT_MENTIONED`` (or similar) when the memories lack the answer.
     """
     date_line = f"Date of the question: {question_date}\n" if question_date else ""
-    user = ANSWER_USER.format(context=context.strip() or "(no memories retrieved)",
-                              date_line=date_line, question=question.strip())
-    reply = llm.complete([{"role": "system", "content": ANSWER_SYSTEM},
-                          {"role": "user", "content": user}], max_tokens=ANSWER_MAX_TOKENS)
+    user = ANSWER_USER.format(
+        context=context.strip() or "(no memories retrieved)", date_line=date_line, question=question.strip()
+    )
+    reply = llm.complete(
+        [{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": user}], max_tokens=ANSWER_MAX_TOKENS
+    )
     return _strip_thinking(reply)
 
 
@@ -105,10 +128,12 @@ def judge_answer(llm: LLM, question: str, gold: str, prediction: str) -> bool:
     Raises:
         LLMError: When the reply holds no recognisable label (never silently counted wrong).
     """
-    user = JUDGE_USER.format(question=question.strip(), gold=str(gold).strip(),
-                             prediction=prediction.strip() or "(empty)")
-    reply = llm.complete([{"role": "system", "content": JUDGE_SYSTEM},
-                          {"role": "user", "content": user}], max_tokens=JUDGE_MAX_TOKENS)
+    user = JUDGE_USER.format(
+        question=question.strip(), gold=str(gold).strip(), prediction=prediction.strip() or "(empty)"
+    )
+    reply = llm.complete(
+        [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": user}], max_tokens=JUDGE_MAX_TOKENS
+    )
     return parse_judgement(reply)
 
 
@@ -245,8 +270,9 @@ def score_item(llm: LLM, item: QAItem, *, judge: bool = True) -> QAResult:
     return QAResult(item.id, item.category, prediction, f1, verdict)
 
 
-def run_qa(llm: LLM, items: Iterable[QAItem], *, judge: bool = True,
-           progress: Callable[[int, int], None] | None = None) -> list[QAResult]:
+def run_qa(
+    llm: LLM, items: Iterable[QAItem], *, judge: bool = True, progress: Callable[[int, int], None] | None = None
+) -> list[QAResult]:
     """Answer (and judge) every item in order.
 
     For each item the answer call comes first, then its judge call.
@@ -268,9 +294,11 @@ def run_qa(llm: LLM, items: Iterable[QAItem], *, judge: bool = True,
 
 def _aggregate(results: list[QAResult]) -> dict:
     judged = [r.judged_correct for r in results if r.judged_correct is not None]
-    return {"f1": fmean(r.f1 for r in results) if results else None,
-            "judge_accuracy": fmean(map(float, judged)) if judged else None,
-            "n": len(results)}
+    return {
+        "f1": fmean(r.f1 for r in results) if results else None,
+        "judge_accuracy": fmean(map(float, judged)) if judged else None,
+        "n": len(results),
+    }
 
 
 def summarize(results: list[QAResult]) -> dict:

@@ -26,17 +26,27 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
         row = [system, *[f"{f[f'recall@{k}']:.3f}" for k in ks]]
         if lme:
             row += [f"{f[f'ndcg@{k}']:.3f}" for k in ks] + [f"{f[f'turn_recall@{k}']:.3f}" for k in ks]
-        row += [f"{f['answer_in_context']:.3f}", f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
-                f"{f['tokens_per_question']:.0f}",
-                f"{f['retrieve_ms_p50']:.1f}", f"{f['retrieve_ms_p95']:.1f}"]
+        row += [
+            f"{f['answer_in_context']:.3f}",
+            f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
+            f"{f['tokens_per_question']:.0f}",
+            f"{f['retrieve_ms_p50']:.1f}",
+            f"{f['retrieve_ms_p95']:.1f}",
+        ]
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", _category_table(results, ks), "",
-              f"Ingest: {results['ingest_turns_per_s']:.0f} turns/s over {results['turns']} turns; "
-              f"peak RSS {results['peak_rss_mb']:.0f} MB."]
+    lines += [
+        "",
+        _category_table(results, ks),
+        "",
+        f"Ingest: {results['ingest_turns_per_s']:.0f} turns/s over {results['turns']} turns; "
+        f"peak RSS {results['peak_rss_mb']:.0f} MB.",
+    ]
     mt = results["systems"]["memtracks"]
-    lines.append(f"memtracks context: {mt['tokens_per_question']:.0f} tokens per question for the top 5 cards vs "
-                 f"{mt['cited_raw_tokens_per_question']:.0f} tokens of the raw turns they cite "
-                 f"({100 * mt['tokens_vs_cited_raw']:.0f}%).")
+    lines.append(
+        f"memtracks context: {mt['tokens_per_question']:.0f} tokens per question for the top 5 cards vs "
+        f"{mt['cited_raw_tokens_per_question']:.0f} tokens of the raw turns they cite "
+        f"({100 * mt['tokens_vs_cited_raw']:.0f}%)."
+    )
     if "qa" in mt:
         lines.append(f"QA (LLM): F1 {mt['qa']['f1']:.3f}, judge accuracy {mt['qa']['judge_accuracy']}")
     return "\n".join(lines) + "\n"
@@ -47,8 +57,12 @@ def _category_table(results: dict, ks: tuple[int, ...]) -> str:
     cats = list(results["systems"]["memtracks"]["by_category"])
     lme = results["dataset"].startswith("longmemeval")
     head = ["category", "n", *SYSTEMS]
-    lines = [f"recall@{k} by category" + ("" if lme else " (LoCoMo numbering; Mem0 paper's name in brackets)"),
-             "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [
+        f"recall@{k} by category" + ("" if lme else " (LoCoMo numbering; Mem0 paper's name in brackets)"),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
     for cat in cats:
         info = results["systems"]["memtracks"]["by_category"][cat]
         label = cat if lme else f"{cat} {info['name']} ({info['mem0_name'].split(' (')[0]})"
@@ -85,8 +99,11 @@ def plots(results: dict, out: Path) -> list[Path]:
     cats = list(results["systems"]["memtracks"]["by_category"])
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(cats) + 2), 4))
     width = 0.8 / len(SYSTEMS)
-    key = "recall@5" if "recall@5" in results["systems"]["memtracks"] else next(
-        k for k in results["systems"]["memtracks"] if k.startswith("recall@"))
+    key = (
+        "recall@5"
+        if "recall@5" in results["systems"]["memtracks"]
+        else next(k for k in results["systems"]["memtracks"] if k.startswith("recall@"))
+    )
     for n, system in enumerate(SYSTEMS):
         values = [results["systems"][system]["by_category"].get(c, {}).get(key, 0.0) for c in cats]
         ax.bar([i + n * width for i in range(len(cats))], values, width, label=system)

@@ -67,8 +67,16 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
     top = recall.cards[:CONTEXT_K]
     context = "\n".join(c.text for c in top)
     cited_ids = metrics.cited(items, CONTEXT_K)
-    return Answer("memtracks", q, unit.id, items, context, count_tokens(context) + max(0, len(top) - 1),
-                  sum(count_tokens(raw[t]) for t in cited_ids if t in raw), latency)
+    return Answer(
+        "memtracks",
+        q,
+        unit.id,
+        items,
+        context,
+        count_tokens(context) + max(0, len(top) - 1),
+        sum(count_tokens(raw[t]) for t in cited_ids if t in raw),
+        latency,
+    )
 
 
 def _baseline_answer(system: Any, unit: Unit, q: Question, raw: dict[str, str], depth: int) -> Answer:

@@ -1,18 +1,23 @@
 """memtracks: long-term memory for LLM agents, in English and Chinese, offline.
 
-    from memtracks import Memory, Turn
-    mem = Memory("memory.db")
-    mem.write(Turn("I moved to Shanghai last month.", user_id="u1", timestamp=...))
-    mem.facts(user_id="u1")
+from memtracks import Memory, Turn
+mem = Memory("memory.db")
+mem.write("I moved to Shanghai last month.", user_id="u1", timestamp=...)
+mem.retrieve("Where do I live?", user_id="u1").render()
+mem.forget("u1", turn_ids=[...])
 """
 
+from ._version import __version__
 from .errors import (
     DataFileError,
     DuplicateTurnError,
+    ImportConflictError,
+    InvalidInputError,
     InvalidTimeError,
     InvalidTurnError,
     MemtracksError,
     MissingDependencyError,
+    NotFoundError,
     StorageError,
     UnsupportedLanguageError,
 )
@@ -23,6 +28,9 @@ from .records import Entity, Event, Fact, Inference, TimeMention, Turn, WriteRes
 __all__ = [
     "DataFileError",
     "DuplicateTurnError",
+    "ImportConflictError",
+    "InvalidInputError",
+    "NotFoundError",
     "Entity",
     "Event",
     "Fact",
@@ -37,6 +45,6 @@ __all__ = [
     "Turn",
     "UnsupportedLanguageError",
     "WriteResult",
+    "__version__",
     "normalize_time",
 ]
-__version__ = "0.1.0"

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from .catalogue import Catalogue
 from .fusion import Ranked
@@ -23,8 +24,10 @@ from .pipeline.matching import sentences
 from .records import Event, Fact, Inference, Premise, TimeMention
 from .retrieval.lexical import tokenize
 
-LABELS = {"en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
-          "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"}}
+LABELS = {
+    "en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
+    "zh": {"fact": "[事实]", "temporal": "[时序]", "inference": "[推理]"},
+}
 MAX_EVENT_CHARS = 400
 SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff]")
@@ -69,10 +72,31 @@ class Card:
     memory_id: int
     valid_from: datetime | None = None
     valid_to: datetime | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)  # of the turns it comes from
 
     @property
     def tokens(self) -> int:
         return count_tokens(self.text)
+
+    @property
+    def ref(self) -> str:
+        """The memory's id for :meth:`Memory.get`: "fact:12", "event:40", "inference:3"."""
+        return f"{'event' if self.track == 'temporal' else self.track}:{self.memory_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as plain JSON-ready data."""
+        return {
+            "ref": self.ref,
+            "track": self.track,
+            "text": self.text,
+            "score": self.score,
+            "confidence": self.confidence,
+            "source_turn_ids": list(self.source_turn_ids),
+            "lang": self.lang,
+            "valid_from": _iso(self.valid_from),
+            "valid_to": _iso(self.valid_to),
+            "metadata": self.metadata,
+        }
 
 
 @dataclass(frozen=True)
@@ -103,8 +127,11 @@ class Recall:
         """The best cards that fit in ``max_tokens`` (estimated), one per line."""
         lines, used, chosen = [], 0, []
         if header:
-            title = (f"相关记忆（截至 {self.now.date().isoformat()}）：" if self.lang == "zh"
-                     else f"Relevant memories (as of {self.now.date().isoformat()}):")
+            title = (
+                f"相关记忆（截至 {self.now.date().isoformat()}）："
+                if self.lang == "zh"
+                else f"Relevant memories (as of {self.now.date().isoformat()}):"
+            )
             lines.append(title)
             used = count_tokens(title)
         for card in self.cards:
@@ -119,6 +146,10 @@ class Recall:
 
 
 # ------------------------------------------------------------------------- building cards
+
+
+def _iso(d: datetime | None) -> str | None:
+    return d.isoformat() if d else None
 
 
 def _day(d: datetime | None) -> str:
@@ -182,13 +213,17 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
     wanted = set(terms)
     scored = []
     for rank, sent in enumerate(sentences(text)):
-        piece = text[sent.start:sent.end]
-        inside = [replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
-                  for t in times if sent.start <= t.span[0] and t.span[1] <= sent.end]
+        piece = text[sent.start : sent.end]
+        inside = [
+            replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
+            for t in times
+            if sent.start <= t.span[0] and t.span[1] <= sent.end
+        ]
         overlap = len(wanted & set(tokenize(piece)))
         scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
     useful = [item for item in scored if item[0] > 0] or scored[:1]
-    chosen, used = [], 0
+    chosen: list[tuple[int, str]] = []
+    used = 0
     for _, _, start, piece in sorted(useful, reverse=True):
         cost = count_tokens(piece)
         if chosen and used + cost > budget:
@@ -209,8 +244,11 @@ def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
     if fact.is_current:
         since = f"自 {_day(fact.valid_from)}" if zh else f"since {_day(fact.valid_from)}"
     elif zh:
-        since = f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代" if fact.superseded_by else \
-            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
+        since = (
+            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代"
+            if fact.superseded_by
+            else f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
+        )
     else:
         state = "superseded" if fact.superseded_by else "ended"
         since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {state}"
@@ -243,8 +281,11 @@ def describe_premises(inference: Inference, lookup: Callable[[Premise], Fact | E
         record = lookup(p)
         if isinstance(record, Event):
             kind = record.kinds[0] if record.kinds else "event"
-            parts.append(f"{kind}事件 {_day(record.mentioned_at)}" if inference.lang == "zh"
-                         else f"{kind} event {_day(record.mentioned_at)}")
+            parts.append(
+                f"{kind}事件 {_day(record.mentioned_at)}"
+                if inference.lang == "zh"
+                else f"{kind} event {_day(record.mentioned_at)}"
+            )
         elif isinstance(record, Fact):
             parts.append(f"{record.slot}事实" if inference.lang == "zh" else f"{record.slot} fact")
     return ", ".join(parts) or inference.rule_id
@@ -257,15 +298,20 @@ def event_confidence(event: Event, weight: float) -> float:
     return weight
 
 
-def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
-               lookup: Callable[[Premise], Fact | Event | None], terms: Sequence[str] = ()) -> Card:
+def build_card(
+    ranked: Ranked,
+    catalogue: Catalogue,
+    temporal_weight: float,
+    lookup: Callable[[Premise], Fact | Event | None],
+    terms: Sequence[str] = (),
+) -> Card:
     hit, record = ranked.hit, ranked.hit.record
     turns = list(_turns(record))
     for twin in ranked.merged:
         turns += [t for t in _turns(twin.record) if t not in turns]
     if isinstance(record, Fact):
         text, confidence, lang = fact_card_text(record, catalogue), record.confidence, record.lang
-        valid = (record.valid_from, record.valid_to)
+        valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
         text, lang, valid = event_card_text(record, confidence, terms), record.lang, (record.start, record.end)
@@ -273,8 +319,17 @@ def build_card(ranked: Ranked, catalogue: Catalogue, temporal_weight: float,
         assert isinstance(record, Inference)
         text = inference_card_text(record, describe_premises(record, lookup))
         confidence, lang, valid = record.confidence, record.lang, (record.valid_from, record.valid_to)
-    return Card(hit.track, text, round(ranked.score, 4), confidence, tuple(turns), dict(ranked.explain),
-                "zh" if lang == "zh" else "en", hit.item_id, *valid)
+    return Card(
+        hit.track,
+        text,
+        round(ranked.score, 4),
+        confidence,
+        tuple(turns),
+        dict(ranked.explain),
+        "zh" if lang == "zh" else "en",
+        hit.item_id,
+        *valid,
+    )
 
 
 def _turns(record: Fact | Event | Inference) -> tuple[str, ...]:

@@ -18,9 +18,7 @@ from .errors import DataFileError, UnknownNameError
 class SlotSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     cardinality: Literal["one", "many"]
-    value_type: Literal[
-        "place", "org", "person", "product", "number", "date", "text", "language", "pet"
-    ]
+    value_type: Literal["place", "org", "person", "product", "number", "date", "text", "language", "pet"]
     label: dict[Literal["en", "zh"], str]
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     opposite: str | None = None
@@ -53,9 +51,7 @@ class Catalogue:
         try:
             return self.by_name[name]
         except KeyError:
-            raise UnknownNameError(
-                f"unknown slot {name!r}; known slots: {', '.join(sorted(self.by_name))}"
-            ) from None
+            raise UnknownNameError(f"unknown slot {name!r}; known slots: {', '.join(sorted(self.by_name))}") from None
 
     def is_single(self, name: str) -> bool:
         return self[name].cardinality == "one"

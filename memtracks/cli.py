@@ -1,11 +1,18 @@
 """``memtracks`` on the command line: a thin layer over :class:`~memtracks.Memory`.
 
-    memtracks ingest conversation.jsonl --db memory.db
-    memtracks ingest locomo10.json --db locomo.db          # LoCoMo format is detected
-    memtracks show --db memory.db --user u1 [--json]
-    memtracks recall "Where do I live now?" --db memory.db --user u1 [--now ISO] [--json]
+    memtracks --db memory.db ingest conversation.jsonl     # JSONL turns, chat messages or LoCoMo
+    memtracks --db memory.db show --user u1 [--json]
+    memtracks --db memory.db recall "Where do I live now?" --user u1 [--now ISO] [--json]
+    memtracks --db memory.db get fact:12 --user u1
+    memtracks --db memory.db correct 12 "Cambridge" --user u1    |  retract 12 --user u1
+    memtracks --db memory.db forget --user u1 (--turn ID ... | --session S | --before ISO | --everything)
+    memtracks --db memory.db export u1.jsonl [--user u1]   |  import u1.jsonl  |  export-schema
+    memtracks --db memory.db rebuild --user u1 [--rules DIR] [--lexicons DIR]
+    memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
+    memtracks --db memory.db status
 
-The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable.
+The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
+one line on stderr and exit status 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,12 +26,14 @@ from datetime import datetime, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ._version import __version__
 from .errors import MemtracksError
-from .io import is_locomo, read_jsonl, read_locomo
+from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
 from .records import Event, Fact, Inference
 from .storage.codec import dt_text
 from .tracks.facts import supersede_chain
+from .views import event_json, fact_json, inference_json, record_json
 
 DEFAULT_DB = "memtracks.db"
 
@@ -38,19 +47,40 @@ def _zone(name: str) -> tzinfo:
         raise argparse.ArgumentTypeError(f"unknown time zone {name!r} (e.g. UTC, Asia/Shanghai)") from None
 
 
+def _open(args: argparse.Namespace, must_exist: bool = True) -> Memory:
+    if must_exist and not os.path.exists(args.db):
+        raise MemtracksError(f"no database at {args.db} (ingest something first, or pass --db)")
+    rules, lexicons = getattr(args, "rules", None), getattr(args, "lexicons", None)
+    if rules or lexicons:
+        return Memory(args.db, rules_dir=rules, lexicons_dir=lexicons)
+    return Memory(args.db)
+
+
+def _read(args: argparse.Namespace) -> list[Any]:
+    kind = detect_format(args.file)
+    if kind == "locomo":
+        return list(read_locomo(args.file, args.tz, args.user))
+    if kind == "messages":
+        if not args.user:
+            raise MemtracksError(f"{args.file} holds chat messages, which carry no user: pass --user")
+        return read_messages(
+            args.file, user_id=args.user, session_id=args.session, timestamp=args.at or datetime.now(timezone.utc)
+        )
+    return list(read_jsonl(args.file, args.user))
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
-    with Memory(args.db) as mem:
-        if is_locomo(args.file):
-            turns: list[Any] = list(read_locomo(args.file, args.tz, args.user))
-        else:
-            turns = list(read_jsonl(args.file, args.user))
+    turns = _read(args)
+    with _open(args, must_exist=False) as mem:
         results = mem.write_many(turns, progress=not args.quiet)
         new = [r for r in results if not r.duplicate]
         facts = sum(len(r.facts) for r in new)
         inferences = sum(len(r.inferences) for r in new)
         warned = [r for r in new if r.warnings]
-        print(f"ingested {len(new)} turn(s) ({len(results) - len(new)} already stored) into {args.db}: "
-              f"{facts} fact update(s), {inferences} inference(s)")
+        print(
+            f"ingested {len(new)} turn(s) ({len(results) - len(new)} already stored) into {args.db}: "
+            f"{facts} fact update(s), {inferences} inference(s)"
+        )
         for r in warned:
             print(f"  warning, turn {r.turn.turn_id}: {'; '.join(r.warnings)}", file=sys.stderr)
     return 0
@@ -60,9 +90,11 @@ def _fact_line(f: Fact) -> str:
     state = "current" if f.is_current else (f"superseded by #{f.superseded_by}" if f.superseded_by else "ended")
     until = f" until {f.valid_to.date().isoformat()}" if f.valid_to else ""
     neg = "NOT " if f.negated else ""
-    return (f"  #{f.id} {f.subject} · {f.slot}: {neg}{f.value or '—'}  "
-            f"[{f.valid_from.date().isoformat()}{until}; {state}; {f.source}, conf {f.confidence:.2f}, "
-            f"x{f.mention_count}; turns {','.join(f.source_turn_ids)}]")
+    return (
+        f"  #{f.id} {f.subject} · {f.slot}: {neg}{f.value or '—'}  "
+        f"[{f.valid_from.date().isoformat()}{until}; {state}; {f.source}, conf {f.confidence:.2f}, "
+        f"x{f.mention_count}; turns {','.join(f.source_turn_ids)}]"
+    )
 
 
 def _event_line(e: Event) -> str:
@@ -95,7 +127,9 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
         if len(chain) > 1:
             print("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain))
     events = mem.events(user)
-    print(f"== {user}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)")
+    print(
+        f"== {user}: events ({len(events)}; showing {min(limit, len(events))} with resolved dates or happenings first)"
+    )
     notable = [e for e in events if e.start is not None or e.happenings] or events
     for e in notable[:limit]:
         print(_event_line(e))
@@ -104,30 +138,14 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
         print(_inference_line(i))
 
 
-def _show_json(mem: Memory, user: str) -> dict[str, Any]:
-    def fact(f: Fact) -> dict[str, Any]:
-        return {"id": f.id, "subject": f.subject, "slot": f.slot, "value": f.value, "negated": f.negated,
-                "valid_from": dt_text(f.valid_from), "valid_to": dt_text(f.valid_to),
-                "superseded_by": f.superseded_by, "source": f.source, "confidence": f.confidence,
-                "mention_count": f.mention_count, "source_turn_ids": list(f.source_turn_ids)}
-
-    def event(e: Event) -> dict[str, Any]:
-        return {"id": e.id, "turn_id": e.turn_id, "session_id": e.session_id, "speaker": e.speaker,
-                "text": e.text, "mentioned_at": dt_text(e.mentioned_at), "start": dt_text(e.start),
-                "end": dt_text(e.end), "granularity": e.granularity, "kinds": list(e.kinds),
-                "times": [{"text": t.text, "start": dt_text(t.start), "end": dt_text(t.end),
-                           "granularity": t.granularity} for t in e.times]}
-
-    def inference(i: Inference) -> dict[str, Any]:
-        return {"id": i.id, "rule": i.rule_id, "text": i.text, "confidence": i.confidence,
-                "status": i.status, "retracted_because": i.retracted_because,
-                "premises": [[p.track, p.id] for p in i.premises],
-                "valid_from": dt_text(i.valid_from), "valid_to": dt_text(i.valid_to)}
-
-    return {"user_id": user,
-            "facts": [fact(f) for f in mem.facts(user, include_superseded=True)],
-            "events": [event(e) for e in mem.events(user)],
-            "inferences": [inference(i) for i in mem.inferences(user, include_retracted=True)]}
+def _show_json(mem: Memory, user: str, agent: str | None = None) -> dict[str, Any]:
+    return {
+        "user_id": user,
+        "agent_id": agent,
+        "facts": [fact_json(f) for f in mem.facts(user, agent_id=agent, include_superseded=True)],
+        "events": [event_json(e) for e in mem.events(user, agent_id=agent)],
+        "inferences": [inference_json(i) for i in mem.inferences(user, agent_id=agent, include_retracted=True)],
+    }
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -148,7 +166,9 @@ def _when(text: str) -> datetime:
     try:
         value = datetime.fromisoformat(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}"
+        ) from None
     if value.tzinfo is None:
         raise argparse.ArgumentTypeError(f"--now needs a timezone offset, e.g. {text}+00:00")
     return value
@@ -164,33 +184,176 @@ def cmd_recall(args: argparse.Namespace) -> int:
         if user is None:
             print(f"memtracks: pass --user (this database has {len(users)} users: {', '.join(users)})", file=sys.stderr)
             return 2
-        recall = mem.retrieve(args.question, user_id=user, now=args.now, top_n=args.top, as_of=args.as_of)
+        recall = mem.retrieve(
+            args.question,
+            user_id=user,
+            agent_id=args.agent,
+            now=args.now,
+            top_n=args.top,
+            as_of=args.as_of,
+            session_id=args.session,
+            tracks=args.track,
+        )
         if args.json:
-            print(json.dumps({
-                "question": args.question, "user_id": user, "now": dt_text(recall.now),
-                "suppressed": recall.suppressed,
-                "cards": [{"track": c.track, "text": c.text, "score": c.score, "confidence": c.confidence,
-                           "source_turn_ids": list(c.source_turn_ids), "explain": c.explain} for c in recall.cards],
-            }, ensure_ascii=False, indent=2))
+            print(
+                json.dumps(
+                    {
+                        "question": args.question,
+                        "user_id": user,
+                        "now": dt_text(recall.now),
+                        "suppressed": recall.suppressed,
+                        "cards": [{**c.to_dict(), "explain": c.explain} for c in recall.cards],
+                    },
+                    ensure_ascii=False,
+                    indent=2,
+                )
+            )
         else:
             rendered = recall.render(max_tokens=args.max_tokens)
             print(rendered.text or "(no relevant memories)")
-            print(f"-- {len(rendered.cards)} card(s), ~{rendered.tokens} tokens; "
-                  f"{recall.suppressed} superseded/expired candidate(s) held back", file=sys.stderr)
+            print(
+                f"-- {len(rendered.cards)} card(s), ~{rendered.tokens} tokens; "
+                f"{recall.suppressed} superseded/expired candidate(s) held back",
+                file=sys.stderr,
+            )
     return 0
+
+
+def _print(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        found = mem.get(args.user, args.ref, agent_id=args.agent)
+        if found is None:
+            raise MemtracksError(f"no memory {args.ref!r} for user {args.user!r}")
+        _print(record_json(found))
+    return 0
+
+
+def cmd_correct(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        _print(fact_json(mem.correct(args.user, args.fact_id, value=args.value, agent_id=args.agent)))
+    return 0
+
+
+def cmd_retract(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        _print(fact_json(mem.retract(args.user, args.fact_id, agent_id=args.agent)))
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        report = mem.forget(
+            args.user,
+            agent_id=args.agent,
+            turn_ids=args.turn,
+            session_id=args.session,
+            before=args.before,
+            everything=args.everything,
+            vacuum=args.vacuum,
+        )
+        _print({**report.counts(), "reopened_facts": list(report.reopened)})
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        count = mem.export(args.file, user_id=args.user, agent_id=args.agent, vectors=not args.no_vectors)
+    print(f"exported {count} record(s) to {args.file}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    with _open(args, must_exist=False) as mem:
+        report = mem.import_(args.file, user_id=args.user)
+    _print(
+        {
+            "counts": report.counts,
+            "scopes": report.scopes,
+            "reembedded": report.reembedded,
+            "renumbered": report.renumbered,
+        }
+    )
+    return 0
+
+
+def cmd_export_schema(args: argparse.Namespace) -> int:
+    from .transfer import json_schema
+
+    _print(json_schema())
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        report = mem.rebuild(args.user, agent_id=args.agent, progress=not args.quiet)
+    _print(
+        {
+            "turns": report.turns,
+            "before": report.before,
+            "after": report.after,
+            "replayed": report.replayed,
+            "unmatched": report.unmatched,
+        }
+    )
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        _print(status(mem))
+    return 0
+
+
+def status(mem: Memory) -> dict[str, Any]:
+    """What a memory file holds, per user and agent."""
+    return {
+        "db": mem.store.path,
+        "embedder": f"{mem.embedder.name}:{mem.embedder.dim}",
+        "scopes": [{"user_id": u, "agent_id": a, **mem.stats(u, agent_id=a)} for u, a in mem.scopes()],
+    }
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .integrations.mcp_server import serve
+
+    serve(args.db, user_id=args.user, agent_id=args.agent, rules_dir=args.rules, lexicons_dir=args.lexicons)
+    return 0
+
+
+def _scoped(parser: argparse.ArgumentParser, required: bool = True) -> argparse.ArgumentParser:
+    parser.add_argument("--user", required=required, help="whose memories")
+    parser.add_argument("--agent", help="the agent's own memories of the user (default: the shared ones)")
+    return parser
+
+
+def _data_folders(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", help="folder with your own rule files (added to the bundled ones)")
+    parser.add_argument("--lexicons", help="folder with your own lexicon files")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memtracks", description="Long-term memory for LLM agents.")
-    parser.add_argument("--db", default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
-                        help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)")
+    parser.add_argument("--version", action="version", version=f"memtracks {__version__}")
+    parser.add_argument(
+        "--db",
+        default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
+        help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    ingest = sub.add_parser("ingest", help="write the turns of a JSONL or LoCoMo file")
-    ingest.add_argument("file", help="JSONL (one turn per line) or LoCoMo JSON")
+    ingest = sub.add_parser("ingest", help="write the turns of a JSONL, chat-messages or LoCoMo file")
+    ingest.add_argument("file", help="JSONL turns, a JSON list of chat messages, or LoCoMo JSON (detected)")
     ingest.add_argument("--user", help="user_id for turns that have none (LoCoMo: default sample_id)")
-    ingest.add_argument("--tz", type=_zone, default=timezone.utc,
-                        help="time zone of LoCoMo session dates (default UTC)")
+    ingest.add_argument("--session", help="session id for chat messages (default: the file name)")
+    ingest.add_argument("--at", type=_when, default=None, help="when chat messages were said (default: now)")
+    ingest.add_argument(
+        "--tz", type=_zone, default=timezone.utc, help="time zone of LoCoMo session dates (default UTC)"
+    )
     ingest.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _data_folders(ingest)
     ingest.set_defaults(func=cmd_ingest)
     show = sub.add_parser("show", help="print facts, events and inferences")
     show.add_argument("--user", help="only this user (default: every user)")
@@ -200,13 +363,58 @@ def build_parser() -> argparse.ArgumentParser:
     recall = sub.add_parser("recall", help="ask a question; print the memory cards that answer it")
     recall.add_argument("question")
     recall.add_argument("--user", help="whose memories (default: the only user in the database)")
+    recall.add_argument("--agent", help="the agent's own memories of the user")
     recall.add_argument("--now", type=_when, default=None, help="when the question is asked (ISO 8601 with offset)")
-    recall.add_argument("--as-of", type=_when, default=None,
-                        help="answer as things stood then: later memories unseen, facts as they were")
+    recall.add_argument(
+        "--as-of",
+        type=_when,
+        default=None,
+        help="answer as things stood then: later memories unseen, facts as they were",
+    )
+    recall.add_argument("--session", help="only memories from this session")
+    recall.add_argument(
+        "--track", action="append", choices=["fact", "temporal", "inference"], help="only this track (repeatable)"
+    )
     recall.add_argument("--top", type=int, default=5, help="cards to return (default 5)")
     recall.add_argument("--max-tokens", type=int, default=300, help="token budget of the rendered cards")
     recall.add_argument("--json", action="store_true", help="JSON with scores and breakdowns")
     recall.set_defaults(func=cmd_recall)
+    get = _scoped(sub.add_parser("get", help="print one memory: fact:12, event:3, inference:7 or a turn id"))
+    get.add_argument("ref")
+    get.set_defaults(func=cmd_get)
+    correct = _scoped(sub.add_parser("correct", help="replace a wrong fact's value (the old one is kept as history)"))
+    correct.add_argument("fact_id", type=int)
+    correct.add_argument("value")
+    correct.set_defaults(func=cmd_correct)
+    retract = _scoped(sub.add_parser("retract", help="mark a fact as never true (kept as history)"))
+    retract.add_argument("fact_id", type=int)
+    retract.set_defaults(func=cmd_retract)
+    forget = _scoped(sub.add_parser("forget", help="erase turns for good, with what rests on them"))
+    forget.add_argument("--turn", action="append", help="a turn id (repeatable)")
+    forget.add_argument("--session", help="every turn of this session")
+    forget.add_argument("--before", type=_when, help="every turn said before this time (ISO 8601 with offset)")
+    forget.add_argument("--everything", action="store_true", help="all of the user's memories")
+    forget.add_argument("--vacuum", action="store_true", help="also rewrite the file (slower; frees space)")
+    forget.set_defaults(func=cmd_forget)
+    export = _scoped(sub.add_parser("export", help="write memories to a JSONL file (versioned format)"), required=False)
+    export.add_argument("file")
+    export.add_argument("--no-vectors", action="store_true", help="leave vectors out (the importer embeds again)")
+    export.set_defaults(func=cmd_export)
+    import_ = sub.add_parser("import", help="read an export file into this database")
+    import_.add_argument("file")
+    import_.add_argument("--user", help="file everything under this user instead")
+    import_.set_defaults(func=cmd_import)
+    schema = sub.add_parser("export-schema", help="print the JSON Schema of the export format")
+    schema.set_defaults(func=cmd_export_schema)
+    rebuild = _scoped(sub.add_parser("rebuild", help="re-derive facts, events and inferences from stored turns"))
+    rebuild.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _data_folders(rebuild)
+    rebuild.set_defaults(func=cmd_rebuild)
+    mcp = _scoped(sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)"), required=False)
+    _data_folders(mcp)
+    mcp.set_defaults(func=cmd_mcp)
+    stat = sub.add_parser("status", help="users, agents and how many memories each has")
+    stat.set_defaults(func=cmd_status)
     return parser
 
 
@@ -217,9 +425,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemtracksError as exc:
         print(f"memtracks: {exc}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         print(f"memtracks: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("memtracks: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -121,8 +121,11 @@ class FusionConfig:
         return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)
 
     def decay_days(self, track: str) -> float:
-        return {"fact": self.fact_decay_days, "temporal": self.temporal_decay_days,
-                "inference": self.inference_decay_days}[track]
+        return {
+            "fact": self.fact_decay_days,
+            "temporal": self.temporal_decay_days,
+            "inference": self.inference_decay_days,
+        }[track]
 
 
 @dataclass(frozen=True)
@@ -133,3 +136,6 @@ class MemoryConfig:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     index: str = "faiss"  # "faiss" or "numpy" (the exact reference)
+    cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
+    snapshots: bool = True  # save vector indexes beside a database file for a warm next start
+    snapshot_min: int = 2_000  # smaller indexes are rebuilt (well under a second), not saved

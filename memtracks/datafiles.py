@@ -48,14 +48,14 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present:
 def read_yaml(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=_LOADER)  # noqa: S506 - a safe loader
+            return yaml.load(fh, Loader=_LOADER)  # a safe loader (C or pure Python)
     except OSError as exc:
         raise DataFileError(str(path), [f"cannot read file: {exc}"]) from exc
     except yaml.YAMLError as exc:
         raise DataFileError(str(path), [f"not valid YAML: {exc}"]) from exc
 
 
-def _describe(error: dict[str, Any]) -> str:
+def _describe(error: Any) -> str:
     loc = ".".join(str(p) for p in error["loc"]) or "(entry)"
     return f"field '{loc}': {error['msg']}"
 

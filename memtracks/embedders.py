@@ -102,7 +102,5 @@ def get_embedder(spec: str | Embedder) -> Embedder:
                 f"unknown embedder {spec!r}; options: {', '.join(EMBEDDERS)} or an Embedder object"
             ) from None
     if not isinstance(spec, Embedder):
-        raise UnknownNameError(
-            f"{spec!r} is not an embedder: it needs name, dim and embed_batch(texts)"
-        )
+        raise UnknownNameError(f"{spec!r} is not an embedder: it needs name, dim and embed_batch(texts)")
     return spec

@@ -49,6 +49,21 @@ class SchemaVersionError(StorageError):
     """The database was written by a newer memtracks than this one."""
 
 
+class NotFoundError(MemtracksError, KeyError):
+    """A memory asked for by id does not exist (for this user)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class ImportConflictError(MemtracksError, ValueError):
+    """An import would mix with memories the store already holds for the same user."""
+
+
+class InvalidInputError(MemtracksError, ValueError):
+    """A file handed to memtracks is not in a format it reads."""
+
+
 class MissingDependencyError(MemtracksError, ImportError):
     """An optional component was requested but is not installed or has no local model."""
 

@@ -116,8 +116,13 @@ def fuse(
         source = config.source_weight(hit.record.source if not isinstance(hit.record, Inference) else "inferred")
         fresh = recency(hit, query, config)
         score = hit.relevance * weight * source * fresh
-        explain = {**{f"{hit.track}.{k}": v for k, v in hit.explain.items()},
-                   "confidence_weight": weight, "source_weight": source, "recency": fresh, "score": score}
+        explain = {
+            **{f"{hit.track}.{k}": v for k, v in hit.explain.items()},
+            "confidence_weight": weight,
+            "source_weight": source,
+            "recency": fresh,
+            "score": score,
+        }
         ranked.append(Ranked(hit, score, explain))
     ranked.sort(key=lambda r: -r.score)
     free = config.aggregate_session_free if query.aggregate else config.session_free
@@ -144,13 +149,15 @@ def _diversify(ranked: list[Ranked], config: FusionConfig, free: int) -> list[Ra
         pending.remove(best)
         if isinstance(best.hit.record, Event):
             if times := extra(best):
-                best.explain["diversity"] = config.session_diversity ** times
+                best.explain["diversity"] = config.session_diversity**times
             shown[best.hit.record.session_id] = shown.get(best.hit.record.session_id, 0) + 1
         out.append(best)
     return out
 
 
-def _dedup(ranked: list[Ranked], config: FusionConfig, vectors: Callable[[str, list[int]], dict[int, np.ndarray]]) -> list[Ranked]:
+def _dedup(
+    ranked: list[Ranked], config: FusionConfig, vectors: Callable[[str, list[int]], dict[int, np.ndarray]]
+) -> list[Ranked]:
     by_track: dict[str, list[int]] = {}
     for r in ranked:
         by_track.setdefault(r.hit.track, []).append(r.hit.item_id)

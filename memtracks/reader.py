@@ -1,32 +1,76 @@
 """The reader: a question in, a few ranked memory cards out.
 
-    question -> query analysis -> fact / temporal / inference retrievers (each its own k)
-             -> fusion (weights, source, recency, dedup) -> top N cards
+question -> query analysis -> fact / temporal / inference retrievers (each its own k)
+         -> fusion (weights, source, recency, dedup) -> top N cards
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
-
-import networkx as nx
 
 from .cards import Recall, build_card
 from .config import MemoryConfig
 from .embedders import Embedder
+from .errors import InvalidTurnError
 from .fusion import fuse
 from .records import Event, Fact, Premise
 from .retrieval.facts import retrieve_facts
-from .retrieval.hits import SearchContext
+from .retrieval.hits import Hit, SearchContext
 from .retrieval.inferences import retrieve_inferences
 from .retrieval.lexical import LexicalIndex
 from .retrieval.query import analyze_query
 from .retrieval.temporal import retrieve_events
 from .storage import Store
 from .toolkit import Toolkit
+
+RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
+FILTER_WIDENING = 4  # a filtered track looks at this many times its k before filtering
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a retrieval is limited to: tracks, and memories from turns of one session, said
+    within ``[start, end)``, with these metadata values."""
+
+    tracks: frozenset[str] = frozenset(RETRIEVERS)
+    session_id: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    metadata: Mapping[str, Any] | None = None
+
+    @classmethod
+    def make(
+        cls,
+        *,
+        tracks: Sequence[str] | None = None,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Filters:
+        chosen = frozenset(RETRIEVERS) if tracks is None else frozenset(tracks)
+        unknown = sorted(chosen - set(RETRIEVERS))
+        if unknown or not chosen:
+            raise InvalidTurnError(f"tracks must be some of {', '.join(RETRIEVERS)}; found {sorted(chosen)}")
+        for key, value in (metadata or {}).items():
+            if not isinstance(key, str) or not (value is None or isinstance(value, str | int | float | bool)):
+                raise InvalidTurnError(
+                    f"metadata filters match text keys to a string, number, bool or None; found {key!r}: {value!r}"
+                )
+        return cls(chosen, session_id, start, end, dict(metadata) if metadata else None)
+
+    @property
+    def by_turn(self) -> bool:
+        return any(x is not None for x in (self.session_id, self.start, self.end, self.metadata))
+
+
+def _turn_ids(hit: Hit) -> tuple[str, ...]:
+    record = hit.record
+    return (record.turn_id,) if isinstance(record, Event) else record.source_turn_ids
 
 
 @dataclass
@@ -37,7 +81,7 @@ class Reader:
     config: MemoryConfig
     vectors: Callable[[str, str], Any]  # (user, track) -> vector index
     lexical: Callable[[str, str], LexicalIndex]
-    chain: Callable[[str], nx.MultiDiGraph]
+    chain: Callable[[str], Any]  # scope -> the event chain (a StoredChain or a networkx graph)
     speakers: Callable[[str], set[str]]
 
     def retrieve(
@@ -50,39 +94,86 @@ class Reader:
         speaker: str = "user",
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
+        filters: Filters | None = None,
     ) -> Recall:
+        filters = filters or Filters()
         clock = time.perf_counter
         t0 = clock()
         known = self.store.names(user_id)
         people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"}
-        query = analyze_query(question, now=now, toolkit=self.toolkit, embedder=self.embedder,
-                              speaker=speaker, known=known, people=people, as_of=as_of)
+            name for name, (_, label) in known.items() if label == "person"
+        }
+        query = analyze_query(
+            question,
+            now=now,
+            toolkit=self.toolkit,
+            embedder=self.embedder,
+            speaker=speaker,
+            known=known,
+            people=people,
+            as_of=as_of,
+        )
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = SearchContext(user_id, self.store, cfg, self.toolkit.catalogue, lambda track: self.vectors(user_id, track),
-                            lambda track: self.lexical(user_id, track), lambda: self.chain(user_id))
-        facts, stale_facts = retrieve_facts(query, ctx, ks["fact"])
-        events = retrieve_events(query, ctx, ks["temporal"])
-        inferences, stale_inferences = retrieve_inferences(query, ctx, ks["inference"])
+        ctx = SearchContext(
+            user_id,
+            self.store,
+            cfg,
+            self.toolkit.catalogue,
+            lambda track: self.vectors(user_id, track),
+            lambda track: self.lexical(user_id, track),
+            lambda: self.chain(user_id),
+        )
+        allowed = (
+            self.store.turn_ids_where(
+                user_id, session_id=filters.session_id, start=filters.start, end=filters.end, metadata=filters.metadata
+            )
+            if filters.by_turn
+            else None
+        )
+        hits: list[Hit] = []
+        stale = 0
+        for track in (t for t in RETRIEVERS if t in filters.tracks):
+            wanted = ks[track] * (FILTER_WIDENING if allowed is not None else 1)
+            result: Any = RETRIEVERS[track](query, ctx, wanted)  # type: ignore[operator]
+            found: list[Hit] = result
+            if isinstance(result, tuple):
+                found, held = result
+                stale += held
+            if allowed is not None:
+                found = [h for h in found if allowed.intersection(_turn_ids(h))][: ks[track]]
+            hits += found
         t2 = clock()
-        hits = [*facts, *events, *inferences]
-        ranked = fuse(hits, query, self.config.fusion,
-                      lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n)
+        ranked = fuse(
+            hits, query, self.config.fusion, lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n
+        )
         lookup = self._premise_lookup(user_id)
-        cards = [build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms)
-                 for r in ranked]
+        cards = [
+            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms) for r in ranked
+        ]
+        cards = self._with_metadata(user_id, cards)
         t3 = clock()
         return Recall(
             query=question,
             cards=cards,
-            suppressed=stale_facts + stale_inferences,
+            suppressed=stale,
             now=now,
             lang=query.lang,
             candidates=len(hits),
             timings_ms={"analyse": (t1 - t0) * 1e3, "retrieve": (t2 - t1) * 1e3, "fuse": (t3 - t2) * 1e3},
         )
+
+    def _with_metadata(self, user_id: str, cards: list[Any]) -> list[Any]:
+        """Each card with the metadata of the turns it comes from (earlier turns win a key)."""
+        found = self.store.turn_metadata(user_id, [t for c in cards for t in c.source_turn_ids])
+        out = []
+        for card in cards:
+            merged: dict[str, Any] = {}
+            for turn_id in reversed(card.source_turn_ids):
+                merged.update(found.get(turn_id, {}))
+            out.append(replace(card, metadata=merged) if merged else card)
+        return out
 
     def _premise_lookup(self, user_id: str) -> Callable[[Premise], Fact | Event | None]:
         def lookup(p: Premise) -> Fact | Event | None:

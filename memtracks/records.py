@@ -7,24 +7,31 @@ timezone-aware.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 TRACKS = ("fact", "temporal", "inference")
 SOURCES = ("stated", "inferred", "imported")
+# Why a fact stopped holding (``Fact.reason``): a new value replaced it, the speaker said it
+# ended ("I don't live there anymore", "I used to..."), or the user corrected or retracted it.
+REASONS = ("replaced", "ended", "corrected", "retracted")
 
 
 @dataclass(frozen=True)
 class Turn:
     """One conversation turn, the unit ``Memory.write()`` takes.
 
+    Everything after ``text`` is keyword-only: ``Turn("hi", user_id="u1")``.
     ``timestamp`` is when the turn was said; relative times in ``text`` resolve against it.
     ``lang`` is "en", "zh", or None to detect. ``source`` is "stated" for live conversation
-    and "imported" for history loaded from elsewhere.
+    and "imported" for history loaded from elsewhere. ``agent_id`` keeps one agent's memories
+    of a user apart from another's (None: the user's shared memory). ``metadata`` is stored
+    with the turn and comes back on its events and cards.
     """
 
     text: str
+    _: KW_ONLY
     speaker: str = "user"
     timestamp: datetime | None = None
     user_id: str | None = None
@@ -33,6 +40,7 @@ class Turn:
     lang: str | None = None
     source: str = "stated"
     metadata: dict[str, Any] = field(default_factory=dict)
+    agent_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +147,7 @@ class Fact:
     source_turn_ids: tuple[str, ...] = ()
     lang: str = "en"
     origin: str = ""  # pattern id or rule id that produced it
+    reason: str | None = None  # why it stopped holding: one of REASONS (None while current)
 
     @property
     def is_current(self) -> bool:
@@ -166,6 +175,7 @@ class Event:
     entity_keys: tuple[str, ...] = ()
     source: str = "stated"
     seq: int = 0  # position of the turn within its session
+    metadata: dict[str, Any] = field(default_factory=dict)  # the turn's metadata
 
     @property
     def kinds(self) -> tuple[str, ...]:

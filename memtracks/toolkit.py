@@ -27,9 +27,33 @@ class Toolkit:
     rules: tuple[RuleSpec, ...] = field(default_factory=default_rules)
 
     @classmethod
-    def load(cls, chinese_ner: str = "jieba", hanlp_model: str | Path | None = None) -> Toolkit:
-        lexicons = default_lexicons()
-        return cls(nlp=NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
+    def load(
+        cls,
+        chinese_ner: str = "jieba",
+        hanlp_model: str | Path | None = None,
+        *,
+        rules_dir: str | Path | None = None,
+        lexicons_dir: str | Path | None = None,
+        nlp: NLP | None = None,
+    ) -> Toolkit:
+        """The bundled data (with your own from ``rules_dir`` / ``lexicons_dir``, see
+        :mod:`memtracks.userdata`); ``nlp``: language tools already loaded, to reuse."""
+        if rules_dir is None and lexicons_dir is None:
+            lexicons = default_lexicons()
+            return cls(nlp=nlp or NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
+        from . import userdata
+
+        data = userdata.load(rules_dir, lexicons_dir)
+        if nlp is None or data["lexicons"] is not nlp.lexicons:
+            fresh = NLP(
+                data["lexicons"],
+                chinese_ner=nlp.chinese_ner if nlp else chinese_ner,
+                hanlp_model=nlp.hanlp_model if nlp else hanlp_model,
+            )
+            if nlp is not None and "english" in nlp.__dict__:
+                fresh.__dict__["english"] = nlp.__dict__["english"]  # the spaCy model does not change
+            nlp = fresh
+        return cls(nlp=nlp, **data)
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""

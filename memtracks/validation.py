@@ -35,9 +35,7 @@ def coerce_turn(item: Turn | Mapping[str, Any]) -> Turn:
     if isinstance(item, Mapping):
         unknown = set(item) - _TURN_FIELDS
         if unknown:
-            raise InvalidTurnError(
-                f"unknown turn field(s) {sorted(unknown)}; fields are {sorted(_TURN_FIELDS)}"
-            )
+            raise InvalidTurnError(f"unknown turn field(s) {sorted(unknown)}; fields are {sorted(_TURN_FIELDS)}")
         return Turn(**item)
     raise InvalidTurnError(f"expected a Turn or a mapping, found {type(item).__name__}")
 
@@ -58,8 +56,7 @@ def clean_text(text: Any) -> tuple[str, list[str]]:
         raise InvalidTurnError("turn text is empty or only whitespace; nothing to remember")
     if len(text) > MAX_TURN_CHARS:
         raise InvalidTurnError(
-            f"turn text has {len(text):,} characters; the limit is {MAX_TURN_CHARS:,}. "
-            "Split it into several turns."
+            f"turn text has {len(text):,} characters; the limit is {MAX_TURN_CHARS:,}. Split it into several turns."
         )
     return text, warnings
 
@@ -75,9 +72,7 @@ def check_timestamp(value: Any, now: Callable[[], datetime]) -> tuple[datetime, 
                 f"timestamp {value!r} is not ISO 8601 (expected e.g. '2024-06-10T10:00:00+08:00')"
             ) from None
     if not isinstance(value, datetime):
-        raise InvalidTurnError(
-            f"timestamp must be a timezone-aware datetime, found {type(value).__name__}"
-        )
+        raise InvalidTurnError(f"timestamp must be a timezone-aware datetime, found {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise InvalidTurnError(
             f"timestamp {value.isoformat()} has no timezone; relative times ('yesterday') "
@@ -115,6 +110,7 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
     user_id = _check_id(turn.user_id, "user_id", required=True)
     session_id = _check_id(turn.session_id, "session_id", required=False) or "default"
     speaker = _check_id(turn.speaker, "speaker", required=False) or "user"
+    agent_id = _check_id(turn.agent_id, "agent_id", required=False)
     try:
         lang = check_language(turn.lang)
     except UnsupportedLanguageError as exc:
@@ -127,7 +123,16 @@ def prepare_turn(item: Turn | Mapping[str, Any], now: Callable[[], datetime]) ->
         json.dumps(dict(turn.metadata), default=str)
     except (TypeError, ValueError) as exc:
         raise InvalidTurnError(f"metadata cannot be stored as JSON: {exc}") from None
-    turn = replace(turn, text=text, timestamp=timestamp, user_id=user_id, session_id=session_id,
-                   speaker=speaker, lang=lang, metadata=dict(turn.metadata))
+    turn = replace(
+        turn,
+        text=text,
+        timestamp=timestamp,
+        user_id=user_id,
+        session_id=session_id,
+        speaker=speaker,
+        lang=lang,
+        metadata=dict(turn.metadata),
+        agent_id=agent_id,
+    )
     turn_id = _check_id(turn.turn_id, "turn_id", required=False) or f"t-{content_hash(turn)[:16]}"
     return replace(turn, turn_id=turn_id), warnings

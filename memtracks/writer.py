@@ -16,6 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 import numpy as np
 
@@ -121,6 +122,10 @@ class Writer:
         self._speakers: dict[str, set[str]] = {}
         self._links: list[tuple[str, int, int, str, str]] = []
 
+    def reset_caches(self) -> None:
+        """Forget what was cached from the store (another process wrote, or memories were erased)."""
+        self._speakers.clear()
+
     def speakers(self, user_id: str) -> set[str]:
         """Everyone who has spoken in this user's conversations (cached)."""
         if user_id not in self._speakers:
@@ -152,9 +157,15 @@ class Writer:
                 for track in ("fact", "event", "inference"):
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
-                        self.store.save_vectors(user, track, [
-                            (p.item_id, p.content_hash, p.vector) for p in items if p.user_id == user
-                        ])
+                        self.store.save_vectors(
+                            user,
+                            track,
+                            [
+                                (p.item_id, p.content_hash, p.vector)
+                                for p in items
+                                if p.user_id == user and p.vector is not None
+                            ],
+                        )
         except sqlite3.Error as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
@@ -168,7 +179,9 @@ class Writer:
 
     # ------------------------------------------------------------------ one turn
 
-    def _write_turn(self, turn: Turn, warnings: list[str], analysis: Analysis) -> tuple[WriteResult, list[PendingVector]]:
+    def _write_turn(
+        self, turn: Turn, warnings: list[str], analysis: Analysis
+    ) -> tuple[WriteResult, list[PendingVector]]:
         assert turn.user_id and turn.session_id and turn.turn_id and turn.timestamp
         user = turn.user_id
         subject = self.speaker_subject(turn.speaker)
@@ -191,10 +204,15 @@ class Writer:
             outcome = _TurnOutcome()
         self._save_names(user, found.values, event.happenings)
         vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
-        vectors += [PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-                    for f in outcome.facts.values() if f.id in outcome.touched and f.mention_count == 1]
-        vectors += [PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
-                    for i in outcome.inferences]
+        vectors += [
+            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in outcome.facts.values()
+            if f.id in outcome.touched and f.mention_count == 1
+        ]
+        vectors += [
+            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in outcome.inferences
+        ]
         result = WriteResult(
             turn=turn,
             lang=analysis.lang,
@@ -221,11 +239,20 @@ class Writer:
             return Extraction(entities=entities)
         times = tuple(normalize_time(analysis.text, turn.timestamp, lang=analysis.lang))
         self.speakers(turn.user_id).add(turn.speaker)
-        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {s for s, (_, label) in known.items() if label == "person"}
+        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
+            s for s, (_, label) in known.items() if label == "person"
+        }
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
-        values = extract_slots(analysis.text, lang, resolver, tk.slot_patterns, tk.lexicons, times,
-                               {s.name: s.opposite for s in tk.catalogue.slots if s.opposite})
+        values = extract_slots(
+            analysis.text,
+            lang,
+            resolver,
+            tk.slot_patterns,
+            tk.lexicons,
+            times,
+            {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
+        )
         happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times)
         if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
             values = tuple(v for v in values if v.subject != subject)
@@ -235,9 +262,16 @@ class Writer:
 
     def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
         assert turn.user_id and turn.session_id
-        event = build_event(turn, event_id=self.store.next_id("events"), subject=subject,
-                            lang=analysis.lang, seq=seq, times=found.times,
-                            happenings=found.happenings, entities=found.entities)
+        event = build_event(
+            turn,
+            event_id=self.store.next_id("events"),
+            subject=subject,
+            lang=analysis.lang,
+            seq=seq,
+            times=found.times,
+            happenings=found.happenings,
+            entities=found.entities,
+        )
         previous = self.store.last_event_in_session(turn.user_id, turn.session_id)
         last_with = self.store.last_events_with(turn.user_id, list(event.entity_keys))
         self.store.save_event(event)
@@ -256,8 +290,46 @@ class Writer:
     def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
         outcome = _TurnOutcome()
         self._apply_values(turn, found.values, "stated" if turn.source == "stated" else turn.source, outcome)
-        new_facts = [outcome.facts[i] for i in outcome.touched]
-        new_events = [event] if event.happenings else []
+        self._follow(turn, [outcome.facts[i] for i in outcome.touched], [event] if event.happenings else [], outcome)
+        return outcome
+
+    def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
+        """Save fact changes the user made by hand (a correction, a retraction) and follow
+        them through the rules as a turn's changes are: conclusions resting on an ended fact
+        are retracted, a new or reopened fact may draw new ones. ``origin`` ("user.correct")
+        stands in for the turn id in what they derive. Runs inside the caller's transaction."""
+        turn = Turn(origin, user_id=user_id, session_id=origin, turn_id=origin, timestamp=at)
+        outcome = _TurnOutcome()
+        self.store.save_facts(changes.all_facts())
+        for f in changes.all_facts():
+            outcome.facts[f.id] = f  # type: ignore[index]
+        outcome.touched.extend(changes.touched)
+        outcome.ended.extend(changes.ended)
+        self._follow(turn, [outcome.facts[i] for i in changes.touched], [], outcome)
+        pending = [
+            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in changes.added
+        ]
+        pending += [
+            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in outcome.facts.values()
+            if f.id in outcome.touched and f.mention_count == 1 and f not in changes.all_facts()
+        ]
+        pending += [
+            PendingVector("inference", user_id, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in outcome.inferences
+        ]
+        self._embed(pending)
+        for track in ("fact", "inference"):
+            self.store.save_vectors(
+                user_id,
+                track,
+                [(p.item_id, p.content_hash, p.vector) for p in pending if p.track == track and p.vector is not None],
+            )
+        return Batch([], pending, [])
+
+    def _follow(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> None:
+        """Run the inference rules over what changed, then retract what rests on ended facts."""
         for _ in range(self.config.inference_rounds):
             if not new_facts and not new_events:
                 break
@@ -268,7 +340,6 @@ class Writer:
                 self._save_inference(turn, d, outcome)
             new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
         self._retract(turn, outcome)
-        return outcome
 
     def _apply_values(self, turn: Turn, values: Sequence[SlotValue], source: str, outcome: _TurnOutcome) -> FactChanges:
         assert turn.user_id and turn.turn_id and turn.timestamp
@@ -280,9 +351,16 @@ class Writer:
             slots=sorted({v.slot for v in values} | {self._opposite(v.slot) for v in values} - {None}),  # type: ignore[operator]
         )
         counter = iter(range(self.store.next_id("facts"), 1 << 62))
-        changes = resolve_conflicts(values, existing, catalogue=self.toolkit.catalogue, user_id=turn.user_id,
-                                    turn_id=turn.turn_id, at=turn.timestamp, new_id=lambda: next(counter),
-                                    source=source)
+        changes = resolve_conflicts(
+            values,
+            existing,
+            catalogue=self.toolkit.catalogue,
+            user_id=turn.user_id,
+            turn_id=turn.turn_id,
+            at=turn.timestamp,
+            new_id=lambda: next(counter),
+            source=source,
+        )
         self.store.save_facts(changes.all_facts())
         for f in changes.all_facts():
             outcome.facts[f.id] = f  # type: ignore[index]
@@ -294,7 +372,9 @@ class Writer:
         spec = self.toolkit.catalogue.by_name.get(slot)
         return spec.opposite if spec else None
 
-    def _infer(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> list[Derived]:
+    def _infer(
+        self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome
+    ) -> list[Derived]:
         assert turn.user_id and turn.timestamp
         rules = self.toolkit.rules
         subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
@@ -304,8 +384,15 @@ class Writer:
             facts=self.store.facts(turn.user_id, subjects=subjects, slots=slots, current_only=True),
             events=self.store.events(turn.user_id, kinds=kinds, subjects=subjects, limit=self.config.context_events),
         )
-        derived = infer(rules, new_facts=new_facts, new_events=new_events, context=context,
-                        user_id=turn.user_id, at=turn.timestamp, key_of=self.toolkit.key_of)
+        derived = infer(
+            rules,
+            new_facts=new_facts,
+            new_events=new_events,
+            context=context,
+            user_id=turn.user_id,
+            at=turn.timestamp,
+            key_of=self.toolkit.key_of,
+        )
         known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
         return [d for d in derived if d.inference.key not in known]
 

@@ -44,8 +44,15 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
     assert results["dataset"].startswith(dataset)
     assert set(results["systems"]) == {"memtracks", "bm25", "dense", "rrf"}
     for figures in results["systems"].values():
-        for key in ("recall@1", "recall@5", "answer_in_context", "tokens_per_question",
-                    "retrieve_ms_p50", "retrieve_ms_p95", "by_category"):
+        for key in (
+            "recall@1",
+            "recall@5",
+            "answer_in_context",
+            "tokens_per_question",
+            "retrieve_ms_p50",
+            "retrieve_ms_p95",
+            "by_category",
+        ):
             assert key in figures
         assert 0.0 <= figures["recall@1"] <= figures["recall@5"] <= 1.0
     assert results["ingest_turns_per_s"] > 0
@@ -72,18 +79,42 @@ def test_bench_longmemeval_repeated_session_ids_get_distinct_turn_ids():
 
 def _many_sessions(path: Path, sessions: int, turns_per_session: int) -> Path:
     """A LongMemEval question whose haystack has many short sessions about trips."""
-    cities = ["Denver", "Boston", "Austin", "Seattle", "Chicago", "Miami", "Dallas", "Portland",
-              "Phoenix", "Atlanta", "Detroit", "Nashville", "Tampa", "Omaha"][:sessions]
-    haystack = [[{"role": "user" if i % 2 == 0 else "assistant",
-                  "content": f"Trip note {i} about my flight to {city} for a conference."}
-                 for i in range(turns_per_session)] for city in cities]
+    cities = [
+        "Denver",
+        "Boston",
+        "Austin",
+        "Seattle",
+        "Chicago",
+        "Miami",
+        "Dallas",
+        "Portland",
+        "Phoenix",
+        "Atlanta",
+        "Detroit",
+        "Nashville",
+        "Tampa",
+        "Omaha",
+    ][:sessions]
+    haystack = [
+        [
+            {
+                "role": "user" if i % 2 == 0 else "assistant",
+                "content": f"Trip note {i} about my flight to {city} for a conference.",
+            }
+            for i in range(turns_per_session)
+        ]
+        for city in cities
+    ]
     question = {
-        "question_id": "q-deep", "question_type": "multi-session",
-        "question": "Which cities did I fly to for a conference?", "answer": "many",
+        "question_id": "q-deep",
+        "question_type": "multi-session",
+        "question": "Which cities did I fly to for a conference?",
+        "answer": "many",
         "question_date": "2023/07/01 (Sat) 10:00",
         "haystack_session_ids": [f"s-{c}" for c in cities],
         "haystack_dates": [f"2023/06/{i + 1:02d} (Thu) 09:00" for i in range(len(cities))],
-        "haystack_sessions": haystack, "answer_session_ids": ["s-Denver"],
+        "haystack_sessions": haystack,
+        "answer_session_ids": ["s-Denver"],
     }
     path.write_text(json.dumps([question]), encoding="utf-8")
     return path

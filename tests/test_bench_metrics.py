@@ -51,26 +51,32 @@ def test_bench_cited_keeps_rank_order_without_repeats():
     assert metrics.cited([["a", "b"], ["b", "c"], ["d"]], 2) == ["a", "b", "c"]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("7 May 2023", {date(2023, 5, 7)}),
-    ("on May 7, 2023 and 2023-06-01", {date(2023, 5, 7), date(2023, 6, 1)}),
-    ("8th of nothing", set()),
-    ("2023/5/9", {date(2023, 5, 9)}),
-    ("31 February 2023", set()),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("7 May 2023", {date(2023, 5, 7)}),
+        ("on May 7, 2023 and 2023-06-01", {date(2023, 5, 7), date(2023, 6, 1)}),
+        ("8th of nothing", set()),
+        ("2023/5/9", {date(2023, 5, 9)}),
+        ("31 February 2023", set()),
+    ],
+)
 def test_bench_dates_in_any_format(text, expected):
     assert metrics.dates_in(text) == expected
 
 
-@pytest.mark.parametrize("answer,context,found", [
-    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class yesterday [2023-05-07]", True),
-    ("7 May 2023", "[event] 2023-05-08 Maya: pottery class", False),
-    ("Biscuit", "Leo pets: Biscuit (puppy)", True),
-    ("The Biscuit!", "leo adopted biscuit.", True),
-    ("bis", "Leo adopted Biscuit", False),  # whole words only
-    ("2023", "since 2023-05-07", True),
-    ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
-])
+@pytest.mark.parametrize(
+    "answer,context,found",
+    [
+        ("7 May 2023", "[event] 2023-05-08 Maya: pottery class yesterday [2023-05-07]", True),
+        ("7 May 2023", "[event] 2023-05-08 Maya: pottery class", False),
+        ("Biscuit", "Leo pets: Biscuit (puppy)", True),
+        ("The Biscuit!", "leo adopted biscuit.", True),
+        ("bis", "Leo adopted Biscuit", False),  # whole words only
+        ("2023", "since 2023-05-07", True),
+        ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
+    ],
+)
 def test_bench_answer_in_context(answer, context, found):
     assert metrics.answer_in_context(answer, context) is found
 
@@ -82,16 +88,28 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
     from benchmarks.evaluate import score_longmemeval
     from benchmarks.runner import Answer, Run
 
-    q = lambda qid, answer: Question(qid, "Where did I go?", answer, "single-session-user",  # noqa: E731
-                                     datetime(2023, 6, 1, tzinfo=timezone.utc), frozenset({"s1#0"}), frozenset({"s1"}))
+    q = lambda qid, answer: Question(  # noqa: E731
+        qid,
+        "Where did I go?",
+        answer,
+        "single-session-user",
+        datetime(2023, 6, 1, tzinfo=timezone.utc),
+        frozenset({"s1#0"}),
+        frozenset({"s1"}),
+    )
     q1, q2 = q("q1", "Denver"), q("q2", "Boston")
-    run = Run("longmemeval:mini", answers=[
-        Answer("memtracks", q1, "u1", [["s1#0"]], "[event] Denver trip", 4, 10, 1.0),
-        Answer("memtracks", q2, "u2", [["s1#0"]], "[event] nothing", 4, 10, 1.0),
-        # Denver is the 6th token: cut to memtracks' 4 tokens it is gone; Boston is the 1st
-        Answer("bm25", q1, "u1", [["s1#0"]], "I flew somewhere nice to Denver", 6, 6, 1.0),
-        Answer("bm25", q2, "u2", [["s1#0"]], "Boston in spring was lovely", 5, 5, 1.0),
-    ], turns=2, ingest_seconds=1.0)
+    run = Run(
+        "longmemeval:mini",
+        answers=[
+            Answer("memtracks", q1, "u1", [["s1#0"]], "[event] Denver trip", 4, 10, 1.0),
+            Answer("memtracks", q2, "u2", [["s1#0"]], "[event] nothing", 4, 10, 1.0),
+            # Denver is the 6th token: cut to memtracks' 4 tokens it is gone; Boston is the 1st
+            Answer("bm25", q1, "u1", [["s1#0"]], "I flew somewhere nice to Denver", 6, 6, 1.0),
+            Answer("bm25", q2, "u2", [["s1#0"]], "Boston in spring was lovely", 5, 5, 1.0),
+        ],
+        turns=2,
+        ingest_seconds=1.0,
+    )
     for system in ("dense", "rrf"):
         run.answers += [Answer(system, q1, "u1", [], "", 0, 0, 1.0), Answer(system, q2, "u2", [], "", 0, 0, 1.0)]
     figures = score_longmemeval(run, (1,), session)["systems"]

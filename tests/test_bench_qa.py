@@ -81,7 +81,8 @@ def test_bench_qa_locomo_f1_categories_2_to_4_and_int_gold():
     assert locomo_f1("in 2022", 2022, 2) == pytest.approx(2 / 3)
     assert locomo_f1("Yes", "yes", 3) == 1.0
     assert locomo_f1("a sunset painting", "painting of a sunset", 4) == pytest.approx(
-        token_f1("sunset painting", "painting of sunset"))
+        token_f1("sunset painting", "painting of sunset")
+    )
     # [sunset, painting] vs [painting, of, sunset]: P 2/2, R 2/3 -> 2*(2/3)/(5/3) = 0.8
     assert locomo_f1("a sunset painting", "painting of a sunset", 4) == pytest.approx(0.8)
 
@@ -105,8 +106,9 @@ def test_bench_qa_locomo_f1_category_3_uses_gold_before_semicolon_and_rejects_un
 
 def test_bench_qa_answer_question_prompt_and_strip():
     llm = ScriptedLLM(["  7 May 2023 \n"])
-    answer = answer_question(llm, "When did Mel paint?", "[2023-05-08] Mel: I painted yesterday",
-                             question_date="2023-06-01")
+    answer = answer_question(
+        llm, "When did Mel paint?", "[2023-05-08] Mel: I painted yesterday", question_date="2023-06-01"
+    )
     assert answer == "7 May 2023"
     (call,) = llm.calls
     text = "\n".join(m["content"] for m in call["messages"])
@@ -119,16 +121,19 @@ def test_bench_qa_answer_question_drops_think_block():
     assert answer_question(llm, "Where?", "ctx") == "Paris"
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ('{"label": "CORRECT"}', True),
-    ('{"label": "WRONG"}', False),
-    ('The answer names the same city. {"label": "CORRECT"}', True),
-    ('Reasoning: wrong year.\n```json\n{"label": "wrong"}\n```', False),
-    ("CORRECT", True),
-    ("  wrong\n", False),
-    ("INCORRECT", False),
-    ("<think>maybe CORRECT, maybe WRONG</think> CORRECT", True),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"label": "CORRECT"}', True),
+        ('{"label": "WRONG"}', False),
+        ('The answer names the same city. {"label": "CORRECT"}', True),
+        ('Reasoning: wrong year.\n```json\n{"label": "wrong"}\n```', False),
+        ("CORRECT", True),
+        ("  wrong\n", False),
+        ("INCORRECT", False),
+        ("<think>maybe CORRECT, maybe WRONG</think> CORRECT", True),
+    ],
+)
 def test_bench_qa_judge_parses_json_prose_and_bare_word(reply, expected):
     llm = ScriptedLLM([reply])
     assert judge_answer(llm, "Where?", "Paris", "in Paris") is expected
@@ -162,17 +167,22 @@ def _items() -> list[QAItem]:
 
 
 def test_bench_qa_run_qa_and_summarize_by_category():
-    llm = ScriptedLLM([
-        "Boston", '{"label": "CORRECT"}',          # q1: F1 1.0, correct
-        "a blue car", '{"label": "WRONG"}',        # q2: [blue, car] vs [red, car]: F1 1/2
-        "painting", "CORRECT",                     # q3: (0 + 1) / 2 = 0.5
-        "Not mentioned in the memories.", "WRONG",  # q4: category 5 -> 1.0
-    ])
+    llm = ScriptedLLM(
+        [
+            "Boston",
+            '{"label": "CORRECT"}',  # q1: F1 1.0, correct
+            "a blue car",
+            '{"label": "WRONG"}',  # q2: [blue, car] vs [red, car]: F1 1/2
+            "painting",
+            "CORRECT",  # q3: (0 + 1) / 2 = 0.5
+            "Not mentioned in the memories.",
+            "WRONG",  # q4: category 5 -> 1.0
+        ]
+    )
     seen = []
     results = run_qa(llm, iter(_items()), progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
-    assert [r.prediction for r in results] == ["Boston", "a blue car", "painting",
-                                               "Not mentioned in the memories."]
+    assert [r.prediction for r in results] == ["Boston", "a blue car", "painting", "Not mentioned in the memories."]
     assert [r.f1 for r in results] == pytest.approx([1.0, 0.5, 0.5, 1.0])
     assert [r.judged_correct for r in results] == [True, False, True, False]
     # calls alternate answer, judge; the judge sees the prediction it grades
@@ -180,7 +190,7 @@ def test_bench_qa_run_qa_and_summarize_by_category():
 
     s = summarize(results)
     assert s["n"] == 4
-    assert s["f1"] == pytest.approx(3.0 / 4)           # (1 + .5 + .5 + 1) / 4
+    assert s["f1"] == pytest.approx(3.0 / 4)  # (1 + .5 + .5 + 1) / 4
     assert s["judge_accuracy"] == pytest.approx(0.5)  # 2 of 4
     assert list(s["by_category"]) == ["1", "4", "5"]
     assert s["by_category"]["4"] == {"f1": pytest.approx(0.75), "judge_accuracy": 0.5, "n": 2}
@@ -189,14 +199,18 @@ def test_bench_qa_run_qa_and_summarize_by_category():
 
 
 def test_bench_qa_run_qa_without_judge_and_plain_token_f1():
-    items = [QAItem("a", "Q?", "the Blue House", "single-session-user", "ctx"),
-             QAItem("b", "Q?", "Rex", "multi-session", "ctx", question_date="2023/05/20")]
+    items = [
+        QAItem("a", "Q?", "the Blue House", "single-session-user", "ctx"),
+        QAItem("b", "Q?", "Rex", "multi-session", "ctx", question_date="2023/05/20"),
+    ]
     llm = ScriptedLLM(["blue house", "Not mentioned"])
     results = run_qa(llm, items, judge=False)
     assert len(llm.calls) == 2
     # no locomo_category -> token_f1, so "Not mentioned" vs "Rex" is 0 (no category-5 rule)
-    assert results == [QAResult("a", "single-session-user", "blue house", 1.0, None),
-                       QAResult("b", "multi-session", "Not mentioned", 0.0, None)]
+    assert results == [
+        QAResult("a", "single-session-user", "blue house", 1.0, None),
+        QAResult("b", "multi-session", "Not mentioned", 0.0, None),
+    ]
     s = summarize(results)
     assert s["judge_accuracy"] is None and s["f1"] == 0.5
     assert s["by_category"]["multi-session"] == {"f1": 0.0, "judge_accuracy": None, "n": 1}
@@ -215,10 +229,11 @@ class _Server:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                outer.requests.append({"path": self.path, "headers": dict(self.headers),
-                                       "body": json.loads(self.rfile.read(length))})
+                outer.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": json.loads(self.rfile.read(length))}
+                )
                 status, body, headers = outer.script.pop(0) if outer.script else (500, b"", {})
                 self.send_response(status)
                 for name, value in {"Content-Type": "application/json", **headers}.items():
@@ -253,10 +268,17 @@ def server() -> Iterator[_Server]:
     thread.join(timeout=5)
 
 
-def _client(server: _Server, *, key: str | None = None, retries: int = 3,
-            sleeps: list[float] | None = None) -> ChatClient:
-    config = LLMConfig(base_url=server.base_url + "/", model="test-model", api_key=key,
-                       timeout=5.0, max_retries=retries, temperature=0.0)
+def _client(
+    server: _Server, *, key: str | None = None, retries: int = 3, sleeps: list[float] | None = None
+) -> ChatClient:
+    config = LLMConfig(
+        base_url=server.base_url + "/",
+        model="test-model",
+        api_key=key,
+        timeout=5.0,
+        max_retries=retries,
+        temperature=0.0,
+    )
     return ChatClient(config, sleep=(sleeps.append if sleeps is not None else lambda s: None))
 
 
@@ -268,8 +290,7 @@ def test_bench_qa_client_request_shape_with_key(server):
     assert _client(server, key=SECRET).complete(MESSAGES, max_tokens=50) == "hello"
     (req,) = server.requests
     assert req["path"] == "/v1/chat/completions"
-    assert req["body"] == {"model": "test-model", "messages": MESSAGES, "temperature": 0.0,
-                           "max_tokens": 50}
+    assert req["body"] == {"model": "test-model", "messages": MESSAGES, "temperature": 0.0, "max_tokens": 50}
     assert req["headers"]["Authorization"] == f"Bearer {SECRET}"
     assert req["headers"]["Content-Type"] == "application/json"
 
@@ -312,9 +333,15 @@ def test_bench_qa_client_400_raises_without_retry_or_key(server):
     assert isinstance(info.value, MemtracksError) and isinstance(info.value, RuntimeError)
 
 
-@pytest.mark.parametrize("body", [b"not json at all", b'{"choices": []}',
-                                  b'{"error": {"message": "model not found"}}',
-                                  b'{"choices": [{"message": {"content": null}}]}'])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json at all",
+        b'{"choices": []}',
+        b'{"error": {"message": "model not found"}}',
+        b'{"choices": [{"message": {"content": null}}]}',
+    ],
+)
 def test_bench_qa_client_malformed_response_raises(server, body):
     server.reply(200, body)
     with pytest.raises(LLMError):
@@ -337,8 +364,7 @@ def test_bench_qa_client_connection_refused_retried_then_raises():
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     sleeps: list[float] = []
-    config = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key=SECRET,
-                       timeout=2.0, max_retries=1)
+    config = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key=SECRET, timeout=2.0, max_retries=1)
     with pytest.raises(LLMError, match="connection error") as info:
         ChatClient(config, sleep=sleeps.append).complete(MESSAGES)
     assert sleeps == [1.0] and SECRET not in str(info.value)
@@ -354,9 +380,13 @@ def test_bench_qa_client_rejects_non_http_url_and_hides_key_in_repr():
 
 
 def test_bench_qa_config_from_env_reads_given_mapping():
-    env = {"MEMTRACKS_LLM_BASE_URL": "http://env/v1", "MEMTRACKS_LLM_MODEL": "env-model",
-           "MEMTRACKS_LLM_API_KEY": "env-key", "OPENAI_BASE_URL": "http://openai/v1",
-           "OPENAI_API_KEY": "openai-key"}
+    env = {
+        "MEMTRACKS_LLM_BASE_URL": "http://env/v1",
+        "MEMTRACKS_LLM_MODEL": "env-model",
+        "MEMTRACKS_LLM_API_KEY": "env-key",
+        "OPENAI_BASE_URL": "http://openai/v1",
+        "OPENAI_API_KEY": "openai-key",
+    }
     assert config_from_env(environ=env) == LLMConfig("http://env/v1", "env-model", "env-key")
     explicit = config_from_env("http://arg/v1", "arg-model", "arg-key", environ=env)
     assert explicit == LLMConfig("http://arg/v1", "arg-model", "arg-key")
@@ -365,8 +395,7 @@ def test_bench_qa_config_from_env_reads_given_mapping():
 def test_bench_qa_config_from_env_openai_fallbacks_and_missing():
     env = {"OPENAI_BASE_URL": "http://openai/v1", "OPENAI_API_KEY": "openai-key"}
     assert config_from_env(environ=env) is None  # no model anywhere
-    assert config_from_env(model="m", environ=env) == LLMConfig("http://openai/v1", "m",
-                                                                "openai-key")
+    assert config_from_env(model="m", environ=env) == LLMConfig("http://openai/v1", "m", "openai-key")
     assert config_from_env(environ={"MEMTRACKS_LLM_MODEL": "m"}) is None  # no URL
     assert config_from_env(base_url="http://local/v1", model="m", environ={}).api_key is None
     assert config_from_env(environ={}) is None

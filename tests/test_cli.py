@@ -72,10 +72,13 @@ def test_cli_show_without_database(tmp_path, capsys):
     assert "no database" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("user,question,now,expected", [
-    ("alice", "Where do I live now?", "2024-04-12T09:00:00+00:00", "lives in: Seattle"),
-    ("liming", "我现在住哪？", "2024-04-10T09:00:00+08:00", "居住地：深圳"),
-])
+@pytest.mark.parametrize(
+    "user,question,now,expected",
+    [
+        ("alice", "Where do I live now?", "2024-04-12T09:00:00+00:00", "lives in: Seattle"),
+        ("liming", "我现在住哪？", "2024-04-10T09:00:00+08:00", "居住地：深圳"),
+    ],
+)
 def test_cli_recall_prints_cards(tmp_path, capsys, user, question, now, expected):
     db = str(tmp_path / "m.db")
     main(["--db", db, "ingest", str(EXAMPLE), "-q"])

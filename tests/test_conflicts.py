@@ -14,10 +14,22 @@ from memtracks.records import SlotValue
 T0 = datetime(2024, 1, 1, 9, tzinfo=timezone(timedelta(hours=8)))
 
 
-def value(slot, val, key=None, *, subject="user", negated=False, historical=False, lang="en",
-          valid_from=None, qualifier=None):
-    return SlotValue(subject, slot, val, key if key is not None else val.lower(), (0, 0), "test", lang,
-                     negated=negated, historical=historical, valid_from=valid_from, qualifier=qualifier)
+def value(
+    slot, val, key=None, *, subject="user", negated=False, historical=False, lang="en", valid_from=None, qualifier=None
+):
+    return SlotValue(
+        subject,
+        slot,
+        val,
+        key if key is not None else val.lower(),
+        (0, 0),
+        "test",
+        lang,
+        negated=negated,
+        historical=historical,
+        valid_from=valid_from,
+        qualifier=qualifier,
+    )
 
 
 class Ledger:
@@ -28,9 +40,15 @@ class Ledger:
         self.ids = itertools.count(1)
 
     def say(self, values, day=0, turn="t"):
-        changes = resolve_conflicts(values, list(self.facts.values()), catalogue=default_catalogue(),
-                                    user_id="u1", turn_id=f"{turn}{day}", at=T0 + timedelta(days=day),
-                                    new_id=lambda: next(self.ids))
+        changes = resolve_conflicts(
+            values,
+            list(self.facts.values()),
+            catalogue=default_catalogue(),
+            user_id="u1",
+            turn_id=f"{turn}{day}",
+            at=T0 + timedelta(days=day),
+            new_id=lambda: next(self.ids),
+        )
         for f in changes.all_facts():
             self.facts[f.id] = f
         return changes
@@ -163,6 +181,13 @@ def test_conflicts_does_not_mutate_its_input():
     ledger = Ledger()
     first = ledger.say([value("lives_in", "Beijing")]).added[0]
     snapshot = list(ledger.facts.values())
-    resolve_conflicts([value("lives_in", "Shanghai")], snapshot, catalogue=default_catalogue(),
-                      user_id="u1", turn_id="x", at=T0 + timedelta(days=1), new_id=lambda: 99)
+    resolve_conflicts(
+        [value("lives_in", "Shanghai")],
+        snapshot,
+        catalogue=default_catalogue(),
+        user_id="u1",
+        turn_id="x",
+        at=T0 + timedelta(days=1),
+        new_id=lambda: 99,
+    )
     assert snapshot[0] == first and first.is_current

@@ -33,14 +33,30 @@ def _write(tmp_path, name, text):
 
 
 CATALOGUE_CASES = [
-    ("bad_cardinality", "slots:\n  - {name: lives_in, cardinality: three, value_type: place, label: {en: a, zh: b}}\n",
-     "slots[0] 'lives_in'", "cardinality"),
-    ("missing_label", "slots:\n  - {name: car, cardinality: one, value_type: product, label: {en: car}}\n",
-     "slots[0] 'car'", "label.zh"),
-    ("bad_ask_regex", "slots:\n  - {name: car, cardinality: one, value_type: product, label: {en: a, zh: b}, ask: {en: ['(']}}\n",
-     "slots[0] 'car'", "ask.en[0]"),
-    ("unknown_opposite", "slots:\n  - {name: likes, cardinality: many, value_type: text, label: {en: a, zh: b}, opposite: hates}\n",
-     "likes", "opposite"),
+    (
+        "bad_cardinality",
+        "slots:\n  - {name: lives_in, cardinality: three, value_type: place, label: {en: a, zh: b}}\n",
+        "slots[0] 'lives_in'",
+        "cardinality",
+    ),
+    (
+        "missing_label",
+        "slots:\n  - {name: car, cardinality: one, value_type: product, label: {en: car}}\n",
+        "slots[0] 'car'",
+        "label.zh",
+    ),
+    (
+        "bad_ask_regex",
+        "slots:\n  - {name: car, cardinality: one, value_type: product, label: {en: a, zh: b}, ask: {en: ['(']}}\n",
+        "slots[0] 'car'",
+        "ask.en[0]",
+    ),
+    (
+        "unknown_opposite",
+        "slots:\n  - {name: likes, cardinality: many, value_type: text, label: {en: a, zh: b}, opposite: hates}\n",
+        "likes",
+        "opposite",
+    ),
 ]
 
 
@@ -72,9 +88,13 @@ def test_datafiles_bad_slot_pattern_names_file_entry_field(tmp_path, name, text,
 
 
 def test_datafiles_all_problems_reported_at_once(tmp_path):
-    path = _write(tmp_path, "two.yaml", "patterns:\n"
-                  "  - {id: a, lang: en, slot: nope, regex: '(?P<value>x)'}\n"
-                  "  - {id: b, lang: en, slot: car, regex: '('}\n")
+    path = _write(
+        tmp_path,
+        "two.yaml",
+        "patterns:\n"
+        "  - {id: a, lang: en, slot: nope, regex: '(?P<value>x)'}\n"
+        "  - {id: b, lang: en, slot: car, regex: '('}\n",
+    )
     with pytest.raises(DataFileError) as err:
         load_slot_patterns(path)
     problems = err.value.problems
@@ -83,7 +103,9 @@ def test_datafiles_all_problems_reported_at_once(tmp_path):
 
 
 def test_datafiles_bad_happening_names_missing_argument(tmp_path):
-    path = _write(tmp_path, "h.yaml", "happenings:\n  - {id: h1, lang: en, kind: trip, needs: [place], regex: 'went to x'}\n")
+    path = _write(
+        tmp_path, "h.yaml", "happenings:\n  - {id: h1, lang: en, kind: trip, needs: [place], regex: 'went to x'}\n"
+    )
     with pytest.raises(DataFileError) as err:
         load_happening_patterns(path)
     assert "h1" in str(err.value) and "needs" in str(err.value)
@@ -92,8 +114,11 @@ def test_datafiles_bad_happening_names_missing_argument(tmp_path):
 def test_datafiles_bad_lexicon_names_entry_and_field(tmp_path):
     for name in ("relations.yaml", "animals.yaml", "jobs.yaml", "surnames_zh.yaml"):
         (tmp_path / name).write_text(bundled("lexicons", name).read_text(encoding="utf-8"), encoding="utf-8")
-    _write(tmp_path, "entities.yaml", "entities:\n  - {key: shanghai, label: planet, en: [Shanghai]}\n"
-                                      "  - {key: beijing, label: place}\n")
+    _write(
+        tmp_path,
+        "entities.yaml",
+        "entities:\n  - {key: shanghai, label: planet, en: [Shanghai]}\n  - {key: beijing, label: place}\n",
+    )
     with pytest.raises(DataFileError) as err:
         load_lexicons(tmp_path)
     message = str(err.value)

@@ -12,27 +12,38 @@ def entities(toolkit, text, known=None):
     return [(e.text, e.label, e.key) for e in extract_entities(analysis, toolkit.lexicons, known)]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("I moved to Shanghai last month.", [("Shanghai", "place", "shanghai")]),
-    ("My friend Tom works at Google in Seattle.",
-     [("Tom", "person", "tom"), ("Google", "org", "google"), ("Seattle", "place", "seattle")]),
-    ("My friend's car is a Model 3.", [("Model 3", "product", "model_3")]),
-    ("I speak English and Japanese.", [("English", "language", "english"), ("Japanese", "language", "japanese")]),
-    ("Yesterday Sarah went to the museum with Melanie.", [("Sarah", "person", "sarah"), ("Melanie", "person", "melanie")]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I moved to Shanghai last month.", [("Shanghai", "place", "shanghai")]),
+        (
+            "My friend Tom works at Google in Seattle.",
+            [("Tom", "person", "tom"), ("Google", "org", "google"), ("Seattle", "place", "seattle")],
+        ),
+        ("My friend's car is a Model 3.", [("Model 3", "product", "model_3")]),
+        ("I speak English and Japanese.", [("English", "language", "english"), ("Japanese", "language", "japanese")]),
+        (
+            "Yesterday Sarah went to the museum with Melanie.",
+            [("Sarah", "person", "sarah"), ("Melanie", "person", "melanie")],
+        ),
+    ],
+)
 def test_entities_english(toolkit, text, expected):
     assert entities(toolkit, text) == expected
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("我下周三要去北京出差", [("北京", "place", "beijing")]),
-    ("我朋友的车是Model 3。", [("Model 3", "product", "model_3")]),
-    ("我在阿里巴巴工作，住在杭州", [("阿里巴巴", "org", "alibaba"), ("杭州", "place", "hangzhou")]),
-    ("张伟上个月搬到了深圳", [("张伟", "person", "张伟"), ("深圳", "place", "shenzhen")]),
-    ("我对花生过敏", []),
-    ("我买了一台 iPhone 15 Pro", [("iPhone", "product", "iphone")]),
-    ("我新买了一台 Pixel 9", [("Pixel 9", "product", "pixel 9")]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("我下周三要去北京出差", [("北京", "place", "beijing")]),
+        ("我朋友的车是Model 3。", [("Model 3", "product", "model_3")]),
+        ("我在阿里巴巴工作，住在杭州", [("阿里巴巴", "org", "alibaba"), ("杭州", "place", "hangzhou")]),
+        ("张伟上个月搬到了深圳", [("张伟", "person", "张伟"), ("深圳", "place", "shenzhen")]),
+        ("我对花生过敏", []),
+        ("我买了一台 iPhone 15 Pro", [("iPhone", "product", "iphone")]),
+        ("我新买了一台 Pixel 9", [("Pixel 9", "product", "pixel 9")]),
+    ],
+)
 def test_entities_chinese(toolkit, text, expected):
     assert entities(toolkit, text) == expected
 

@@ -29,7 +29,10 @@ CASES = [
     ("I moved to Seattle last week.", [("move", "user", {"place": "Seattle"}, "2024-01-01")]),
     ("I'm starting at Microsoft next Monday.", [("new_job", "user", {"org": "Microsoft"}, "2024-01-15")]),
     ("The report is due tomorrow.", [("deadline", "user", {"task": "report"}, "2024-01-11")]),
-    ("I have a dentist appointment on Friday.", [("appointment", "user", {"what": "dentist appointment"}, "2024-01-12")]),
+    (
+        "I have a dentist appointment on Friday.",
+        [("appointment", "user", {"what": "dentist appointment"}, "2024-01-12")],
+    ),
     ("I got married to Sam last year.", [("wedding", "user", {"name": "Sam"}, "2023-01-01")]),
     ("I went to the store yesterday.", []),
     ("我下周三要去北京出差", [("trip", "user", {"place": "北京"}, "2024-01-17")]),

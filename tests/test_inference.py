@@ -15,8 +15,7 @@ T0 = datetime(2024, 1, 10, 10, tzinfo=CST)  # a Wednesday
 
 
 def write(mem, text, when, turn_id, user="u1", speaker="user"):
-    return mem.write(Turn(text=text, speaker=speaker, timestamp=when, user_id=user, session_id="s",
-                          turn_id=turn_id))
+    return mem.write(Turn(text=text, speaker=speaker, timestamp=when, user_id=user, session_id="s", turn_id=turn_id))
 
 
 def test_inference_ships_at_least_ten_rules():
@@ -26,11 +25,26 @@ def test_inference_ships_at_least_ten_rules():
 
 
 def test_inference_pure_engine_trip_gives_away_from_home():
-    trip = Happening("trip", "user", {"place": "Beijing"}, (0, 10), "p", start=T0 + timedelta(days=7),
-                     end=T0 + timedelta(days=8), granularity="day")
+    trip = Happening(
+        "trip",
+        "user",
+        {"place": "Beijing"},
+        (0, 10),
+        "p",
+        start=T0 + timedelta(days=7),
+        end=T0 + timedelta(days=8),
+        granularity="day",
+    )
     event = Event("u1", "s", "t1", "user", "user", "...", "en", T0, id=5, happenings=(trip,))
-    derived = infer(default_rules(), new_facts=[], new_events=[event], context=Context(events=[event]),
-                    user_id="u1", at=T0, key_of=str.lower)
+    derived = infer(
+        default_rules(),
+        new_facts=[],
+        new_events=[event],
+        context=Context(events=[event]),
+        user_id="u1",
+        at=T0,
+        key_of=str.lower,
+    )
     away = [d.inference for d in derived if d.inference.rule_id == "trip_away_from_home"]
     assert len(away) == 1
     assert away[0].premises == (Premise("event", 5),)
@@ -40,19 +54,37 @@ def test_inference_pure_engine_trip_gives_away_from_home():
 
 def test_inference_pure_engine_joins_fact_and_event():
     pet = Fact("user", "pets", "Luna (cat)", "luna", "u1", T0, T0, T0, id=3)
-    trip = Happening("trip", "user", {"place": "Tokyo"}, (0, 10), "p", start=T0 + timedelta(days=7),
-                     end=T0 + timedelta(days=8), granularity="day")
+    trip = Happening(
+        "trip",
+        "user",
+        {"place": "Tokyo"},
+        (0, 10),
+        "p",
+        start=T0 + timedelta(days=7),
+        end=T0 + timedelta(days=8),
+        granularity="day",
+    )
     event = Event("u1", "s", "t2", "user", "user", "...", "en", T0, id=9, happenings=(trip,))
-    derived = infer(default_rules(), new_facts=[], new_events=[event], context=Context(facts=[pet], events=[event]),
-                    user_id="u1", at=T0, key_of=str.lower)
+    derived = infer(
+        default_rules(),
+        new_facts=[],
+        new_events=[event],
+        context=Context(facts=[pet], events=[event]),
+        user_id="u1",
+        at=T0,
+        key_of=str.lower,
+    )
     care = [d.inference for d in derived if d.inference.rule_id == "trip_pet_care"]
     assert care and set(care[0].premises) == {Premise("event", 9), Premise("fact", 3)}
 
 
-@pytest.mark.parametrize("text,date,lang", [
-    ("I'm flying to Beijing next Wednesday for a business trip.", "2024-01-17", "en"),
-    ("我下周三要去北京出差", "2024-01-17", "zh"),
-])
+@pytest.mark.parametrize(
+    "text,date,lang",
+    [
+        ("I'm flying to Beijing next Wednesday for a business trip.", "2024-01-17", "en"),
+        ("我下周三要去北京出差", "2024-01-17", "zh"),
+    ],
+)
 def test_inference_trip_concludes_away_from_home_on_resolved_date(memory, text, date, lang):
     result = write(memory, text, T0, "t1")
     away = [i for i in result.inferences if i.kind == "away_from_home"]
@@ -61,10 +93,13 @@ def test_inference_trip_concludes_away_from_home_on_resolved_date(memory, text, 
     assert away[0].source_turn_ids == ("t1",)
 
 
-@pytest.mark.parametrize("pet,trip,gone", [
-    ("I have a dog named Max.", "I'm going to Tokyo next Wednesday for a conference.", "My dog Max passed away."),
-    ("我养了一只猫叫豆豆", "我下周三要去上海出差", "我的猫豆豆去世了"),
-])
+@pytest.mark.parametrize(
+    "pet,trip,gone",
+    [
+        ("I have a dog named Max.", "I'm going to Tokyo next Wednesday for a conference.", "My dog Max passed away."),
+        ("我养了一只猫叫豆豆", "我下周三要去上海出差", "我的猫豆豆去世了"),
+    ],
+)
 def test_inference_retracted_when_premise_fact_ends(memory, pet, trip, gone):
     write(memory, pet, T0, "t1")
     care = [i for i in write(memory, trip, T0 + timedelta(hours=1), "t2").inferences if i.kind == "pet_care_needed"]
@@ -77,10 +112,13 @@ def test_inference_retracted_when_premise_fact_ends(memory, pet, trip, gone):
     assert care[0].id not in {i.id for i in memory.inferences("u1")}
 
 
-@pytest.mark.parametrize("before,move,old,new", [
-    ("I live in Boston.", "I moved to Seattle last month.", "Boston", "Seattle"),
-    ("我住在北京。", "我上个月搬到了深圳。", "北京", "深圳"),
-])
+@pytest.mark.parametrize(
+    "before,move,old,new",
+    [
+        ("I live in Boston.", "I moved to Seattle last month.", "Boston", "Seattle"),
+        ("我住在北京。", "我上个月搬到了深圳。", "北京", "深圳"),
+    ],
+)
 def test_inference_move_derives_lives_in_that_supersedes(memory, before, move, old, new):
     write(memory, before, T0, "t1")
     result = write(memory, move, T0 + timedelta(days=30), "t2")
@@ -94,19 +132,25 @@ def test_inference_move_derives_lives_in_that_supersedes(memory, before, move, o
     assert current.valid_from == T0 == history[0].valid_to
 
 
-@pytest.mark.parametrize("text,org", [
-    ("I just started a new job at Microsoft.", "Microsoft"),
-    ("我换了新工作，下个月入职腾讯。", "腾讯"),
-])
+@pytest.mark.parametrize(
+    "text,org",
+    [
+        ("I just started a new job at Microsoft.", "Microsoft"),
+        ("我换了新工作，下个月入职腾讯。", "腾讯"),
+    ],
+)
 def test_inference_new_job_derives_employer(memory, text, org):
     write(memory, text, T0, "t1")
     assert [f.value for f in memory.facts("u1", slot="employer")] == [org]
 
 
-@pytest.mark.parametrize("text,until", [
-    ("The report is due at the end of the month.", "2024-01-31"),
-    ("这个项目老板说月底必须交。", "2024-01-31"),
-])
+@pytest.mark.parametrize(
+    "text,until",
+    [
+        ("The report is due at the end of the month.", "2024-01-31"),
+        ("这个项目老板说月底必须交。", "2024-01-31"),
+    ],
+)
 def test_inference_deadline_is_open_obligation_until_date(memory, text, until):
     result = write(memory, text, T0, "t1")
     [obligation] = [i for i in result.inferences if i.kind == "open_obligation"]
@@ -132,12 +176,23 @@ def test_inference_no_duplicate_conclusion_for_same_premises(memory):
 
 BAD_RULES = [
     ("missing_premises", "- {id: r1, description: x, conclusion: {kind: k, text: {en: t}}}", "premises"),
-    ("unknown_slot", "- {id: r2, description: x, premises: [{name: a, fact: nope}], conclusion: {kind: k, text: {en: t}}}",
-     "premises[0].fact"),
-    ("bad_template", "- {id: r3, description: x, premises: [{name: a, event: trip}], "
-                     "conclusion: {kind: k, text: {en: '{a.place}'}}}", "conclusion.text.en"),
-    ("extra_field", "- {id: r4, description: x, premises: [{name: a, event: trip}], colour: red, "
-                    "conclusion: {kind: k, text: {en: t}}}", "colour"),
+    (
+        "unknown_slot",
+        "- {id: r2, description: x, premises: [{name: a, fact: nope}], conclusion: {kind: k, text: {en: t}}}",
+        "premises[0].fact",
+    ),
+    (
+        "bad_template",
+        "- {id: r3, description: x, premises: [{name: a, event: trip}], "
+        "conclusion: {kind: k, text: {en: '{a.place}'}}}",
+        "conclusion.text.en",
+    ),
+    (
+        "extra_field",
+        "- {id: r4, description: x, premises: [{name: a, event: trip}], colour: red, "
+        "conclusion: {kind: k, text: {en: t}}}",
+        "colour",
+    ),
 ]
 
 
@@ -159,7 +214,10 @@ def test_inference_lasting_change_stays_valid(memory, text):
 
 def test_inference_rule_with_two_validities_is_rejected(tmp_path):
     path = tmp_path / "r.yaml"
-    path.write_text("rules:\n- {id: r5, description: x, premises: [{name: a, event: trip}], "
-                    "conclusion: {kind: k, text: {en: t}, valid: a, since: a}}\n", encoding="utf-8")
+    path.write_text(
+        "rules:\n- {id: r5, description: x, premises: [{name: a, event: trip}], "
+        "conclusion: {kind: k, text: {en: t}, valid: a, since: a}}\n",
+        encoding="utf-8",
+    )
     with pytest.raises(DataFileError, match="at most one of valid, until, since"):
         load_rules(path)

@@ -28,23 +28,56 @@ CONVERSATION = [
 
 
 def turns(user="u1", session="s1"):
-    return [Turn(text=text, speaker="user", timestamp=T0 + timedelta(days=7 * i), user_id=user,
-                 session_id=session, turn_id=f"t{i}") for i, (text, _) in enumerate(CONVERSATION)]
+    return [
+        Turn(
+            text=text,
+            speaker="user",
+            timestamp=T0 + timedelta(days=7 * i),
+            user_id=user,
+            session_id=session,
+            turn_id=f"t{i}",
+        )
+        for i, (text, _) in enumerate(CONVERSATION)
+    ]
 
 
 def snapshot(mem, user="u1"):
-    facts = [(f.id, f.subject, f.slot, f.value, f.valid_from, f.valid_to, f.superseded_by, f.negated,
-              f.mention_count, f.source_turn_ids) for f in mem.facts(user, include_superseded=True)]
-    events = [(e.id, e.turn_id, e.text, e.mentioned_at, e.start, e.end, e.kinds, e.entity_keys)
-              for e in mem.events(user)]
-    inferences = [(i.id, i.rule_id, i.text, i.status, i.premises, i.valid_from, i.valid_to)
-                  for i in mem.inferences(user, include_retracted=True)]
+    facts = [
+        (
+            f.id,
+            f.subject,
+            f.slot,
+            f.value,
+            f.valid_from,
+            f.valid_to,
+            f.superseded_by,
+            f.negated,
+            f.mention_count,
+            f.source_turn_ids,
+        )
+        for f in mem.facts(user, include_superseded=True)
+    ]
+    events = [
+        (e.id, e.turn_id, e.text, e.mentioned_at, e.start, e.end, e.kinds, e.entity_keys) for e in mem.events(user)
+    ]
+    inferences = [
+        (i.id, i.rule_id, i.text, i.status, i.premises, i.valid_from, i.valid_to)
+        for i in mem.inferences(user, include_retracted=True)
+    ]
     return facts, events, inferences
 
 
 def test_memory_write_returns_what_was_extracted(memory):
-    result = memory.write(Turn(text="I moved to Shanghai last month.", speaker="user", timestamp=T0,
-                               user_id="u1", session_id="s1", turn_id="t7"))
+    result = memory.write(
+        Turn(
+            text="I moved to Shanghai last month.",
+            speaker="user",
+            timestamp=T0,
+            user_id="u1",
+            session_id="s1",
+            turn_id="t7",
+        )
+    )
     assert result.lang == "en" and not result.warnings and not result.duplicate
     assert [(m.text, m.granularity) for m in result.times] == [("last month", "month")]
     assert result.event is not None and result.event.kinds == ("move",)
@@ -68,8 +101,10 @@ def test_memory_persistence_round_trip(make_memory, tmp_path):
     first = make_memory(path)
     first.write_many(turns())
     before = snapshot(first)
-    first_vectors = {t: first.index("u1", t).search(first.embedder.embed_batch(["cat"])[0], 3)
-                     for t in ("fact", "event", "inference")}
+    first_vectors = {
+        t: first.index("u1", t).search(first.embedder.embed_batch(["cat"])[0], 3)
+        for t in ("fact", "event", "inference")
+    }
     first.close()
     second = make_memory(path)
     assert snapshot(second) == before
@@ -87,10 +122,13 @@ def test_memory_each_memory_embedded_once(make_memory, tmp_path):
     mem.write_many(turns())
     counts = mem.stats("u1")
     db = sqlite3.connect(tmp_path / "m.db")
-    per_item = db.execute("SELECT MAX(c) FROM (SELECT COUNT(*) c FROM vectors GROUP BY user_id, track, item_id)").fetchone()[0]
+    per_item = db.execute(
+        "SELECT MAX(c) FROM (SELECT COUNT(*) c FROM vectors GROUP BY user_id, track, item_id)"
+    ).fetchone()[0]
     assert per_item == 1
-    assert counts["vectors"] == counts["events"] + len({f.id for f in mem.facts("u1", include_superseded=True)}) \
-        + len(mem.inferences("u1", include_retracted=True))
+    assert counts["vectors"] == counts["events"] + len({f.id for f in mem.facts("u1", include_superseded=True)}) + len(
+        mem.inferences("u1", include_retracted=True)
+    )
 
 
 def test_memory_read_your_writes(memory):
@@ -134,13 +172,16 @@ def test_memory_empty_text_is_rejected(memory, text):
     assert memory.stats("u1")["turns"] == 0
 
 
-@pytest.mark.parametrize("timestamp,message", [
-    (datetime(2024, 1, 1, 10), "no timezone"),
-    (date(2024, 1, 1), "found date"),
-    (1704067200, "found int"),
-    ("yesterday", "not ISO 8601"),
-    ("2024-01-01T10:00:00", "no timezone"),
-])
+@pytest.mark.parametrize(
+    "timestamp,message",
+    [
+        (datetime(2024, 1, 1, 10), "no timezone"),
+        (date(2024, 1, 1), "found date"),
+        (1704067200, "found int"),
+        ("yesterday", "not ISO 8601"),
+        ("2024-01-01T10:00:00", "no timezone"),
+    ],
+)
 def test_memory_bad_timestamp_is_rejected(memory, timestamp, message):
     with pytest.raises(InvalidTurnError, match=message):
         memory.write(Turn(text="I live in Paris.", user_id="u1", timestamp=timestamp))
@@ -205,8 +246,12 @@ def test_memory_duplicate_turn_id(memory):
 
 def test_memory_duplicate_inside_one_batch(memory):
     with pytest.raises(DuplicateTurnError):
-        memory.write_many([Turn(text="a b c", user_id="u1", turn_id="x", timestamp=T0),
-                           Turn(text="d e f", user_id="u1", turn_id="x", timestamp=T0)])
+        memory.write_many(
+            [
+                Turn(text="a b c", user_id="u1", turn_id="x", timestamp=T0),
+                Turn(text="d e f", user_id="u1", turn_id="x", timestamp=T0),
+            ]
+        )
     assert memory.stats("u1")["turns"] == 0
 
 
@@ -272,6 +317,7 @@ def test_memory_other_embedder_is_refused(tmp_path, make_memory, toolkit):
 
         def embed_batch(self, texts):
             import numpy as np
+
             return np.ones((len(texts), 4), dtype="float32") / 2
 
     with pytest.raises(StorageError, match="embedder"):
@@ -284,8 +330,9 @@ def test_memory_errors_share_a_root():
 
 
 def test_memory_assistant_turns_are_events_without_facts(memory):
-    result = memory.write(Turn(text="I live in the cloud and I love helping.", speaker="assistant",
-                               user_id="u1", timestamp=T0))
+    result = memory.write(
+        Turn(text="I live in the cloud and I love helping.", speaker="assistant", user_id="u1", timestamp=T0)
+    )
     assert result.event is not None and not result.facts
 
 
@@ -308,10 +355,12 @@ def test_memory_old_schema_is_migrated_in_place(tmp_path, make_memory):
     schema.m001_initial(db)  # a database written before event_kinds existed
     db.execute("PRAGMA user_version = 1")
     db.execute("COMMIT")
-    db.execute("INSERT INTO events (id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
-               "mentioned_epoch, times, happenings, kinds, entity_keys, source, seq) VALUES "
-               "(1, 'u1', 's', 't1', 'user', 'user', 'x', 'en', '2024-01-01T00:00:00+00:00', 0, '[]', '[]', "
-               "'trip move', '[]', 'stated', 0)")
+    db.execute(
+        "INSERT INTO events (id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
+        "mentioned_epoch, times, happenings, kinds, entity_keys, source, seq) VALUES "
+        "(1, 'u1', 's', 't1', 'user', 'user', 'x', 'en', '2024-01-01T00:00:00+00:00', 0, '[]', '[]', "
+        "'trip move', '[]', 'stated', 0)"
+    )
     db.close()
     mem = make_memory(path)
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == len(schema.MIGRATIONS)

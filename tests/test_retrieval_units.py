@@ -47,9 +47,15 @@ def test_lexical_entity_keys_cross_languages(toolkit):
 
 def test_lexical_ranking_matches_bm25s_reference():
     bm25s = pytest.importorskip("bm25s")
-    corpus = ["I went hiking in the mountains last weekend", "my cat Luna loves tuna",
-              "hiking boots are expensive", "we watched a long movie about cats and dogs and birds",
-              "the mountains were cold and the hiking trail was long and steep and muddy", "我住在上海", "上海的天气很好"]
+    corpus = [
+        "I went hiking in the mountains last weekend",
+        "my cat Luna loves tuna",
+        "hiking boots are expensive",
+        "we watched a long movie about cats and dogs and birds",
+        "the mountains were cold and the hiking trail was long and steep and muddy",
+        "我住在上海",
+        "上海的天气很好",
+    ]
     tokens = [tokenize(t) for t in corpus]
     ours = LexicalIndex(k1=1.5, b=0.75)
     for i, t in enumerate(tokens):
@@ -67,10 +73,13 @@ def test_lexical_ranking_matches_bm25s_reference():
 # ------------------------------------------------------------------ fact retriever
 
 
-@pytest.mark.parametrize("turns,question,current,old", [
-    (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Seattle", "Boston"),
-    (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "深圳", "北京"),
-])
+@pytest.mark.parametrize(
+    "turns,question,current,old",
+    [
+        (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Seattle", "Boston"),
+        (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "深圳", "北京"),
+    ],
+)
 def test_fact_retriever_holds_back_superseded_and_counts_them(memory, turns, question, current, old):
     write_all(memory, turns)
     recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=5), k={"temporal": 0, "inference": 0})
@@ -79,10 +88,13 @@ def test_fact_retriever_holds_back_superseded_and_counts_them(memory, turns, que
     assert recall.cards[0].explain["fact.slot"] == 1.0
 
 
-@pytest.mark.parametrize("turns,question,old", [
-    (["I live in Boston.", "I live in Seattle now."], "Where did I use to live?", "Boston"),
-    (["我住在北京。", "我现在住在深圳了。"], "我原来住在哪里？", "北京"),
-])
+@pytest.mark.parametrize(
+    "turns,question,old",
+    [
+        (["I live in Boston.", "I live in Seattle now."], "Where did I use to live?", "Boston"),
+        (["我住在北京。", "我现在住在深圳了。"], "我原来住在哪里？", "北京"),
+    ],
+)
 def test_fact_retriever_past_question_ranks_history_first(memory, turns, question, old):
     write_all(memory, turns)
     recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=5), k={"temporal": 0, "inference": 0})
@@ -91,15 +103,23 @@ def test_fact_retriever_past_question_ranks_history_first(memory, turns, questio
 
 def test_fact_retriever_as_of(memory):
     write_all(memory, ["I live in Boston.", "I live in Seattle now."], step=timedelta(days=30))
-    recall = memory.retrieve("Where do I live?", user_id="u1", now=T0 + timedelta(days=60),
-                             as_of=T0 + timedelta(days=10), k={"temporal": 0, "inference": 0})
+    recall = memory.retrieve(
+        "Where do I live?",
+        user_id="u1",
+        now=T0 + timedelta(days=60),
+        as_of=T0 + timedelta(days=10),
+        k={"temporal": 0, "inference": 0},
+    )
     assert "Boston" in recall.cards[0].text
 
 
-@pytest.mark.parametrize("turns,question,old,new", [
-    (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Boston", "Seattle"),
-    (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "北京", "深圳"),
-])
+@pytest.mark.parametrize(
+    "turns,question,old,new",
+    [
+        (["I live in Boston.", "I live in Seattle now."], "Where do I live?", "Boston", "Seattle"),
+        (["我住在北京。", "我现在住在深圳了。"], "我住在哪里？", "北京", "深圳"),
+    ],
+)
 def test_fact_retriever_as_of_hides_what_was_said_later(memory, turns, question, old, new):
     write_all(memory, turns, step=timedelta(days=30))
     when = T0 + timedelta(days=10)
@@ -111,10 +131,13 @@ def test_fact_retriever_as_of_hides_what_was_said_later(memory, turns, question,
 # ------------------------------------------------------------------ temporal retriever
 
 
-@pytest.mark.parametrize("texts,question", [
-    (["I went hiking.", "I baked bread.", "I visited my parents.", "I fixed my bike."], "What did I do last week?"),
-    (["我去爬山了。", "我烤了面包。", "我去看了父母。", "我修了自行车。"], "我上周做了什么？"),
-])
+@pytest.mark.parametrize(
+    "texts,question",
+    [
+        (["I went hiking.", "I baked bread.", "I visited my parents.", "I fixed my bike."], "What did I do last week?"),
+        (["我去爬山了。", "我烤了面包。", "我去看了父母。", "我修了自行车。"], "我上周做了什么？"),
+    ],
+)
 def test_temporal_retriever_uses_the_time_window(memory, texts, question):
     write_all(memory, texts, step=timedelta(days=7))  # one per week: Jan 8, 15, 22, 29
     recall = memory.retrieve(question, user_id="u1", now=datetime(2024, 1, 24, 12, tzinfo=CST), k={"fact": 0})
@@ -124,29 +147,48 @@ def test_temporal_retriever_uses_the_time_window(memory, texts, question):
 
 
 def test_temporal_retriever_expands_along_the_chain(memory):
-    fillers = ["The weather is nice today.", "I watched a football game.", "My phone battery died.",
-               "Traffic was bad this morning.", "I read a novel about pirates.", "The gym was crowded."]
+    fillers = [
+        "The weather is nice today.",
+        "I watched a football game.",
+        "My phone battery died.",
+        "Traffic was bad this morning.",
+        "I read a novel about pirates.",
+        "The gym was crowded.",
+    ]
     for i, text in enumerate(fillers):
         memory.write(Turn(text=text, user_id="u1", session_id=f"f{i}", timestamp=T0 + timedelta(hours=i)))
-    for i, text in enumerate(["What should I cook tonight?", "Maybe try the mushroom risotto recipe.",
-                              "Sounds good, I will pick up groceries after work."]):
+    for i, text in enumerate(
+        [
+            "What should I cook tonight?",
+            "Maybe try the mushroom risotto recipe.",
+            "Sounds good, I will pick up groceries after work.",
+        ]
+    ):
         memory.write(Turn(text=text, user_id="u1", session_id="cook", timestamp=T0 + timedelta(days=1, minutes=i)))
-    recall = memory.retrieve("mushroom risotto", user_id="u1", now=T0 + timedelta(days=2), top_n=5,
-                             k={"fact": 0, "inference": 0, "temporal": 2})
+    recall = memory.retrieve(
+        "mushroom risotto",
+        user_id="u1",
+        now=T0 + timedelta(days=2),
+        top_n=5,
+        k={"fact": 0, "inference": 0, "temporal": 2},
+    )
     assert "risotto" in recall.cards[0].text
     chained = [c for c in recall.cards if "temporal.chain" in c.explain]
     assert chained and any("cook tonight" in c.text or "groceries" in c.text for c in chained)
 
 
-@pytest.mark.parametrize("question,aggregate", [
-    ("How many concerts did I go to?", True),
-    ("What is the order of the trips I took, from earliest to latest?", True),
-    ("Which airlines did I fly with, starting from the earliest?", True),
-    ("Where is the concert?", False),
-    ("我一共去了几次音乐会？", True),
-    ("我去过的城市的先后顺序是什么？", True),
-    ("音乐会在哪里？", False),
-])
+@pytest.mark.parametrize(
+    "question,aggregate",
+    [
+        ("How many concerts did I go to?", True),
+        ("What is the order of the trips I took, from earliest to latest?", True),
+        ("Which airlines did I fly with, starting from the earliest?", True),
+        ("Where is the concert?", False),
+        ("我一共去了几次音乐会？", True),
+        ("我去过的城市的先后顺序是什么？", True),
+        ("音乐会在哪里？", False),
+    ],
+)
 def test_query_spots_questions_whose_answer_is_spread_over_conversations(toolkit, embedder, question, aggregate):
     from memtracks.retrieval.query import analyze_query
 
@@ -165,27 +207,49 @@ def test_temporal_spread_caps_one_session_while_others_wait():
     assert spread(order, {}, cap=2, k=3) == [1, 2, 3]  # unknown sessions share one bucket, then fill
 
 
-@pytest.mark.parametrize("long_chat,others,question", [
-    ([f"The concert last night was amazing, song {i} was my favourite." for i in range(8)],
-     ["I went to a jazz concert at the Blue Note on Friday.", "The symphony concert in the park was lovely."],
-     "In what order did I go to the concerts, starting from the earliest?"),
-    ([f"昨晚的音乐会太棒了，第{i}首歌我最喜欢。" for i in range(8)],
-     ["周五我去蓝调俱乐部听了爵士音乐会。", "公园里的交响音乐会很美。"],
-     "我去听音乐会的先后顺序是什么？"),
-])
+@pytest.mark.parametrize(
+    "long_chat,others,question",
+    [
+        (
+            [f"The concert last night was amazing, song {i} was my favourite." for i in range(8)],
+            ["I went to a jazz concert at the Blue Note on Friday.", "The symphony concert in the park was lovely."],
+            "In what order did I go to the concerts, starting from the earliest?",
+        ),
+        (
+            [f"昨晚的音乐会太棒了，第{i}首歌我最喜欢。" for i in range(8)],
+            ["周五我去蓝调俱乐部听了爵士音乐会。", "公园里的交响音乐会很美。"],
+            "我去听音乐会的先后顺序是什么？",
+        ),
+    ],
+)
 def test_temporal_retriever_reaches_every_conversation_for_ordering_questions(make_memory, long_chat, others, question):
     from memtracks.config import MemoryConfig, RetrievalConfig
 
     def sessions_found(retrieval: RetrievalConfig) -> set[str]:
         memory = make_memory(config=MemoryConfig(retrieval=retrieval))
         for i, text in enumerate(others):
-            memory.write(Turn(text=text, user_id="u1", session_id=f"other{i}", turn_id=f"other{i}",
-                              timestamp=T0 + timedelta(days=i)))
+            memory.write(
+                Turn(
+                    text=text,
+                    user_id="u1",
+                    session_id=f"other{i}",
+                    turn_id=f"other{i}",
+                    timestamp=T0 + timedelta(days=i),
+                )
+            )
         for i, text in enumerate(long_chat):
-            memory.write(Turn(text=text, user_id="u1", session_id="long", turn_id=f"long{i}",
-                              timestamp=T0 + timedelta(days=5, minutes=i)))
-        recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=6), top_n=10,
-                                 k={"fact": 0, "inference": 0, "temporal": 5})
+            memory.write(
+                Turn(
+                    text=text,
+                    user_id="u1",
+                    session_id="long",
+                    turn_id=f"long{i}",
+                    timestamp=T0 + timedelta(days=5, minutes=i),
+                )
+            )
+        recall = memory.retrieve(
+            question, user_id="u1", now=T0 + timedelta(days=6), top_n=10, k={"fact": 0, "inference": 0, "temporal": 5}
+        )
         found = {turn for c in recall.cards for turn in c.source_turn_ids}
         return found & {"other0", "other1"}
 
@@ -196,10 +260,13 @@ def test_temporal_retriever_reaches_every_conversation_for_ordering_questions(ma
 # ------------------------------------------------------------------ inference retriever
 
 
-@pytest.mark.parametrize("turns,question,expected", [
-    (["I'm flying to Tokyo next Wednesday."], "Will I be away from home?", "away from home"),
-    (["我下周三要去北京出差"], "我什么时候不在本地？", "不在本地"),
-])
+@pytest.mark.parametrize(
+    "turns,question,expected",
+    [
+        (["I'm flying to Tokyo next Wednesday."], "Will I be away from home?", "away from home"),
+        (["我下周三要去北京出差"], "我什么时候不在本地？", "不在本地"),
+    ],
+)
 def test_inference_retriever_finds_conclusions(memory, turns, question, expected):
     write_all(memory, turns)
     recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(hours=1), k={"fact": 0, "temporal": 0})
@@ -208,16 +275,20 @@ def test_inference_retriever_finds_conclusions(memory, turns, question, expected
 
 
 def test_inference_retriever_never_returns_retracted(memory):
-    write_all(memory, ["I have a dog named Max.", "I'm flying to Tokyo next Wednesday.", "My dog Max passed away."],
-              step=timedelta(minutes=1))
+    write_all(
+        memory,
+        ["I have a dog named Max.", "I'm flying to Tokyo next Wednesday.", "My dog Max passed away."],
+        step=timedelta(minutes=1),
+    )
     recall = memory.retrieve("Who looks after my dog during the trip?", user_id="u1", now=T0 + timedelta(hours=1))
     assert not any("look after" in c.text for c in recall.cards if c.track == "inference")
 
 
 def test_inference_retriever_holds_back_expired(memory):
     write_all(memory, ["I'm flying to Tokyo next Wednesday."])
-    recall = memory.retrieve("Will I be away from home?", user_id="u1", now=T0 + timedelta(days=30),
-                             k={"fact": 0, "temporal": 0})
+    recall = memory.retrieve(
+        "Will I be away from home?", user_id="u1", now=T0 + timedelta(days=30), k={"fact": 0, "temporal": 0}
+    )
     assert not recall.cards and recall.suppressed >= 1
 
 
@@ -258,8 +329,12 @@ def test_fusion_weights_are_applied_by_track_and_source():
     cfg = FusionConfig()
     event = Event("u1", "s", "t", "user", "user", "x", "en", T0, id=3)
     inference = Inference("u1", "r", "user", "k", "y", "en", T0, (Premise("event", 3),), id=4)
-    hits = [Hit("fact", _fact(1, "a", T0), 1.0, "slot"), Hit("fact", _fact(2, "b", T0, "inferred"), 1.0, "semantic"),
-            Hit("temporal", event, 1.0, "semantic"), Hit("inference", inference, 1.0, "semantic")]
+    hits = [
+        Hit("fact", _fact(1, "a", T0), 1.0, "slot"),
+        Hit("fact", _fact(2, "b", T0, "inferred"), 1.0, "semantic"),
+        Hit("temporal", event, 1.0, "semantic"),
+        Hit("inference", inference, 1.0, "semantic"),
+    ]
     scores = {r.hit.item_id: r.score for r in fuse(hits, _query(), cfg, _vectors({}), 5)}
     assert scores[1] == pytest.approx(cfg.fact_slot)
     assert scores[2] == pytest.approx(cfg.fact_semantic * cfg.inferred)
@@ -268,10 +343,26 @@ def test_fusion_weights_are_applied_by_track_and_source():
 
 
 def test_fusion_age_is_measured_from_the_question_time_window():
-    event = Event("u1", "s", "t", "user", "user", "x", "en", T0 - timedelta(days=300), id=3,
-                  start=T0 - timedelta(days=300), end=T0 - timedelta(days=299))
-    near = fuse([Hit("temporal", event, 1.0, "time")], _query(window=(T0 - timedelta(days=300), T0 - timedelta(days=299))),
-                FusionConfig(), _vectors({}), 1)
+    event = Event(
+        "u1",
+        "s",
+        "t",
+        "user",
+        "user",
+        "x",
+        "en",
+        T0 - timedelta(days=300),
+        id=3,
+        start=T0 - timedelta(days=300),
+        end=T0 - timedelta(days=299),
+    )
+    near = fuse(
+        [Hit("temporal", event, 1.0, "time")],
+        _query(window=(T0 - timedelta(days=300), T0 - timedelta(days=299))),
+        FusionConfig(),
+        _vectors({}),
+        1,
+    )
     assert near[0].explain["recency"] == pytest.approx(1.0)
     assert age_days((T0, T0), (T0 + timedelta(days=2), T0 + timedelta(days=3))) == pytest.approx(2.0)
 
@@ -287,12 +378,15 @@ def test_fusion_dedup_merges_lookalikes_but_not_different_dates(embedder):
     assert [h.item_id for h in ranked[0].merged] == [2]
 
 
-@pytest.mark.parametrize("a,b,same", [
-    ("meeting on Tuesday", "meeting on Thursday", False),
-    ("rent is 1200", "rent is 1500", False),
-    ("周二开会", "周四开会", False),
-    ("I like tea", "I really like tea", True),
-])
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ("meeting on Tuesday", "meeting on Thursday", False),
+        ("rent is 1200", "rent is 1500", False),
+        ("周二开会", "周四开会", False),
+        ("I like tea", "I really like tea", True),
+    ],
+)
 def test_fusion_distinctive_features(a, b, same):
     assert (distinctive(a) == distinctive(b)) is same
 
@@ -301,18 +395,24 @@ def test_fusion_distinctive_features(a, b, same):
 
 
 def test_cards_event_text_carries_iso_dates():
-    mention = TimeMention("next Wednesday", datetime(2024, 1, 17, tzinfo=CST), datetime(2024, 1, 18, tzinfo=CST),
-                          "day", (15, 29), "en")
+    mention = TimeMention(
+        "next Wednesday", datetime(2024, 1, 17, tzinfo=CST), datetime(2024, 1, 18, tzinfo=CST), "day", (15, 29), "en"
+    )
     assert with_dates("I'm flying out next Wednesday.", [mention]) == "I'm flying out next Wednesday [2024-01-17]."
-    month = TimeMention("上个月", datetime(2023, 12, 1, tzinfo=CST), datetime(2024, 1, 1, tzinfo=CST), "month", (0, 3), "zh")
+    month = TimeMention(
+        "上个月", datetime(2023, 12, 1, tzinfo=CST), datetime(2024, 1, 1, tzinfo=CST), "month", (0, 3), "zh"
+    )
     assert resolved(month) == "2023-12"
 
 
-@pytest.mark.parametrize("turns,question,label", [
-    (["I live in Boston."], "Where do I live?", "[fact]"),
-    (["我住在北京。"], "我住在哪里？", "[事实]"),
-    (["我下周三要去北京出差"], "我什么时候去北京？", "[时序]"),
-])
+@pytest.mark.parametrize(
+    "turns,question,label",
+    [
+        (["I live in Boston."], "Where do I live?", "[fact]"),
+        (["我住在北京。"], "我住在哪里？", "[事实]"),
+        (["我下周三要去北京出差"], "我什么时候去北京？", "[时序]"),
+    ],
+)
 def test_cards_are_labelled_in_the_memorys_language(memory, turns, question, label):
     write_all(memory, turns)
     recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(hours=1))
@@ -338,13 +438,16 @@ def test_cards_token_estimate(text, tokens):
     assert count_tokens(text) == tokens
 
 
-@pytest.mark.parametrize("text,limit,expected", [
-    ("I moved to Shanghai last month.", 5, "I moved to Shanghai"),
-    ("I moved to Shanghai last month.", 4, "I moved to"),  # Shanghai: 8 letters = 2 tokens
-    ("I moved to Shanghai last month.", 100, "I moved to Shanghai last month."),
-    ("我搬到了上海。", 3, "我搬到"),
-    ("我搬到了上海。", 0, ""),
-])
+@pytest.mark.parametrize(
+    "text,limit,expected",
+    [
+        ("I moved to Shanghai last month.", 5, "I moved to Shanghai"),
+        ("I moved to Shanghai last month.", 4, "I moved to"),  # Shanghai: 8 letters = 2 tokens
+        ("I moved to Shanghai last month.", 100, "I moved to Shanghai last month."),
+        ("我搬到了上海。", 3, "我搬到"),
+        ("我搬到了上海。", 0, ""),
+    ],
+)
 def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit, expected):
     from memtracks.cards import clip_tokens
 
@@ -360,4 +463,5 @@ def test_cards_show_one_date_per_kind_of_mention():
     times = normalize_time(text, ref)
     assert with_dates(text, times) == (
         "two weeks ago [~2024-08-19] I stopped; since March [from 2024-03-01] I run; "
-        "for two weeks right now; 2018年以前 [2018-01-01之前]")
+        "for two weeks right now; 2018年以前 [2018-01-01之前]"
+    )

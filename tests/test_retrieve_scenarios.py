@@ -19,8 +19,16 @@ def load(memory, scenario, user="u1"):
     for i, row in enumerate(scenario["turns"]):
         day, text = row[0], row[1]
         speaker = row[2] if len(row) > 2 else "user"
-        memory.write(Turn(text=text, speaker=speaker, user_id=user, session_id=f"s{day}",
-                          timestamp=T0 + timedelta(days=day, minutes=i), turn_id=f"{scenario['name']}-{i}"))
+        memory.write(
+            Turn(
+                text=text,
+                speaker=speaker,
+                user_id=user,
+                session_id=f"s{day}",
+                timestamp=T0 + timedelta(days=day, minutes=i),
+                turn_id=f"{scenario['name']}-{i}",
+            )
+        )
 
 
 @pytest.mark.parametrize("scenario,question", CASES, ids=[f"{s['name']}: {q['ask']}" for s, q in CASES])
@@ -38,10 +46,13 @@ def test_retrieve_scenario(memory, scenario, question):
     assert all(c.source_turn_ids for c in recall.cards)
 
 
-@pytest.mark.parametrize("lang,turn,question", [
-    ("en", "I live in Boston and I'm allergic to peanuts.", "Where do I live and what am I allergic to?"),
-    ("zh", "我住在北京，我对花生过敏。", "我住哪，对什么过敏？"),
-])
+@pytest.mark.parametrize(
+    "lang,turn,question",
+    [
+        ("en", "I live in Boston and I'm allergic to peanuts.", "Where do I live and what am I allergic to?"),
+        ("zh", "我住在北京，我对花生过敏。", "我住哪，对什么过敏？"),
+    ],
+)
 def test_retrieve_never_shows_another_users_memories(memory, lang, turn, question):
     memory.write(Turn(text=turn, user_id="alice", timestamp=T0))
     memory.write(Turn(text="I love jazz." if lang == "en" else "我喜欢爵士乐。", user_id="bob", timestamp=T0))
@@ -52,10 +63,13 @@ def test_retrieve_never_shows_another_users_memories(memory, lang, turn, questio
     assert all(set(c.source_turn_ids) <= bob_turns for c in recall.cards)
 
 
-@pytest.mark.parametrize("turn,question,expected", [
-    ("I have a dog named Max.", "What is my dog's name?", "Max"),
-    ("我养了一只猫叫豆豆", "我的猫叫什么？", "豆豆"),
-])
+@pytest.mark.parametrize(
+    "turn,question,expected",
+    [
+        ("I have a dog named Max.", "What is my dog's name?", "Max"),
+        ("我养了一只猫叫豆豆", "我的猫叫什么？", "豆豆"),
+    ],
+)
 def test_retrieve_reads_its_own_writes(memory, turn, question, expected):
     memory.retrieve("warm up the indexes", user_id="u1", now=T0)  # indexes exist before the write
     memory.write(Turn(text=turn, user_id="u1", timestamp=T0))

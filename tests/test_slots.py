@@ -31,8 +31,10 @@ EN_CASES = [
     ("I don't live in Beijing anymore.", [("user", "lives_in", "beijing", True)]),
     ("I used to live in Paris.", [("user", "lives_in", "paris", False)]),
     ("I'm originally from Toronto.", [("user", "hometown", "toronto", False)]),
-    ("I work at Google as a software engineer.",
-     [("user", "employer", "google", False), ("user", "job_title", "software engineer", False)]),
+    (
+        "I work at Google as a software engineer.",
+        [("user", "employer", "google", False), ("user", "job_title", "software engineer", False)],
+    ),
     ("I quit my job at Google.", [("user", "employer", "google", True)]),
     ("I got laid off last week.", [("user", "employer", "", True)]),
     ("I'm a nurse.", [("user", "job_title", "nurse", False)]),
@@ -44,15 +46,19 @@ EN_CASES = [
     ("My car is a Model Y.", [("user", "car", "model_y", False)]),
     ("My friend's car is a Model 3.", [("user's friend", "car", "model_3", False)]),
     ("My sister lives in Boston.", [("user's sister", "lives_in", "boston", False)]),
-    ("Tom lives in Seattle and works at Amazon.",
-     [("Tom", "lives_in", "seattle", False), ("Tom", "employer", "amazon", False)]),
+    (
+        "Tom lives in Seattle and works at Amazon.",
+        [("Tom", "lives_in", "seattle", False), ("Tom", "employer", "amazon", False)],
+    ),
     ("I have a cat named Luna.", [("user", "pets", "luna", False)]),
     ("I have two dogs.", [("user", "pets", "dog", False)]),
     ("My dog Max passed away.", [("user", "pets", "max", True)]),
     ("My daughter's name is Emma.", [("user", "children", "emma", False)]),
     ("I speak English and French.", [("user", "languages", "english", False), ("user", "languages", "french", False)]),
-    ("I'm allergic to peanuts and shellfish.",
-     [("user", "allergies", "peanuts", False), ("user", "allergies", "shellfish", False)]),
+    (
+        "I'm allergic to peanuts and shellfish.",
+        [("user", "allergies", "peanuts", False), ("user", "allergies", "shellfish", False)],
+    ),
     ("I'm 32 years old.", [("user", "age", "32", False)]),
     ("My birthday is on March 3rd.", [("user", "birthday", "march 3rd", False)]),
     ("My name is Alice.", [("user", "name", "alice", False)]),
@@ -61,8 +67,10 @@ EN_CASES = [
     ("My wife's name is Sarah.", [("user", "partner", "sarah", False)]),
     ("I'm single.", [("user", "relationship_status", "single", False)]),
     ("In my free time I like to read novels.", [("user", "hobbies", "read novels", False)]),
-    ("I love hiking and I'm allergic to peanuts.",
-     [("user", "likes", "hiking", False), ("user", "allergies", "peanuts", False)]),
+    (
+        "I love hiking and I'm allergic to peanuts.",
+        [("user", "likes", "hiking", False), ("user", "allergies", "peanuts", False)],
+    ),
     # nothing to extract
     ("Do you live in Paris?", []),
     ("Where do you work?", []),
@@ -79,13 +87,14 @@ ZH_CASES = [
     ("我已经不住在北京了", [("user", "lives_in", "beijing", True)]),
     ("我以前住在成都", [("user", "lives_in", "chengdu", False)]),
     ("我老家是重庆", [("user", "hometown", "chongqing", False)]),
-    ("我在阿里巴巴工作，住在杭州",
-     [("user", "employer", "alibaba", False), ("user", "lives_in", "hangzhou", False)]),
+    ("我在阿里巴巴工作，住在杭州", [("user", "employer", "alibaba", False), ("user", "lives_in", "hangzhou", False)]),
     ("我辞职了", [("user", "employer", "", True)]),
     ("我是一名程序员", [("user", "job_title", "程序员", False)]),
     ("我喜欢吃辣", [("user", "likes", "吃辣", False)]),
-    ("我喜欢爬山和游泳，不喜欢跑步",
-     [("user", "likes", "爬山", False), ("user", "likes", "游泳", False), ("user", "dislikes", "跑步", False)]),
+    (
+        "我喜欢爬山和游泳，不喜欢跑步",
+        [("user", "likes", "爬山", False), ("user", "likes", "游泳", False), ("user", "dislikes", "跑步", False)],
+    ),
     ("我讨厌香菜", [("user", "dislikes", "香菜", False)]),
     ("我不再吃辣了", [("user", "likes", "吃辣", True)]),
     ("我最喜欢的运动是篮球", [("user", "likes", "篮球", False)]),
@@ -105,8 +114,7 @@ ZH_CASES = [
     ("我现在单身", [("user", "relationship_status", "单身", False)]),
     ("我的爱好是摄影", [("user", "hobbies", "摄影", False)]),
     ("我吃素", [("user", "diet", "吃素", False)]),
-    ("我住在上海，在腾讯工作",
-     [("user", "lives_in", "shanghai", False), ("user", "employer", "tencent", False)]),
+    ("我住在上海，在腾讯工作", [("user", "lives_in", "shanghai", False), ("user", "employer", "tencent", False)]),
     # nothing to extract
     ("你住在哪里？", []),
     ("他不喜欢跑步", []),
@@ -125,12 +133,15 @@ def test_slots_chinese(toolkit, text, expected):
     assert slots_of(toolkit, text) == expected
 
 
-@pytest.mark.parametrize("text,speaker,subject", [
-    ("I work at Google.", "Caroline", "Caroline"),
-    ("My friend's car is a Model 3.", "Caroline", "Caroline's friend"),
-    ("我住在北京。", "李明", "李明"),
-    ("我朋友的车是Model 3。", "李明", "李明's friend"),
-])
+@pytest.mark.parametrize(
+    "text,speaker,subject",
+    [
+        ("I work at Google.", "Caroline", "Caroline"),
+        ("My friend's car is a Model 3.", "Caroline", "Caroline's friend"),
+        ("我住在北京。", "李明", "李明"),
+        ("我朋友的车是Model 3。", "李明", "李明's friend"),
+    ],
+)
 def test_slots_subject_is_the_speaker_in_two_person_chats(toolkit, text, speaker, subject):
     found = slots_of(toolkit, text, speaker=speaker, people=[speaker])
     assert found and found[0][0] == subject
@@ -143,7 +154,8 @@ def test_slots_third_party_car_never_fills_speaker_slot(toolkit):
 
 def test_slots_values_stop_at_time_expressions(toolkit):
     assert slots_of(toolkit, "I've been living in Shanghai since last year.") == [
-        ("user", "lives_in", "shanghai", False)]
+        ("user", "lives_in", "shanghai", False)
+    ]
 
 
 def test_slots_since_sets_valid_from(toolkit):

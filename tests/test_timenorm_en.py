@@ -112,8 +112,7 @@ def test_timenorm_bare_weekday_follows_tense(text: str, expected: date) -> None:
 
 def test_timenorm_vague_is_less_confident_than_exact() -> None:
     exact, vague, other = (
-        normalize_time(t, WEDNESDAY)[0]
-        for t in ("three days ago", "a few days ago", "the other day")
+        normalize_time(t, WEDNESDAY)[0] for t in ("three days ago", "a few days ago", "the other day")
     )
     assert exact.confidence == 0.9
     assert vague.confidence < exact.confidence
@@ -121,9 +120,7 @@ def test_timenorm_vague_is_less_confident_than_exact() -> None:
     assert normalize_time("January 17th, 2024", WEDNESDAY)[0].confidence == 0.95
 
 
-@pytest.mark.parametrize(
-    "bad", [datetime(2024, 1, 10, 10), date(2024, 1, 10), "2024-01-10", None, 1704852000]
-)
+@pytest.mark.parametrize("bad", [datetime(2024, 1, 10, 10), date(2024, 1, 10), "2024-01-10", None, 1704852000])
 def test_timenorm_rejects_reference_that_is_not_aware(bad: object) -> None:
     with pytest.raises(InvalidTimeError, match="timezone-aware datetime"):
         normalize_time("yesterday", bad)  # type: ignore[arg-type]
@@ -213,10 +210,7 @@ def write_lexicon(tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
 def test_timenorm_bundled_lexicons_load_once() -> None:
     assert lexicon("en") is lexicon("en")
     assert lexicon("zh") is lexicon("zh")
-    assert (
-        load_lexicon(bundled("lexicons", "time_en.yaml"), "en").sections.keys()
-        == lexicon("en").sections.keys()
-    )
+    assert load_lexicon(bundled("lexicons", "time_en.yaml"), "en").sections.keys() == lexicon("en").sections.keys()
 
 
 def test_timenorm_bad_lexicon_names_file_entry_and_field(tmp_path: Path) -> None:
@@ -243,12 +237,8 @@ def test_timenorm_lexicon_checks_parts_and_regexes(tmp_path: Path) -> None:
     with pytest.raises(DataFileError) as caught:
         load_lexicon(write_lexicon(tmp_path, edit), "en")
     problems = caught.value.problems
-    assert any(
-        "fused_day_parts[0] 'tonight': field 'part': unknown part 'teatime'" in p for p in problems
-    )
-    assert any(
-        "tense_cues" in p and "field 'text': not a valid regular expression" in p for p in problems
-    )
+    assert any("fused_day_parts[0] 'tonight': field 'part': unknown part 'teatime'" in p for p in problems)
+    assert any("tense_cues" in p and "field 'text': not a valid regular expression" in p for p in problems)
 
 
 def test_timenorm_lexicon_reports_missing_and_unknown_sections(tmp_path: Path) -> None:

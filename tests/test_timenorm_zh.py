@@ -176,7 +176,9 @@ def test_timenorm_traditional_reads_like_simplified(traditional: str, simplified
     """Traditional characters are mapped onto the simplified grammar: same times, and the
     phrase is the user's own text."""
     a, b = normalize_time(traditional, ref), normalize_time(simplified, ref)
-    assert a and [(m.start, m.end, m.granularity, m.span) for m in a] == [(m.start, m.end, m.granularity, m.span) for m in b]
+    assert a and [(m.start, m.end, m.granularity, m.span) for m in a] == [
+        (m.start, m.end, m.granularity, m.span) for m in b
+    ]
     assert all(traditional[m.span[0] : m.span[1]] == m.text for m in a)
 
 

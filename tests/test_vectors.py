@@ -54,10 +54,11 @@ def test_vectors_large_index_switches_to_hnsw_and_keeps_recall():
     approximate, exact = FaissIndex(64, hnsw_from=1500), NumpyIndex(64)
     for start in range(0, 4000, 1000):  # grows past the threshold between two adds
         ids = np.arange(start, start + 1000)
-        approximate.add(ids, vectors[start:start + 1000])
-        exact.add(ids, vectors[start:start + 1000])
+        approximate.add(ids, vectors[start : start + 1000])
+        exact.add(ids, vectors[start : start + 1000])
     assert approximate.approximate and len(approximate) == 4000
-    overlap = [len({i for i, _ in approximate.search(q, 10)} & {i for i, _ in exact.search(q, 10)}) / 10
-               for q in vectors[:100]]
+    overlap = [
+        len({i for i, _ in approximate.search(q, 10)} & {i for i, _ in exact.search(q, 10)}) / 10 for q in vectors[:100]
+    ]
     assert np.mean(overlap) >= 0.9
     assert np.allclose(approximate.vectors([1234])[1234], vectors[1234])

@@ -41,8 +41,15 @@ def check_golden(case: dict) -> None:
         for m in normalize_time(case["text"], reference(case))
     ]
     want = [
-        (e["phrase"], e["start"], e["end"], e["granularity"], e.get("approximate", False), e.get("unbounded"),
-         _duration(e.get("duration")))
+        (
+            e["phrase"],
+            e["start"],
+            e["end"],
+            e["granularity"],
+            e.get("approximate", False),
+            e.get("unbounded"),
+            _duration(e.get("duration")),
+        )
         for e in case["expect"]
     ]
     assert got == want

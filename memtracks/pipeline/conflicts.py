@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from ..catalogue import Catalogue
-from ..records import Fact, SlotValue
+from ..records import REASONS, Fact, SlotValue
 
 
 @dataclass(frozen=True)
@@ -54,15 +54,22 @@ class _Ledger:
             self.changed.add(fact.id)
 
     def current(self, subject: str, slot: str) -> list[Fact]:
-        return [
-            f for f in self.facts.values()
-            if f.subject == subject and f.slot == slot and f.is_current
-        ]
+        return [f for f in self.facts.values() if f.subject == subject and f.slot == slot and f.is_current]
 
-    def end(self, fact: Fact, at: datetime, by: int | None) -> None:
-        """Close ``fact`` at ``at``; ``by`` is the fact that replaced it, if any."""
-        self.put(replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by))
+    def end(self, fact: Fact, at: datetime, by: int | None, reason: str) -> None:
+        """Close ``fact`` at ``at`` for ``reason``; ``by`` is the fact that replaced it, if any."""
+        self.put(end_fact(fact, at, by, reason))
         self.ended.append(fact.id)  # type: ignore[arg-type]
+
+
+def end_fact(fact: Fact, at: datetime, by: int | None, reason: str) -> Fact:
+    """``fact`` closed at ``at`` (never before it began), superseded by ``by`` if given.
+
+    ``reason`` is one of :data:`~memtracks.records.REASONS`; the fact itself stays, with its
+    history, so questions about the past still reach it.
+    """
+    assert reason in REASONS, reason
+    return replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by, reason=reason)
 
 
 def resolve_conflicts(
@@ -141,8 +148,9 @@ def _matches(fact: Fact, key: str) -> bool:
     return fact.value_key == key or (key in fact.value_key) or (fact.value_key in key and fact.value_key != "")
 
 
-def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime,
-            new_id: Callable[[], int], source: str) -> None:
+def _negate(
+    ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime, new_id: Callable[[], int], source: str
+) -> None:
     current = ledger.current(value.subject, value.slot)
     targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
     same = [f for f in current if f.negated and f.value_key == value.value_key]
@@ -153,21 +161,29 @@ def _negate(ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: d
         ledger.put(marker, new=True)
         ledger.touched.append(marker.id)  # type: ignore[arg-type]
     for fact in targets:
-        ledger.end(fact, at, marker.id)  # type: ignore[arg-type]
+        ledger.end(fact, at, marker.id, "ended")  # type: ignore[arg-type]
 
 
-def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: str, turn_id: str,
-            at: datetime, new_id: Callable[[], int], source: str) -> None:
+def _assert(
+    ledger: _Ledger,
+    value: SlotValue,
+    catalogue: Catalogue,
+    user_id: str,
+    turn_id: str,
+    at: datetime,
+    new_id: Callable[[], int],
+    source: str,
+) -> None:
     current = ledger.current(value.subject, value.slot)
     same = [f for f in current if not f.negated and f.value_key == value.value_key]
     if same:
         fact = _reinforce(ledger, same[0], value, turn_id, at)
         if value.historical:  # "I used to live in X" about the current X: it no longer holds
-            ledger.end(fact, at, None)
+            ledger.end(fact, at, None, "ended")
         return
     fact = _new_fact(value, user_id, turn_id, at, new_id(), source)
     if value.historical:
-        fact = replace(fact, valid_to=at)
+        fact = replace(fact, valid_to=at, reason="ended")
         ledger.put(fact, new=True)
         ledger.touched.append(fact.id)  # type: ignore[arg-type]
         return
@@ -175,19 +191,66 @@ def _assert(ledger: _Ledger, value: SlotValue, catalogue: Catalogue, user_id: st
     for old in current:
         if single and not old.negated and at < old.recorded_at:
             # said before the current value was said (turns written out of order): history
-            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id)
+            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id, reason="replaced")
         elif old.negated and (single or old.value_key == value.value_key):
-            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
         elif single:
             # a coarse time ("last month") cannot start before the value it replaces was stated
             fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
-            ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
         elif value.qualifier and old.value_key == value.qualifier:
-            ledger.end(old, fact.valid_from, fact.id)  # "a cat" refined to "Luna (cat)"
+            ledger.end(old, fact.valid_from, fact.id, "replaced")  # "a cat" refined to "Luna (cat)"
     opposite = catalogue[value.slot].opposite
     if opposite:
         for old in ledger.current(value.subject, opposite):
             if not old.negated and old.value_key == value.value_key:
-                ledger.end(old, fact.valid_from, fact.id)  # type: ignore[arg-type]
+                ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ changes made by the user
+
+
+def take_place(fact: Fact, gone: Fact) -> Fact:
+    """``fact`` was superseded by ``gone``, which is being retracted or erased: ``fact`` takes
+    its place in the chain — current again if ``gone`` was current, else ending as it ended."""
+    return replace(fact, superseded_by=gone.superseded_by, valid_to=gone.valid_to, reason=gone.reason)
+
+
+def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id: int) -> FactChanges:
+    """The user says ``fact`` was wrong and ``value`` is right.
+
+    The corrected value takes ``fact``'s place in its chain (held since the same time, ending
+    as it ended); ``fact`` stays as history, superseded by the correction with reason
+    "corrected". Facts it had superseded still lead through it to the correction.
+    """
+    new = replace(
+        fact,
+        id=new_id,
+        value=value,
+        value_key=value_key,
+        negated=False,
+        source="stated",
+        confidence=1.0,
+        mention_count=1,
+        source_turn_ids=(),
+        origin="user.correct",
+        recorded_at=at,
+        last_seen=at,
+    )
+    until = fact.valid_to if fact.valid_to is not None else at
+    old = end_fact(fact, until, new_id, "corrected")
+    return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
+
+
+def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
+    """The user says ``fact`` was never true: it ends with reason "retracted" (kept as
+    history), and the facts it had superseded take its place again."""
+    until = fact.valid_to if fact.valid_to is not None else at
+    old = replace(fact, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    assert fact.id is not None
+    reopened = tuple(take_place(p, fact) for p in predecessors if p.superseded_by == fact.id)
+    return FactChanges(
+        updated=(old, *reopened), touched=tuple(p.id for p in reopened if p.id is not None), ended=(fact.id,)
+    )

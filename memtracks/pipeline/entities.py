@@ -17,13 +17,27 @@ from ..nlp import Analysis
 from ..records import Entity
 
 _SPACY_LABELS = {
-    "PERSON": "person", "GPE": "place", "LOC": "place", "FAC": "place", "ORG": "org",
-    "PRODUCT": "product", "WORK_OF_ART": "work", "EVENT": "event", "LANGUAGE": "language",
+    "PERSON": "person",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "ORG": "org",
+    "PRODUCT": "product",
+    "WORK_OF_ART": "work",
+    "EVENT": "event",
+    "LANGUAGE": "language",
     "NORP": "group",
 }
 _HANLP_LABELS = {
-    "NR": "person", "NS": "place", "NT": "org", "PERSON": "person", "LOCATION": "place",
-    "ORGANIZATION": "org", "GPE": "place", "ORG": "org", "LOC": "place",
+    "NR": "person",
+    "NS": "place",
+    "NT": "org",
+    "PERSON": "person",
+    "LOCATION": "place",
+    "ORGANIZATION": "org",
+    "GPE": "place",
+    "ORG": "org",
+    "LOC": "place",
 }
 _JIEBA_LABELS = {"nr": "person", "ns": "place", "nt": "org"}
 _LATIN_RUN = re.compile(r"[A-Za-z][\w.+-]*(?:[ \t]+[A-Za-z0-9][\w.+-]*)*")
@@ -43,7 +57,7 @@ def entity_key(text: str) -> str:
 def _ner_entities(analysis: Analysis) -> list[Entity]:
     labels = _SPACY_LABELS if analysis.primary == "en" else _HANLP_LABELS
     out = []
-    for text, label, start, end in analysis.ents:
+    for text, label, start, _end in analysis.ents:
         mapped = labels.get(label)
         if not mapped:
             continue

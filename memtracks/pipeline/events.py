@@ -56,4 +56,5 @@ def build_event(
         entity_keys=keys,
         source=turn.source,
         seq=seq,
+        metadata=dict(turn.metadata),
     )

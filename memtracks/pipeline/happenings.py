@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from ..records import Entity, Happening, TimeMention
 from .matching import (
     Sentence,
-    at_clause_start,
     SubjectResolver,
+    at_clause_start,
     clean_value,
     cut_before_times,
     entities_in,
@@ -43,6 +43,7 @@ def extract_happenings(
         spec = pattern.spec
         if spec.lang != lang:
             continue
+
         def build(m: re.Match[str]) -> Happening | None:
             sent = sentence_at(sents, m.start())
             if (spec.kind, sent.start) in taken:  # noqa: B023 - used within the loop

@@ -81,9 +81,11 @@ def _check_rule(rule: RuleSpec, catalogue: Catalogue) -> Iterator[str]:
         fact = rule.conclusion.fact
         if fact.slot not in catalogue:
             yield f"field 'conclusion.fact.slot': unknown slot {fact.slot!r}"
-        values = fact.value.items() if isinstance(fact.value, dict) else [("value", fact.value)]
-        for lang, template in values:
-            yield from _check_template(template, names, f"conclusion.fact.value.{lang}")
+        values: list[tuple[str, str]] = (
+            [(str(k), v) for k, v in fact.value.items()] if isinstance(fact.value, dict) else [("value", fact.value)]
+        )
+        for where, template in values:
+            yield from _check_template(template, names, f"conclusion.fact.value.{where}")
     refs = [f for f in ("valid", "until", "since") if getattr(rule.conclusion, f)]
     if len(refs) > 1:
         yield f"fields 'conclusion.{refs[0]}'/'conclusion.{refs[1]}': give at most one of valid, until, since"
@@ -145,14 +147,32 @@ class Bound:
 def bind_fact(fact: Fact) -> Bound:
     assert fact.id is not None
     end = fact.valid_to
-    return Bound(Premise("fact", fact.id), fact.subject, {"value": fact.value}, fact.valid_from,
-                 end, None, fact.recorded_at, fact.lang, fact.source_turn_ids)
+    return Bound(
+        Premise("fact", fact.id),
+        fact.subject,
+        {"value": fact.value},
+        fact.valid_from,
+        end,
+        None,
+        fact.recorded_at,
+        fact.lang,
+        fact.source_turn_ids,
+    )
 
 
 def bind_happening(event: Event, h: Happening) -> Bound:
     assert event.id is not None
-    return Bound(Premise("event", event.id), h.subject, dict(h.args), h.start, h.end,
-                 h.granularity, event.mentioned_at, event.lang, (event.turn_id,))
+    return Bound(
+        Premise("event", event.id),
+        h.subject,
+        dict(h.args),
+        h.start,
+        h.end,
+        h.granularity,
+        event.mentioned_at,
+        event.lang,
+        (event.turn_id,),
+    )
 
 
 def _fits(p: PremiseSpec, b: Bound, at: datetime) -> bool:
@@ -242,11 +262,18 @@ class Context:
 
     def candidates(self, p: PremiseSpec, subject: str, at: datetime) -> list[Bound]:
         if p.fact:
-            found = [bind_fact(f) for f in self.facts
-                     if f.subject == subject and f.slot == p.fact and f.is_current and not f.negated]
+            found = [
+                bind_fact(f)
+                for f in self.facts
+                if f.subject == subject and f.slot == p.fact and f.is_current and not f.negated
+            ]
         else:
-            found = [bind_happening(e, h) for e in self.events for h in e.happenings
-                     if h.kind == p.event and h.subject == subject]
+            found = [
+                bind_happening(e, h)
+                for e in self.events
+                for h in e.happenings
+                if h.kind == p.event and h.subject == subject
+            ]
         found = [b for b in found if _fits(p, b, at)]
         return sorted(found, key=lambda b: b.said_at, reverse=True)[:_MAX_JOIN]
 
@@ -282,17 +309,14 @@ def _is_trigger_for(p: PremiseSpec, b: Bound, facts: Sequence[Fact], events: Seq
     if p.fact:
         return b.premise.track == "fact" and any(f.id == b.premise.id and f.slot == p.fact for f in facts)
     return b.premise.track == "event" and any(
-        e.id == b.premise.id and any(h.kind == p.event and h.args == b.args for h in e.happenings)
-        for e in events
+        e.id == b.premise.id and any(h.kind == p.event and h.args == b.args for h in e.happenings) for e in events
     )
 
 
-def _join(rule: RuleSpec, index: int, trig: Bound, context: Context, user_id: str,
-          at: datetime, key_of: Callable[[str], str]) -> Iterator[Derived]:
-    options = [
-        [trig] if i == index else context.candidates(p, trig.subject, at)
-        for i, p in enumerate(rule.premises)
-    ]
+def _join(
+    rule: RuleSpec, index: int, trig: Bound, context: Context, user_id: str, at: datetime, key_of: Callable[[str], str]
+) -> Iterator[Derived]:
+    options = [[trig] if i == index else context.candidates(p, trig.subject, at) for i, p in enumerate(rule.premises)]
     for combo in itertools.product(*options):
         bound = {p.name: b for p, b in zip(rule.premises, combo, strict=True)}
         if len({b.premise for b in combo}) < len(combo) or not _holds(rule, bound, key_of):
@@ -313,8 +337,9 @@ def _holds(rule: RuleSpec, bound: dict[str, Bound], key_of: Callable[[str], str]
     return True
 
 
-def _conclude(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, user_id: str,
-              at: datetime, key_of: Callable[[str], str]) -> Derived:
+def _conclude(
+    rule: RuleSpec, bound: dict[str, Bound], trig: Bound, user_id: str, at: datetime, key_of: Callable[[str], str]
+) -> Derived:
     spec = rule.conclusion
     lang = trig.lang if trig.lang in spec.text else "en"
     valid_from = valid_to = None
@@ -346,11 +371,20 @@ def _conclude(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, user_id: str
     return Derived(inference, value)
 
 
-def _fact_value(rule: RuleSpec, bound: dict[str, Bound], trig: Bound, lang: str,
-                valid_from: datetime | None, key_of: Callable[[str], str]) -> SlotValue:
+def _fact_value(
+    rule: RuleSpec,
+    bound: dict[str, Bound],
+    trig: Bound,
+    lang: str,
+    valid_from: datetime | None,
+    key_of: Callable[[str], str],
+) -> SlotValue:
     spec = rule.conclusion.fact
     assert spec is not None
-    template = spec.value if isinstance(spec.value, str) else spec.value.get(lang, spec.value.get("en", ""))
+    templates: dict[str, str] = (
+        {"en": spec.value} if isinstance(spec.value, str) else {str(k): v for k, v in spec.value.items()}
+    )
+    template = templates.get(lang, templates.get("en", ""))
     value = render(template, trig.subject, bound, lang)
     return SlotValue(
         subject=trig.subject,
@@ -378,7 +412,10 @@ def retract(active: Sequence[Inference], ended: dict[int, Fact], at: datetime) -
         hit = [p.id for p in inf.premises if p.track == "fact" and p.id in ended]
         if inf.is_active and hit:
             fact = ended[hit[0]]
-            why = (f"premise fact #{fact.id} ({fact.slot}: {fact.value}) superseded by #{fact.superseded_by}"
-                   if fact.superseded_by else f"premise fact #{fact.id} ({fact.slot}: {fact.value}) ended")
+            why = (
+                f"premise fact #{fact.id} ({fact.slot}: {fact.value}) superseded by #{fact.superseded_by}"
+                if fact.superseded_by
+                else f"premise fact #{fact.id} ({fact.slot}: {fact.value}) ended"
+            )
             out.append(replace(inf, status="retracted", retracted_at=at, retracted_because=why))
     return out

@@ -80,8 +80,29 @@ def at_clause_start(text: str, pos: int) -> bool:
     return pos == 0 or not text[pos - 1].isalnum()
 
 
-_LEADING_WORDS = ("然后", "所以", "但是", "不过", "而且", "因为", "现在", "已经", "刚刚", "最近",
-                  "刚", "也", "还", "就", "都", "又", "再", "then", "so", "but", "also")
+_LEADING_WORDS = (
+    "然后",
+    "所以",
+    "但是",
+    "不过",
+    "而且",
+    "因为",
+    "现在",
+    "已经",
+    "刚刚",
+    "最近",
+    "刚",
+    "也",
+    "还",
+    "就",
+    "都",
+    "又",
+    "再",
+    "then",
+    "so",
+    "but",
+    "also",
+)
 
 
 def subject_is_filler(match: re.Match[str], times: Sequence[TimeMention]) -> bool:
@@ -137,7 +158,7 @@ class SubjectResolver:
             return self._antecedent(span[0])
         for pronoun in _SELF_ZH:
             if text.startswith(pronoun):
-                rest = text[len(pronoun):].lstrip("的")
+                rest = text[len(pronoun) :].lstrip("的")
                 if not rest:
                     return self.speaker
                 rel = self.lexicons.relations.key(rest)
@@ -198,7 +219,4 @@ def value_key(value: str) -> str:
 
 
 def entities_in(entities: Sequence[Entity], start: int, end: int, label: str | None = None) -> list[Entity]:
-    return [
-        e for e in entities
-        if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)
-    ]
+    return [e for e in entities if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from pydantic import Field
 
@@ -52,11 +52,14 @@ class HappeningSpec(Strict):
     confidence: float = Field(0.85, ge=0.0, le=1.0)
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """A validated pattern spec with its compiled regexes."""
+S = TypeVar("S", SlotPatternSpec, HappeningSpec)
 
-    spec: SlotPatternSpec | HappeningSpec
+
+@dataclass(frozen=True)
+class Compiled(Generic[S]):
+    """A validated pattern spec (a slot pattern or a happening) with its compiled regexes."""
+
+    spec: S
     regex: re.Pattern[str]
     reject: re.Pattern[str] | None = None
 
@@ -137,11 +140,25 @@ def _compile(spec, macros: dict[str, dict[str, str]]) -> tuple[Compiled | None, 
     return Compiled(spec, regex, reject), []
 
 
-def _file_macros(path: Path, doc: dict, lexicons: Lexicons) -> dict[str, dict[str, str]]:
+def _file_macros(
+    path: Path, doc: dict, lexicons: Lexicons, base: dict[str, dict[str, str]] | None = None
+) -> dict[str, dict[str, str]]:
+    """The macros a pattern file may use: the lexicons', ``base`` (another file's), its own."""
     raw = doc.get("macros", {})
     if not isinstance(raw, dict) or not all(isinstance(v, dict) for v in raw.values()):
         raise DataFileError(str(path), ["section 'macros' must map a language to name: regex"])
-    return {lang: {**lexicon_macros(lexicons, lang), **raw.get(lang, {})} for lang in ("en", "zh")}
+    return {
+        lang: {**lexicon_macros(lexicons, lang), **(base or {}).get(lang, {}), **raw.get(lang, {})}
+        for lang in ("en", "zh")
+    }
+
+
+def file_macros(
+    path: Path, lexicons: Lexicons | None = None, base: dict[str, dict[str, str]] | None = None
+) -> dict[str, dict[str, str]]:
+    """The macros of a pattern file (with the lexicons' and ``base``'s), by language."""
+    doc = read_yaml(path)
+    return _file_macros(path, doc if isinstance(doc, dict) else {}, lexicons or default_lexicons(), base)
 
 
 def _load(
@@ -171,12 +188,13 @@ def load_slot_patterns(
     path: Path | None = None,
     catalogue: Catalogue | None = None,
     lexicons: Lexicons | None = None,
+    base_macros: dict[str, dict[str, str]] | None = None,
 ) -> list[Compiled]:
-    """Load and compile slot patterns, in file order (earlier patterns win overlaps)."""
+    """Load and compile slot patterns, in file order (earlier patterns win overlaps).
+    ``base_macros``: macros of another file this one may use (the bundled one's)."""
     path = path or bundled("rules", "slot_patterns.yaml")
     catalogue = catalogue or default_catalogue()
-    doc = read_yaml(path)
-    macros = _file_macros(path, doc if isinstance(doc, dict) else {}, lexicons or default_lexicons())
+    macros = file_macros(path, lexicons, base_macros)
 
     def check(spec: SlotPatternSpec) -> Iterator[str]:
         if spec.slot not in catalogue:
@@ -191,13 +209,12 @@ def load_happening_patterns(
     path: Path | None = None,
     macros_from: Path | None = None,
     lexicons: Lexicons | None = None,
+    base_macros: dict[str, dict[str, str]] | None = None,
 ) -> list[Compiled]:
-    """Load and compile happening patterns; macros come from the slot pattern file."""
+    """Load and compile happening patterns; macros come from the slot pattern file (and
+    ``base_macros``)."""
     path = path or bundled("rules", "happenings.yaml")
-    macro_path = macros_from or bundled("rules", "slot_patterns.yaml")
-    macro_doc = read_yaml(macro_path)
-    macros = _file_macros(macro_path, macro_doc if isinstance(macro_doc, dict) else {},
-                          lexicons or default_lexicons())
+    macros = file_macros(macros_from or bundled("rules", "slot_patterns.yaml"), lexicons, base_macros)
 
     def check(spec: HappeningSpec) -> Iterator[str]:
         for need in spec.needs:

@@ -30,8 +30,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     unread = 0  # stale facts of the asked slots, counted without being read
     if query.slots:
         current_only = not query.wants_history
-        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots),
-                                     current_only=current_only)
+        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots), current_only=current_only)
         if current_only:  # stale ones are not even read, only counted
             unread = ctx.store.count_stale_facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
         sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]

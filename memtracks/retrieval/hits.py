@@ -6,7 +6,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
 from ..catalogue import Catalogue
@@ -49,7 +48,7 @@ class SearchContext:
     catalogue: Catalogue
     vectors: Callable[[str], Any]  # track -> vector index
     lexical: Callable[[str], LexicalIndex]  # track -> lexical index
-    chain: Callable[[], nx.MultiDiGraph]
+    chain: Callable[[], Any]  # the event chain: StoredChain or networkx graph (in, predecessors, successors)
 
 
 def mix(semantic: dict[int, float], lexical: dict[int, float], config: RetrievalConfig) -> dict[int, dict[str, float]]:
@@ -59,12 +58,17 @@ def mix(semantic: dict[int, float], lexical: dict[int, float], config: Retrieval
     for item in set(semantic) | set(lexical):
         sem = max(0.0, semantic.get(item, 0.0))
         lex = lexical.get(item, 0.0) / top
-        out[item] = {"semantic": sem, "lexical": lex,
-                     "relevance": config.semantic_weight * sem + config.lexical_weight * lex}
+        out[item] = {
+            "semantic": sem,
+            "lexical": lex,
+            "relevance": config.semantic_weight * sem + config.lexical_weight * lex,
+        }
     return out
 
 
-def search_both(ctx: SearchContext, track: str, vector: np.ndarray, terms: tuple[str, ...], k: int) -> dict[int, dict[str, float]]:
+def search_both(
+    ctx: SearchContext, track: str, vector: np.ndarray, terms: tuple[str, ...], k: int
+) -> dict[int, dict[str, float]]:
     """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine."""
     index = ctx.vectors(track)
     semantic = dict(index.search(vector, k))

@@ -21,18 +21,23 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     """Up to ``k`` inference hits, and how many stale ones were held back."""
     scored = search_both(ctx, "inference", query.vector, query.terms, 4 * k + 4)
     records = {i.id: i for i in ctx.store.inferences(ctx.user_id, ids=list(scored))}
-    by_kind = ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots), limit=KIND_LIMIT) \
-        if query.slots else []
+    by_kind = (
+        ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots), limit=KIND_LIMIT)
+        if query.slots
+        else []
+    )
     for inference in by_kind:
+        assert inference.id is not None
         records.setdefault(inference.id, inference)
-        scored.setdefault(inference.id, {"semantic": 0.0, "lexical": 0.0, "relevance": 0.0})  # type: ignore[index]
+        scored.setdefault(inference.id, {"semantic": 0.0, "lexical": 0.0, "relevance": 0.0})
     hits: list[Hit] = []
     stale: list[float] = []
     for item, parts in scored.items():
-        inference = records.get(item)
+        found = records.get(item)
         as_of = query.as_of
-        if inference is None or (as_of is not None and inference.created_at > as_of):
+        if found is None or (as_of is not None and found.created_at > as_of):
             continue
+        inference = found
         if as_of is not None and inference.retracted_at is not None and inference.retracted_at > as_of:
             inference = replace(inference, status="active", retracted_at=None, retracted_because=None)
         if query.subjects and inference.subject not in query.subjects:

@@ -14,6 +14,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -65,16 +66,27 @@ class LexicalIndex:
         self.k1, self.b = k1, b
         self.ids: list[int] = []
         self.lengths: list[int] = []
-        self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self._postings: dict[str, list[tuple[int, int]]] = defaultdict(list)  # added since loading
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lengths_np: np.ndarray | None = None
+        self.known: set[int] = set()
+        self.postings = 0  # total (term, item) pairs, for the memory budget
+        # postings loaded from a snapshot, term by term in CSR form (see save / load)
+        self._slots: dict[str, int] = {}
+        self._offsets = np.zeros(1, dtype=np.int64)
+        self._rows = np.zeros(0, dtype=np.int64)
+        self._tfs = np.zeros(0, dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    def __contains__(self, item_id: int) -> bool:
+        return item_id in self.known
+
     def add(self, item_id: int, terms: Sequence[str]) -> None:
         row = len(self.ids)
         self.ids.append(item_id)
+        self.known.add(item_id)
         self.lengths.append(len(terms))
         counts: dict[str, int] = defaultdict(int)
         for term in terms:
@@ -82,6 +94,7 @@ class LexicalIndex:
         for term, tf in counts.items():
             self._postings[term].append((row, tf))
             self._arrays.pop(term, None)
+        self.postings += len(counts)
         self._lengths_np = None
 
     def _array(self, term: str) -> tuple[np.ndarray, np.ndarray]:
@@ -89,8 +102,51 @@ class LexicalIndex:
             posting = self._postings.get(term, [])
             rows = np.fromiter((r for r, _ in posting), dtype=np.int64, count=len(posting))
             tfs = np.fromiter((t for _, t in posting), dtype=np.float32, count=len(posting))
+            slot = self._slots.get(term)
+            if slot is not None:
+                start, end = self._offsets[slot], self._offsets[slot + 1]
+                rows = np.concatenate([self._rows[start:end], rows])
+                tfs = np.concatenate([self._tfs[start:end], tfs])
             self._arrays[term] = (rows, tfs)
         return self._arrays[term]
+
+    # ------------------------------------------------------------------ snapshots
+
+    def save(self, path: Path) -> None:
+        """Write the index as arrays (no pickle): ids, lengths, and postings per term."""
+        terms = sorted(set(self._slots) | set(self._postings))
+        parts = [self._array(t) for t in terms]
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(r) for r, _ in parts])
+        rows = np.concatenate([r for r, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+        tfs = np.concatenate([t for _, t in parts]) if parts else np.zeros(0, dtype=np.float32)
+        vocabulary = np.frombuffer("\0".join(terms).encode("utf-8"), dtype=np.uint8)
+        with open(path, "wb") as fh:
+            np.savez(
+                fh,
+                ids=np.asarray(self.ids, dtype=np.int64),
+                lengths=np.asarray(self.lengths, dtype=np.int64),
+                vocabulary=vocabulary,
+                offsets=offsets,
+                rows=rows,
+                tfs=tfs,
+                params=np.asarray([self.k1, self.b], dtype=np.float64),
+            )
+
+    @classmethod
+    def load(cls, path: Path) -> LexicalIndex:
+        with np.load(path) as data:
+            k1, b = data["params"].tolist()
+            index = cls(k1, b)
+            index.ids = data["ids"].tolist()
+            index.lengths = data["lengths"].tolist()
+            words = bytes(data["vocabulary"]).decode("utf-8")
+            terms = words.split("\0") if words else []
+            index._slots = dict(zip(terms, range(len(terms)), strict=True))
+            index._offsets, index._rows, index._tfs = data["offsets"], data["rows"], data["tfs"]
+        index.known = set(index.ids)
+        index.postings = len(index._rows)
+        return index
 
     def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """The ``k`` best (item id, BM25 score) pairs for the query ``terms``."""

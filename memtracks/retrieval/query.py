@@ -9,7 +9,7 @@ question is about the past, so superseded facts may answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -28,8 +28,11 @@ _PAST = re.compile(
     r"当时|先前|原先|早先|老家以前|从前",
     re.IGNORECASE,
 )
-_WHEN = re.compile(r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
-                   r"哪年|哪个月|多久以前", re.IGNORECASE)
+_WHEN = re.compile(
+    r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
+    r"哪年|哪个月|多久以前",
+    re.IGNORECASE,
+)
 _AGGREGATE = re.compile(
     r"\bhow many\b|\bhow much\b|\bhow often\b|\bin total\b|\baltogether\b|\ball (?:the|of)\b|\blist\b|"
     r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
@@ -39,8 +42,10 @@ _AGGREGATE = re.compile(
 )
 _SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)
 _SELF_ZH = re.compile(r"我(?!们)")
-_RELATION = re.compile(r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
-                       re.IGNORECASE)
+_RELATION = re.compile(
+    r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -121,14 +126,14 @@ def analyze_query(
     )
 
 
-def _without_names(text: str, names: set[str]) -> str:
+def _without_names(text: str, names: Set[str]) -> str:
     """The question as embedded: about what, not about whom (the speaker is matched apart)."""
     for name in names:
         text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
     return " ".join(text.split()) or text
 
 
-def _terms(text: str, entities: tuple[Entity, ...], participants: set[str]) -> tuple[str, ...]:
+def _terms(text: str, entities: tuple[Entity, ...], participants: Set[str]) -> tuple[str, ...]:
     """Search terms of the question, without the names of the people talking: they are in
     nearly every turn of their conversation and would drown the words that matter. Who is
     asked about is matched through the speaker instead (see the temporal retriever); the
@@ -146,8 +151,9 @@ def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _subjects(text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit,
-              people: frozenset[str]) -> tuple[str, ...]:
+def _subjects(
+    text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit, people: frozenset[str]
+) -> tuple[str, ...]:
     subjects: list[str] = []
     for m in _RELATION.finditer(text):
         words = m.group(1) or m.group(2) or ""

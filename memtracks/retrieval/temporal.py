@@ -84,8 +84,9 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
     return relevance, how, explain
 
 
-def _expand(best: list[int], ranked: dict[int, Scored], heads: dict[int, EventHead], query: Query,
-            ctx: SearchContext) -> dict[int, Scored]:
+def _expand(
+    best: list[int], ranked: dict[int, Scored], heads: dict[int, EventHead], query: Query, ctx: SearchContext
+) -> dict[int, Scored]:
     """Neighbours along the event chain of the best hits, at a discount. ``heads`` holds the
     heads of the ranked events and receives those of the visible neighbours."""
     cfg = ctx.config
@@ -106,8 +107,12 @@ def _expand(best: list[int], ranked: dict[int, Scored], heads: dict[int, EventHe
     out = {}
     for item, (score, origin) in wanted.items():
         if item in heads:
-            explain = {**(ranked[item][2] if item in ranked else {}),
-                       "chain": score, "from_event": float(origin), "relevance": score}
+            explain = {
+                **(ranked[item][2] if item in ranked else {}),
+                "chain": score,
+                "from_event": float(origin),
+                "relevance": score,
+            }
             out[item] = (score, "chain", explain)
     return out
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
-from ..records import Event, Fact, Happening, Inference, Premise, TimeMention
+from ..records import Event, Fact, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+@overload
+def text_dt(value: str) -> datetime: ...
+@overload
+def text_dt(value: None) -> None: ...
 def text_dt(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value is not None else None
 
@@ -26,35 +30,70 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin"
+    "source_turn_ids, lang, origin, reason"
 )
 
 
 def fact_row(f: Fact) -> tuple[Any, ...]:
     return (
-        f.id, f.user_id, f.subject, f.slot, f.value, f.value_key, int(f.negated), f.source,
-        f.confidence, dt_text(f.valid_from), dt_text(f.valid_to), dt_text(f.recorded_at),
-        dt_text(f.last_seen), epoch(f.last_seen), f.superseded_by, f.mention_count,
-        json.dumps(list(f.source_turn_ids), ensure_ascii=False), f.lang, f.origin,
+        f.id,
+        f.user_id,
+        f.subject,
+        f.slot,
+        f.value,
+        f.value_key,
+        int(f.negated),
+        f.source,
+        f.confidence,
+        dt_text(f.valid_from),
+        dt_text(f.valid_to),
+        dt_text(f.recorded_at),
+        dt_text(f.last_seen),
+        epoch(f.last_seen),
+        f.superseded_by,
+        f.mention_count,
+        json.dumps(list(f.source_turn_ids), ensure_ascii=False),
+        f.lang,
+        f.origin,
+        f.reason,
     )
 
 
 def row_fact(r: sqlite3.Row) -> Fact:
     return Fact(
-        id=r["id"], user_id=r["user_id"], subject=r["subject"], slot=r["slot"], value=r["value"],
-        value_key=r["value_key"], negated=bool(r["negated"]), source=r["source"],
-        confidence=r["confidence"], valid_from=text_dt(r["valid_from"]),  # type: ignore[arg-type]
-        valid_to=text_dt(r["valid_to"]), recorded_at=text_dt(r["recorded_at"]),  # type: ignore[arg-type]
-        last_seen=text_dt(r["last_seen"]), superseded_by=r["superseded_by"],  # type: ignore[arg-type]
-        mention_count=r["mention_count"], source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
-        lang=r["lang"], origin=r["origin"],
+        id=r["id"],
+        user_id=r["user_id"],
+        subject=r["subject"],
+        slot=r["slot"],
+        value=r["value"],
+        value_key=r["value_key"],
+        negated=bool(r["negated"]),
+        source=r["source"],
+        confidence=r["confidence"],
+        valid_from=text_dt(r["valid_from"]),
+        valid_to=text_dt(r["valid_to"]),
+        recorded_at=text_dt(r["recorded_at"]),
+        last_seen=text_dt(r["last_seen"]),
+        superseded_by=r["superseded_by"],
+        mention_count=r["mention_count"],
+        source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
+        lang=r["lang"],
+        origin=r["origin"],
+        reason=r["reason"],
     )
 
 
 def _time_json(t: TimeMention) -> dict[str, Any]:
-    out = {"text": t.text, "start": dt_text(t.start), "end": dt_text(t.end),
-           "granularity": t.granularity, "span": list(t.span), "lang": t.lang,
-           "confidence": t.confidence, "direction": t.direction}
+    out: dict[str, Any] = {
+        "text": t.text,
+        "start": dt_text(t.start),
+        "end": dt_text(t.end),
+        "granularity": t.granularity,
+        "span": list(t.span),
+        "lang": t.lang,
+        "confidence": t.confidence,
+        "direction": t.direction,
+    }
     if t.approximate:
         out["approximate"] = True
     if t.unbounded:
@@ -66,49 +105,101 @@ def _time_json(t: TimeMention) -> dict[str, Any]:
 
 def _json_time(d: dict[str, Any]) -> TimeMention:
     duration = timedelta(seconds=d["duration_s"]) if "duration_s" in d else None
-    return TimeMention(d["text"], text_dt(d["start"]), text_dt(d["end"]),  # type: ignore[arg-type]
-                       d["granularity"], tuple(d["span"]), d["lang"], d["confidence"], d["direction"],  # type: ignore[arg-type]
-                       d.get("approximate", False), d.get("unbounded"), duration)
+    return TimeMention(
+        d["text"],
+        text_dt(d["start"]),
+        text_dt(d["end"]),
+        d["granularity"],
+        tuple(d["span"]),
+        d["lang"],
+        d["confidence"],
+        d["direction"],
+        d.get("approximate", False),
+        d.get("unbounded"),
+        duration,
+    )
 
 
 def _happening_json(h: Happening) -> dict[str, Any]:
-    return {"kind": h.kind, "subject": h.subject, "args": h.args, "span": list(h.span),
-            "pattern_id": h.pattern_id, "start": dt_text(h.start), "end": dt_text(h.end),
-            "granularity": h.granularity}
+    return {
+        "kind": h.kind,
+        "subject": h.subject,
+        "args": h.args,
+        "span": list(h.span),
+        "pattern_id": h.pattern_id,
+        "start": dt_text(h.start),
+        "end": dt_text(h.end),
+        "granularity": h.granularity,
+    }
 
 
 def _json_happening(d: dict[str, Any]) -> Happening:
-    return Happening(d["kind"], d["subject"], d["args"], tuple(d["span"]), d["pattern_id"],  # type: ignore[arg-type]
-                     text_dt(d["start"]), text_dt(d["end"]), d["granularity"])
+    return Happening(
+        d["kind"],
+        d["subject"],
+        d["args"],
+        tuple(d["span"]),
+        d["pattern_id"],
+        text_dt(d["start"]),
+        text_dt(d["end"]),
+        d["granularity"],
+    )
 
 
 EVENT_COLUMNS = (
-    'id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, '
+    "id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
     'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
-    'kinds, entity_keys, source, seq'
+    "kinds, entity_keys, source, seq, metadata"
 )
 
 
 def event_row(e: Event) -> tuple[Any, ...]:
     return (
-        e.id, e.user_id, e.session_id, e.turn_id, e.speaker, e.subject, e.text, e.lang,
-        dt_text(e.mentioned_at), epoch(e.mentioned_at), dt_text(e.start), epoch(e.start),
-        dt_text(e.end), epoch(e.end), e.granularity,
+        e.id,
+        e.user_id,
+        e.session_id,
+        e.turn_id,
+        e.speaker,
+        e.subject,
+        e.text,
+        e.lang,
+        dt_text(e.mentioned_at),
+        epoch(e.mentioned_at),
+        dt_text(e.start),
+        epoch(e.start),
+        dt_text(e.end),
+        epoch(e.end),
+        e.granularity,
         json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
         json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False),
-        " ".join(e.kinds), json.dumps(list(e.entity_keys), ensure_ascii=False), e.source, e.seq,
+        " ".join(e.kinds),
+        json.dumps(list(e.entity_keys), ensure_ascii=False),
+        e.source,
+        e.seq,
+        json.dumps(e.metadata, ensure_ascii=False, default=str),
     )
 
 
 def row_event(r: sqlite3.Row) -> Event:
     return Event(
-        id=r["id"], user_id=r["user_id"], session_id=r["session_id"], turn_id=r["turn_id"],
-        speaker=r["speaker"], subject=r["subject"], text=r["text"], lang=r["lang"],
-        mentioned_at=text_dt(r["mentioned_at"]), start=text_dt(r["start"]),  # type: ignore[arg-type]
-        end=text_dt(r["end"]), granularity=r["granularity"],
+        id=r["id"],
+        user_id=r["user_id"],
+        session_id=r["session_id"],
+        turn_id=r["turn_id"],
+        speaker=r["speaker"],
+        subject=r["subject"],
+        text=r["text"],
+        lang=r["lang"],
+        mentioned_at=text_dt(r["mentioned_at"]),
+        start=text_dt(r["start"]),
+        end=text_dt(r["end"]),
+        granularity=r["granularity"],
         times=tuple(_json_time(d) for d in json.loads(r["times"])),
         happenings=tuple(_json_happening(d) for d in json.loads(r["happenings"])),
-        entity_keys=tuple(json.loads(r["entity_keys"])), source=r["source"], seq=r["seq"],
+        entity_keys=tuple(json.loads(r["entity_keys"])),
+        source=r["source"],
+        seq=r["seq"],
+        metadata=json.loads(r["metadata"]),
     )
 
 
@@ -121,23 +212,63 @@ INFERENCE_COLUMNS = (
 
 def inference_row(i: Inference) -> tuple[Any, ...]:
     return (
-        i.id, i.user_id, i.rule_id, i.subject, i.kind, i.text, i.lang, dt_text(i.created_at),
-        epoch(i.created_at), json.dumps([[p.track, p.id] for p in i.premises]), i.confidence,
-        dt_text(i.valid_from), dt_text(i.valid_to), i.status, dt_text(i.retracted_at),
-        i.retracted_because, json.dumps(list(i.source_turn_ids), ensure_ascii=False),
-        i.derived_fact_id, json.dumps(i.args, ensure_ascii=False), i.key,
+        i.id,
+        i.user_id,
+        i.rule_id,
+        i.subject,
+        i.kind,
+        i.text,
+        i.lang,
+        dt_text(i.created_at),
+        epoch(i.created_at),
+        json.dumps([[p.track, p.id] for p in i.premises]),
+        i.confidence,
+        dt_text(i.valid_from),
+        dt_text(i.valid_to),
+        i.status,
+        dt_text(i.retracted_at),
+        i.retracted_because,
+        json.dumps(list(i.source_turn_ids), ensure_ascii=False),
+        i.derived_fact_id,
+        json.dumps(i.args, ensure_ascii=False),
+        i.key,
     )
 
 
 def row_inference(r: sqlite3.Row) -> Inference:
     return Inference(
-        id=r["id"], user_id=r["user_id"], rule_id=r["rule_id"], subject=r["subject"],
-        kind=r["kind"], text=r["text"], lang=r["lang"],
-        created_at=text_dt(r["created_at"]),  # type: ignore[arg-type]
+        id=r["id"],
+        user_id=r["user_id"],
+        rule_id=r["rule_id"],
+        subject=r["subject"],
+        kind=r["kind"],
+        text=r["text"],
+        lang=r["lang"],
+        created_at=text_dt(r["created_at"]),
         premises=tuple(Premise(t, i) for t, i in json.loads(r["premises"])),
-        confidence=r["confidence"], valid_from=text_dt(r["valid_from"]),
-        valid_to=text_dt(r["valid_to"]), status=r["status"],
-        retracted_at=text_dt(r["retracted_at"]), retracted_because=r["retracted_because"],
+        confidence=r["confidence"],
+        valid_from=text_dt(r["valid_from"]),
+        valid_to=text_dt(r["valid_to"]),
+        status=r["status"],
+        retracted_at=text_dt(r["retracted_at"]),
+        retracted_because=r["retracted_because"],
         source_turn_ids=tuple(json.loads(r["source_turn_ids"])),
-        derived_fact_id=r["derived_fact_id"], args=json.loads(r["args"]),
+        derived_fact_id=r["derived_fact_id"],
+        args=json.loads(r["args"]),
+    )
+
+
+def row_turn(r: sqlite3.Row, user_id: str, agent_id: str | None = None) -> Turn:
+    """A stored turn as a :class:`Turn` of ``user_id`` (the row holds the storage scope)."""
+    return Turn(
+        r["text"],
+        speaker=r["speaker"],
+        timestamp=text_dt(r["ts"]),
+        user_id=user_id,
+        agent_id=agent_id,
+        session_id=r["session_id"],
+        turn_id=r["turn_id"],
+        lang=r["lang"],
+        source=r["source"],
+        metadata=json.loads(r["metadata"]),
     )

@@ -87,7 +87,7 @@ def m001_initial(db: sqlite3.Connection) -> None:
             content_hash TEXT NOT NULL, vector BLOB NOT NULL,
             PRIMARY KEY (user_id, track, item_id)
         );
-        """
+        """,
     )
 
 
@@ -103,8 +103,10 @@ def m002_event_kinds(db: sqlite3.Connection) -> None:
         """,
     )
     rows = db.execute("SELECT user_id, kinds, id FROM events WHERE kinds != ''").fetchall()
-    db.executemany("INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
-                   [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()])
+    db.executemany(
+        "INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
+        [(user, kind, event_id) for user, kinds, event_id in rows for kind in kinds.split()],
+    )
 
 
 def m003_inference_kind_index(db: sqlite3.Connection) -> None:
@@ -112,7 +114,39 @@ def m003_inference_kind_index(db: sqlite3.Connection) -> None:
     _run(db, "CREATE INDEX inferences_kind ON inferences (user_id, kind, status, id)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_event_kinds, m003_inference_kind_index]
+def m004_lifecycle(db: sqlite3.Connection) -> None:
+    """Why a fact stopped holding; turn metadata on events; erasure audit; indexes that
+    erasure, time filters and the tail refresh of other processes' writes look up by."""
+    _run(
+        db,
+        """
+        ALTER TABLE facts ADD COLUMN reason TEXT;
+        ALTER TABLE events ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}';
+        CREATE TABLE erasures (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, at TEXT NOT NULL,
+            selector TEXT NOT NULL, counts TEXT NOT NULL
+        );
+        CREATE INDEX turns_time ON turns (user_id, ts_epoch);
+        CREATE INDEX event_links_dst ON event_links (user_id, dst);
+        """,
+    )
+    db.execute(
+        "UPDATE facts SET reason = CASE WHEN superseded_by IS NULL THEN 'ended' "
+        "WHEN (SELECT f.negated FROM facts f WHERE f.id = facts.superseded_by) = 1 THEN 'ended' "
+        "ELSE 'replaced' END WHERE superseded_by IS NOT NULL OR valid_to IS NOT NULL"
+    )
+    db.execute(
+        "UPDATE events SET metadata = COALESCE((SELECT t.metadata FROM turns t WHERE t.user_id = events.user_id "
+        "AND t.turn_id = events.turn_id), '{}')"
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_initial,
+    m002_event_kinds,
+    m003_inference_kind_index,
+    m004_lifecycle,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +23,6 @@ from ..errors import StorageError
 from ..records import Event, Fact, Inference, Turn
 from . import codec
 from .schema import migrate
-
 
 MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
 
@@ -101,6 +100,20 @@ class Store:
         assert table in ("facts", "events", "inferences")
         return (self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0][0]) + 1
 
+    # ---------------------------------------------------------------- change tracking
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits to the file."""
+        return self._rows("PRAGMA data_version")[0][0]
+
+    def generation(self, user_id: str) -> int:
+        """How many times ``user_id``'s memories were rewritten rather than appended to
+        (erased, rebuilt): an index built before must be rebuilt, not extended."""
+        return int(self.meta(f"generation:{user_id}") or 0)
+
+    def bump_generation(self, user_id: str) -> None:
+        self.set_meta(f"generation:{user_id}", str(self.generation(user_id) + 1))
+
     # ---------------------------------------------------------------- meta
 
     def meta(self, key: str) -> str | None:
@@ -120,33 +133,91 @@ class Store:
         assert turn.timestamp is not None and turn.user_id and turn.turn_id
         self.db.execute(
             "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (turn.user_id, turn.turn_id, turn.session_id, turn.speaker, turn.text, lang,
-             codec.dt_text(turn.timestamp), codec.epoch(turn.timestamp), turn.source,
-             json.dumps(turn.metadata, ensure_ascii=False, default=str), content_hash, seq),
+            (
+                turn.user_id,
+                turn.turn_id,
+                turn.session_id,
+                turn.speaker,
+                turn.text,
+                lang,
+                codec.dt_text(turn.timestamp),
+                codec.epoch(turn.timestamp),
+                turn.source,
+                json.dumps(turn.metadata, ensure_ascii=False, default=str),
+                content_hash,
+                seq,
+            ),
         )
 
     def next_seq(self, user_id: str, session_id: str) -> int:
-        rows = self._rows("SELECT COALESCE(MAX(seq), -1) FROM turns WHERE user_id = ? AND session_id = ?",
-                          (user_id, session_id))
+        rows = self._rows(
+            "SELECT COALESCE(MAX(seq), -1) FROM turns WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+        )
         return rows[0][0] + 1
 
     def turns(self, user_id: str) -> list[sqlite3.Row]:
-        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq",
-                          (user_id,))
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY ts_epoch, session_id, seq", (user_id,))
+
+    def turns_written(self, user_id: str) -> list[sqlite3.Row]:
+        """``user_id``'s turns in the order they were written."""
+        return self._rows("SELECT * FROM turns WHERE user_id = ? ORDER BY rowid", (user_id,))
+
+    def turn_ids_where(
+        self,
+        user_id: str,
+        *,
+        session_id: str | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        turn_ids: Sequence[str] | None = None,
+    ) -> set[str]:
+        """Ids of ``user_id``'s turns said in ``session_id``, within ``[start, end)``, whose
+        metadata holds every key of ``metadata`` with that value (all given conditions)."""
+        sql = "SELECT turn_id FROM turns WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if session_id is not None:
+            sql += " AND session_id = ?"
+            params.append(session_id)
+        if start is not None:
+            sql += " AND ts_epoch >= ?"
+            params.append(start.timestamp())
+        if end is not None:
+            sql += " AND ts_epoch < ?"
+            params.append(end.timestamp())
+        if turn_ids is not None:
+            sql += f" AND turn_id IN ({','.join('?' * len(turn_ids))})"
+            params += list(turn_ids)
+        for key, value in (metadata or {}).items():
+            sql += " AND json_extract(metadata, ?) IS ?"
+            params += [_json_path(key), value]  # scalars: str, number, bool, None
+        return {r[0] for r in self._rows(sql, params)}
+
+    def turn_metadata(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        ids = list(dict.fromkeys(turn_ids))
+        if not ids:
+            return {}
+        rows = self._rows(
+            f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        )
+        return {r[0]: json.loads(r[1]) for r in rows}
 
     def turn_texts(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, str]:
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self._rows(f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})",
-                          (user_id, *ids))
+        rows = self._rows(
+            f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})", (user_id, *ids)
+        )
         return {r[0]: r[1] for r in rows}
 
     def speakers(self, user_id: str) -> list[str]:
         return [r[0] for r in self._rows("SELECT DISTINCT speaker FROM turns WHERE user_id = ?", (user_id,))]
 
     def users(self) -> list[str]:
+        """Every storage scope (a user, or a user and an agent) that holds turns."""
         return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM turns ORDER BY user_id")]
 
     # ---------------------------------------------------------------- facts
@@ -158,8 +229,14 @@ class Store:
         subjects: Sequence[str] | None = None,
         slots: Sequence[str] | None = None,
         current_only: bool = False,
+        after: int = 0,
     ) -> list[Fact]:
-        sql, params = "SELECT * FROM facts WHERE user_id = ?", [user_id]
+        """Facts of ``user_id`` in id order; ``after``: only those with a larger id."""
+        sql = "SELECT * FROM facts WHERE user_id = ?"
+        params: list[Any] = [user_id]
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
             params += list(subjects)
@@ -172,8 +249,10 @@ class Store:
 
     def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
         """How many superseded or ended facts there are for these subjects and slots."""
-        sql = (f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
-               "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)")
+        sql = (
+            f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
+            "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)"
+        )
         params: list[Any] = [user_id, *slots]
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
@@ -184,13 +263,14 @@ class Store:
         ids = list(ids)
         if not ids:
             return []
-        rows = self._rows(f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
-                          (user_id, *ids))
+        rows = self._rows(
+            f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
+        )
         return [codec.row_fact(r) for r in rows]
 
     def save_facts(self, facts: Iterable[Fact]) -> None:
         self.db.executemany(
-            f"INSERT OR REPLACE INTO facts ({codec.FACT_COLUMNS}) VALUES ({','.join('?' * 19)})",
+            f"INSERT OR REPLACE INTO facts ({codec.FACT_COLUMNS}) VALUES ({','.join('?' * 20)})",
             [codec.fact_row(f) for f in facts],
         )
 
@@ -198,7 +278,7 @@ class Store:
 
     def save_event(self, event: Event) -> None:
         self.db.execute(
-            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 21)})",
+            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 22)})",
             codec.event_row(event),
         )
         self.db.executemany(
@@ -218,13 +298,18 @@ class Store:
         kinds: Sequence[str] | None = None,
         subjects: Sequence[str] | None = None,
         limit: int | None = None,
+        after: int = 0,
     ) -> list[Event]:
-        # "+user_id": with ids given, look them up by primary key instead of scanning the
-        # user's events through a user_id index (SQLite would pick that one otherwise)
-        sql, params = f"SELECT * FROM events WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
+        # "+user_id": with ids given (or a tail after an id), look them up by primary key
+        # instead of scanning the user's events through a user_id index
+        by_id = ids is not None or after
+        sql = f"SELECT * FROM events WHERE {'+' if by_id else ''}user_id = ?"
+        params: list[Any] = [user_id]
         if kinds is not None:
-            sql = ("SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
-                   f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?")
+            sql = (
+                "SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
+                f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?"
+            )
             params = [user_id, *kinds, user_id]
         if ids is not None:
             sql += f" AND id IN ({','.join('?' * len(ids))})"
@@ -232,6 +317,9 @@ class Store:
         if subjects is not None:
             sql += f" AND subject IN ({','.join('?' * len(subjects))})"
             params += list(subjects)
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         sql += " ORDER BY mentioned_epoch DESC, id DESC" if limit else " ORDER BY mentioned_epoch, id"
         if limit:
             sql += f" LIMIT {int(limit)}"
@@ -264,13 +352,19 @@ class Store:
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
             "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id FROM events "
-            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids))
-        return {r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
-                for r in rows}
+            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
+            (user_id, *ids),
+        )
+        return {
+            r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
+            for r in rows
+        }
 
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
-        rows = self._rows("SELECT * FROM events WHERE user_id = ? AND session_id = ? "
-                          "ORDER BY seq DESC, id DESC LIMIT 1", (user_id, session_id))
+        rows = self._rows(
+            "SELECT * FROM events WHERE user_id = ? AND session_id = ? ORDER BY seq DESC, id DESC LIMIT 1",
+            (user_id, session_id),
+        )
         return codec.row_event(rows[0]) if rows else None
 
     def last_events_with(self, user_id: str, keys: Sequence[str]) -> dict[str, int]:
@@ -279,22 +373,25 @@ class Store:
             return {}
         rows = self._rows(
             f"SELECT key, MAX(event_id) FROM event_entities WHERE user_id = ? "
-            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key", (user_id, *keys))
+            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key",
+            (user_id, *keys),
+        )
         return {r[0]: r[1] for r in rows}
 
     def save_links(self, user_id: str, links: Iterable[tuple[int, int, str, str]]) -> None:
-        self.db.executemany("INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)",
-                            [(user_id, *link) for link in links])
+        self.db.executemany(
+            "INSERT OR IGNORE INTO event_links VALUES (?, ?, ?, ?, ?)", [(user_id, *link) for link in links]
+        )
 
-    def links(self, user_id: str) -> list[tuple[int, int, str, str]]:
-        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ?", (user_id,))
+    def links(self, user_id: str, after: int = 0) -> list[tuple[int, int, str, str]]:
+        """Chain links ``(src, dst, kind, key)``; ``after``: only links into events after that id."""
+        rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND dst > ?", (user_id, after))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     # ---------------------------------------------------------------- names
 
     def save_names(self, user_id: str, names: Iterable[tuple[str, str, str]]) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)",
-                            [(user_id, *n) for n in names])
+        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)", [(user_id, *n) for n in names])
 
     def names(self, user_id: str) -> dict[str, tuple[str, str]]:
         rows = self._rows("SELECT surface, key, label FROM names WHERE user_id = ?", (user_id,))
@@ -321,8 +418,13 @@ class Store:
         ids: Sequence[int] | None = None,
         kinds: Sequence[str] | None = None,
         limit: int | None = None,
+        after: int = 0,
     ) -> list[Inference]:
-        sql, params = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?", [user_id]
+        sql = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?"
+        params: list[Any] = [user_id]
+        if after:
+            sql += " AND id > ?"
+            params.append(after)
         if active_only:
             sql += " AND status = 'active'"
         if kinds is not None:
@@ -344,7 +446,9 @@ class Store:
         rows = self._rows(
             "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
             "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = 'fact' "
-            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})", (user_id, *fact_ids))
+            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})",
+            (user_id, *fact_ids),
+        )
         seen: dict[int, Inference] = {}
         for r in rows:
             seen.setdefault(r["id"], codec.row_inference(r))
@@ -353,8 +457,9 @@ class Store:
     def known_inference_keys(self, user_id: str, keys: Sequence[str]) -> set[str]:
         if not keys:
             return set()
-        rows = self._rows(f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})",
-                          (user_id, *keys))
+        rows = self._rows(
+            f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})", (user_id, *keys)
+        )
         return {r[0] for r in rows}
 
     # ---------------------------------------------------------------- vectors
@@ -365,10 +470,12 @@ class Store:
             [(user_id, track, item_id, h, np.asarray(v, dtype=np.float32).tobytes()) for item_id, h, v in items],
         )
 
-    def vectors(self, user_id: str, track: str) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, matrix) of every vector stored for ``user_id`` on ``track``."""
-        rows = self._rows("SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? ORDER BY item_id",
-                          (user_id, track))
+    def vectors(self, user_id: str, track: str, after: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, matrix) of the vectors stored for ``user_id`` on ``track`` (with ids above ``after``)."""
+        rows = self._rows(
+            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? ORDER BY item_id",
+            (user_id, track, after),
+        )
         if not rows:
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -380,11 +487,31 @@ class Store:
             return {}
         rows = self._rows(
             f"SELECT item_id, content_hash FROM vectors WHERE user_id = ? AND track = ? "
-            f"AND item_id IN ({','.join('?' * len(item_ids))})", (user_id, track, *item_ids))
+            f"AND item_id IN ({','.join('?' * len(item_ids))})",
+            (user_id, track, *item_ids),
+        )
         return {r[0]: r[1] for r in rows}
+
+    def vector_count(self, user_id: str, track: str, upto: int | None = None) -> int:
+        """How many vectors ``user_id`` has on ``track`` (with ids up to ``upto``)."""
+        rows = self._rows(
+            "SELECT COUNT(*) FROM vectors WHERE user_id = ? AND track = ? AND item_id <= ?",
+            (user_id, track, upto if upto is not None else 1 << 62),
+        )
+        return rows[0][0]
+
+    def item_count(self, user_id: str, track: str, upto: int) -> int:
+        """How many facts, events or inferences (``track``) ``user_id`` has with ids up to ``upto``."""
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        return self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ? AND id <= ?", (user_id, upto))[0][0]
 
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
         for table in ("turns", "facts", "events", "inferences", "vectors"):
             out[table] = self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (user_id,))[0][0]
         return out
+
+
+def _json_path(key: str) -> str:
+    """A JSON path for one top-level metadata key (quoted, so any key is safe)."""
+    return '$."' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -2,12 +2,14 @@
 
 :class:`FaissIndex` (inner product over normalised vectors = cosine; exact while small, HNSW
 once large) is the default; :class:`NumpyIndex` is the brute-force reference it is tested
-against. Neither is persisted:
-vectors live in SQLite and an index is rebuilt from them when first needed, so nothing is
-pickled and the database file is the single source of truth.
+against. Vectors live in SQLite, the single source of truth; an index may also be saved
+as a snapshot file (:meth:`save` / :meth:`load`, no pickle) so that a new process need not
+rebuild it (see :mod:`memtracks.snapshots`).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -33,6 +35,20 @@ class NumpyIndex:
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored vectors of ``ids`` that are in the index."""
         return {i: self.matrix[self.rows[i]] for i in ids if i in self.rows}
+
+    def __contains__(self, item_id: int) -> bool:
+        return item_id in self.rows
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez(fh, ids=self.ids, matrix=self.matrix)
+
+    @classmethod
+    def load(cls, path: Path, dim: int) -> NumpyIndex:
+        with np.load(path) as data:
+            index = cls(dim)
+            index.add(data["ids"], data["matrix"])
+        return index
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         if not len(self) or k <= 0:
@@ -94,6 +110,26 @@ class FaissIndex:
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored vectors of ``ids`` that are in the index."""
         return {i: self.index.reconstruct(int(i)) for i in ids if i in self.known}
+
+    def __contains__(self, item_id: int) -> bool:
+        return item_id in self.known
+
+    def save(self, path: Path) -> None:
+        self._faiss.write_index(self.index, str(path))
+
+    @classmethod
+    def load(cls, path: Path, dim: int, hnsw_from: int = 50_000) -> FaissIndex:
+        index = cls(dim, hnsw_from)
+        loaded = index._faiss.read_index(str(path))
+        if loaded.d != dim:
+            raise ValueError(f"{path} holds {loaded.d}-dimensional vectors, not {dim}")
+        inner = index._faiss.downcast_index(loaded.index)
+        if isinstance(inner, index._faiss.IndexHNSWFlat):
+            inner.hnsw.efSearch = cls.HNSW_EF_SEARCH
+            index.approximate = True
+        index.index = loaded
+        index.known = set(index._faiss.vector_to_array(loaded.id_map).tolist())
+        return index
 
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         if not len(self) or k <= 0:

@@ -86,15 +86,17 @@ def _check_reference(reference_time: object) -> None:
 def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
     if lang not in LANGUAGES:
         raise UnsupportedLanguageError(
-            f"unsupported language {lang!r} for time normalization; "
-            "expected one of None (detect), 'en', 'zh', 'mixed'"
+            f"unsupported language {lang!r} for time normalization; expected one of None (detect), 'en', 'zh', 'mixed'"
         )
     from . import chinese, english
 
     has_cjk = _CJK.search(text) is not None
     use_zh = has_cjk or lang in ("zh", "mixed") and _DIGIT.search(text) is not None
-    use_en = _LATIN.search(text) is not None or (not has_cjk and lang != "zh") or (
-        lang != "zh" and _DIGIT.search(text) is not None)
+    use_en = (
+        _LATIN.search(text) is not None
+        or (not has_cjk and lang != "zh")
+        or (lang != "zh" and _DIGIT.search(text) is not None)
+    )
     chosen = []
     if use_zh:
         chosen.append(("zh", chinese.grammar()))

@@ -69,17 +69,13 @@ def add_months(year: int, month: int, count: int) -> tuple[int, int]:
 def month(tz: tzinfo, year: int, month_no: int) -> Interval:
     """The whole calendar month."""
     next_year, next_month = add_months(year, month_no, 1)
-    return Interval(
-        local(tz, date(year, month_no, 1)), local(tz, date(next_year, next_month, 1)), "month"
-    )
+    return Interval(local(tz, date(year, month_no, 1)), local(tz, date(next_year, next_month, 1)), "month")
 
 
 def months(tz: tzinfo, year: int, first: int, count: int, granularity: str) -> Interval:
     """``count`` months starting with ``first`` of ``year``."""
     end_year, end_month = add_months(year, first, count)
-    return Interval(
-        local(tz, date(year, first, 1)), local(tz, date(end_year, end_month, 1)), granularity
-    )
+    return Interval(local(tz, date(year, first, 1)), local(tz, date(end_year, end_month, 1)), granularity)
 
 
 def year(tz: tzinfo, year_no: int) -> Interval:
@@ -136,8 +132,7 @@ def hours(tz: tzinfo, day: date, start_hour: int, end_hour: int) -> Interval:
     return Interval(local(tz, day, start_hour), local(tz, day, end_hour), "part_of_day")
 
 
-def clock(tz: tzinfo, day: date, hour: int, minute: int = 0, second: int = 0,
-          grain: str | None = None) -> Interval:
+def clock(tz: tzinfo, day: date, hour: int, minute: int = 0, second: int = 0, grain: str | None = None) -> Interval:
     """One ``grain`` (second, minute or hour; by default minute if ``minute`` is set, else
     hour) from ``day hour:minute:second``; ``hour`` may exceed 23."""
     grain = grain or ("minute" if minute else "hour")
@@ -169,8 +164,9 @@ def month_part(tz: tzinfo, year_no: int, month_no: int, part: str, thirds: bool 
 def week_part(tz: tzinfo, day: date, part: str) -> Interval:
     """Early (Mon-Wed), mid (Tue-Fri) or late (Thu-Sun) part of the week containing ``day``."""
     first, stop = _WEEK_PARTS[part]
-    return Interval(local(tz, monday(day) + timedelta(days=first)),
-                    local(tz, monday(day) + timedelta(days=stop)), "week")
+    return Interval(
+        local(tz, monday(day) + timedelta(days=first)), local(tz, monday(day) + timedelta(days=stop)), "week"
+    )
 
 
 def year_part(tz: tzinfo, year_no: int, part: str, narrow: bool = False) -> Interval:
@@ -195,8 +191,11 @@ def half(tz: tzinfo, year_no: int, number: int) -> Interval:
 
 def decade(tz: tzinfo, first_year: int, years: int = 10) -> Interval:
     """The ``years`` (10: a decade, 100: a century) starting with ``first_year``."""
-    return Interval(local(tz, date(first_year, 1, 1)), local(tz, date(first_year + years, 1, 1)),
-                    "decade" if years == 10 else "century")
+    return Interval(
+        local(tz, date(first_year, 1, 1)),
+        local(tz, date(first_year + years, 1, 1)),
+        "decade" if years == 10 else "century",
+    )
 
 
 def weeks_of(first: date, last: date) -> list[date]:
@@ -250,8 +249,9 @@ def season(tz: tzinfo, index: int) -> Interval:
     return months(tz, index // 4, (index % 4 + 1) * 3, 3, "season")
 
 
-def part_of(tz: tzinfo, whole: Interval, unit: str, index: int | None, count: int = 1,
-            weekday: int | None = None) -> Interval | None:
+def part_of(
+    tz: tzinfo, whole: Interval, unit: str, index: int | None, count: int = 1, weekday: int | None = None
+) -> Interval | None:
     """The part of ``whole`` named by ``unit`` ("day", "week", "weekday", "weekend", "month",
     "quarter", "half", "week_of", "weekend_of"), ``index`` (1-based, negative from the end)
     and ``count``; None if there is no such part."""

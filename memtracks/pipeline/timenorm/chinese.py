@@ -40,11 +40,27 @@ _NEEDS = {
     **dict.fromkeys(("day_of_month", "day_of_month_ri"), ("日",)),
     **dict.fromkeys(("clock_range", "clock"), ("clock",)),
     **dict.fromkeys(("relative", "duration"), ("unit",)),
-    "half": ("半",), "shifted_half": ("半",), "quarter": ("季",), "shifted_quarter": ("季",), "century": ("世",),
-    "bare_year": ("digit",), "year_word": ("year_word",), "shifted_hour": ("unit",), "season": ("season",),
-    "holiday": ("holiday",), "nth_weekday": ("week",), "nth": ("第",), "first_n": ("first_n",),
-    "after_pass": ("过",), "vague_phrase": ("phrase",), "rolling": ("rolling",), "fused_day_part": ("part",),
-    "day_word": ("day_word",), "now": ("now",), "part_of_day": ("part",), "part_after_date": ("早",),
+    "half": ("半",),
+    "shifted_half": ("半",),
+    "quarter": ("季",),
+    "shifted_quarter": ("季",),
+    "century": ("世",),
+    "bare_year": ("digit",),
+    "year_word": ("year_word",),
+    "shifted_hour": ("unit",),
+    "season": ("season",),
+    "holiday": ("holiday",),
+    "nth_weekday": ("week",),
+    "nth": ("第",),
+    "first_n": ("first_n",),
+    "after_pass": ("过",),
+    "vague_phrase": ("phrase",),
+    "rolling": ("rolling",),
+    "fused_day_part": ("part",),
+    "day_word": ("day_word",),
+    "now": ("now",),
+    "part_of_day": ("part",),
+    "part_after_date": ("早",),
 }
 
 
@@ -118,55 +134,93 @@ class Chinese:
 
     def classes(self) -> dict[str, frozenset[str]]:
         """Gate characters of the word classes in ``_NEEDS`` (the first character of each word)."""
+
         def first(words: Any) -> frozenset[str]:
             return frozenset(w[0] for w in words if w)
 
         return {
-            "月": frozenset("月"), "年": frozenset("年"), "日": frozenset("日号"), "week": frozenset("周星礼"),
-            "clock": frozenset("点时"), "季": frozenset("季"), "世": frozenset("世"), "半": frozenset("半"),
-            "第": frozenset("第"), "first_n": frozenset("前最头"), "过": frozenset("过"),
-            "unit": frozenset("".join(self.units)), "part": first([*self.parts, *self.fused]),
-            "day_word": first(self.days), "year_word": first(self.years) | frozenset("本这"), "season": first(self.seasons),
-            "holiday": first(self.holidays), "now": first(self.lex.words("now_words")),
-            "phrase": first(self.phrases), "rolling": frozenset("过最近未接今之以还后"), "早": frozenset("早"),
+            "月": frozenset("月"),
+            "年": frozenset("年"),
+            "日": frozenset("日号"),
+            "week": frozenset("周星礼"),
+            "clock": frozenset("点时"),
+            "季": frozenset("季"),
+            "世": frozenset("世"),
+            "半": frozenset("半"),
+            "第": frozenset("第"),
+            "first_n": frozenset("前最头"),
+            "过": frozenset("过"),
+            "unit": frozenset("".join(self.units)),
+            "part": first([*self.parts, *self.fused]),
+            "day_word": first(self.days),
+            "year_word": first(self.years) | frozenset("本这"),
+            "season": first(self.seasons),
+            "holiday": first(self.holidays),
+            "now": first(self.lex.words("now_words")),
+            "phrase": first(self.phrases),
+            "rolling": frozenset("过最近未接今之以还后"),
+            "早": frozenset("早"),
         }
 
     def _calendar_rules(self) -> list[tuple[str, Handler, str]]:
         return [
             ("ymd", self.date, r"(?<![\d$n])$yany年\s*(?P<m>$mnum)月\s*(?P<d>$mnum)(?:[日号]|(?![\d$n]))"),
-            ("md_range", self.md_range,
-             r"(?:[从自由]\s*)?(?<![\d$n])(?:$yany年)?(?P<m>$mnum)月(?P<d>$mnum)[日号]?\s*(?:到|至|-|~|—)\s*(?P<d2>$mnum)[日号]"
-             r"(?!\s*[\d$n]*月)"),
+            (
+                "md_range",
+                self.md_range,
+                r"(?:[从自由]\s*)?(?<![\d$n])(?:$yany年)?(?P<m>$mnum)月(?P<d>$mnum)[日号]?\s*(?:到|至|-|~|—)\s*(?P<d2>$mnum)[日号]"
+                r"(?!\s*[\d$n]*月)",
+            ),
             ("md", self.date, r"(?<![\d$n])(?P<m>$mnum)月(?P<d>$mnum)[日号]"),
             ("month_day_of_shift", self.shifted_month_day, r"(?P<shift>$shift)(?:个)?月(?P<d>$mnum)[日号]"),
             ("ym", self.month, r"(?<![\d$n])$yany年\s*(?P<m>$mnum)月份?(?P<per>$period)?(?![\d$n])"),
             ("month", self.month, r"(?<![\d$n个上下这本每第])(?P<m>$mnum)月份?(?P<per>$period)?(?![\d$n])"),
-            ("half", self.half,
-             r"(?:(?P<yw>$year_word)|$yany年|(?P<shift>$shift)个)?的?(?P<h>[上下前后])半(?P<u>年|个?月|周)(?![$n])"),
+            (
+                "half",
+                self.half,
+                r"(?:(?P<yw>$year_word)|$yany年|(?P<shift>$shift)个)?的?(?P<h>[上下前后])半(?P<u>年|个?月|周)(?![$n])",
+            ),
             ("shifted_half", self.half, r"(?P<shift>$shift)个半(?P<u>年)"),
             ("quarter", self.quarter, r"(?:(?P<yw>$year_word)|(?P<y>$year)年)?的?第?(?P<q>[一二三四1-4])季度"),
             ("shifted_quarter", self.shifted_unit, r"(?P<shift>$shift)(?:个|一)?(?P<u>季度)"),
             ("decade", self.decade, r"(?:(?P<c>[$n]{2,3}|\d{1,2})世纪)?(?P<d>[一二三四五六七八九]十|\d0)年代"),
             ("century", self.century, r"(?P<c>[$n]{2,3}|\d{1,2})世纪(?!\S{0,4}年代)"),
-            ("year", self.year, r"(?<![\d$n])(?:(?P<y>$year)|(?P<y2>0\d|[789]\d|零[$n]|[七八九][$n]))年(?P<per>$year_period)?(?![代级龄纪度间])"),
+            (
+                "year",
+                self.year,
+                r"(?<![\d$n])(?:(?P<y>$year)|(?P<y2>0\d|[789]\d|零[$n]|[七八九][$n]))年(?P<per>$year_period)?(?![代级龄纪度间])",
+            ),
             ("bare_year", self.bare_year, r"(?<![\d.])(?P<y>(?:19|20)\d\d)(?![\d年])"),
             ("year_word", self.year, r"(?P<yw>$year_word)(?:年?(?P<per>$year_period)(?![$n]))?"),
             ("year_period", self.year, r"(?<![\d$n今去明前后来])年(?P<per>$year_period)(?![$n])"),
             ("shifted_month", self.shifted_month, r"(?P<shift>$shift)(?:一?个)?月份?(?P<per>$period)?(?![球亮光饼色])"),
             ("month_period", self.shifted_month, r"(?<![\d$n个上下这本岁每年])月(?P<per>$period)(?![$n])"),
-            ("weekday", self.weekday,
-             r"(?<![每一两二三四五六七八九十几\d])(?:(?P<shift>$shift)个?)?(?:$week)(?P<wd>$wd)(?![次遍回趟])"),
+            (
+                "weekday",
+                self.weekday,
+                r"(?<![每一两二三四五六七八九十几\d])(?:(?P<shift>$shift)个?)?(?:$week)(?P<wd>$wd)(?![次遍回趟])",
+            ),
             ("weekend", self.weekend, r"(?:(?P<shift>$shift)个?)?周末"),
             ("shifted_week", self.shifted_unit, r"(?P<shift>$shift)(?:个|一)?(?P<u>$week)(?![$week_not])"),
             ("shifted_hour", self.shifted_hour, r"(?P<shift>[上下这])个?(?:小时|钟头)"),
-            ("season", self.season,
-             r"(?:(?:(?P<yw>$year_word)|(?P<y>$year)年|(?P<shift>$shift)个?)的?)?(?P<s>$season)"),
+            (
+                "season",
+                self.season,
+                r"(?:(?:(?P<yw>$year_word)|(?P<y>$year)年|(?P<shift>$shift)个?)的?)?(?P<s>$season)",
+            ),
             ("holiday", self.holiday, r"(?:(?:(?P<yw>$year_word)|(?P<y>$year)年)的?)?(?P<h>$holiday)"),
             ("nth_weekday", self.nth_weekday, r"(?:第(?P<n>$num)个|(?P<last>最后)一个)(?:$week)(?P<wd>$wd)"),
             ("nth", self.nth, r"第(?P<n>$num)(?:个)?(?P<u>周|星期|礼拜|月|季度|天)"),
-            ("first_n", self.first_n, r"(?P<w>前|最后|头)\s*(?P<q>$num)\s*(?P<ge>个)?(?P<u>天|周|星期|礼拜|月|年|小时|分钟)"),
-            ("day_of_month", self.day_of_month,
-             r"(?<![\d$n月第])(?P<d>\d{1,2}|[$n]{1,3})号(?![线楼房间门床球位台车机厅窗码子院])"),
+            (
+                "first_n",
+                self.first_n,
+                r"(?P<w>前|最后|头)\s*(?P<q>$num)\s*(?P<ge>个)?(?P<u>天|周|星期|礼拜|月|年|小时|分钟)",
+            ),
+            (
+                "day_of_month",
+                self.day_of_month,
+                r"(?<![\d$n月第])(?P<d>\d{1,2}|[$n]{1,3})号(?![线楼房间门床球位台车机厅窗码子院])",
+            ),
             ("day_of_month_ri", self.day_of_month, r"(?<![\d月第期])(?P<d>\d{1,2})日(?![本元子常记期语文报])"),
         ]
 
@@ -176,9 +230,17 @@ class Chinese:
             ("relative", self.relative, r"(?<![\d$n])" + amount + r"(?P<dir>$dir)(?![往进])"),
             ("after_pass", self.relative, r"(?<![超通经不难度路错])(?:再)?过" + amount),
             ("vague_phrase", self.vague_phrase, r"(?P<w>$phrase)"),
-            ("rolling", self.rolling,
-             r"(?P<w>过去|最近|近|未来|接下来|今后|之后|之前|以后|以前|还剩|还有|(?<![\d$n年月天周])后)(?:的)?\s*" + amount),
-            ("duration", self.duration, r"(?P<pre>$dur)?\s*(?<![\d$n])" + amount + r"(?P<post>没|未|不|之久|多了|都没|了)?(?![岁前后$n\d])"),
+            (
+                "rolling",
+                self.rolling,
+                r"(?P<w>过去|最近|近|未来|接下来|今后|之后|之前|以后|以前|还剩|还有|(?<![\d$n年月天周])后)(?:的)?\s*"
+                + amount,
+            ),
+            (
+                "duration",
+                self.duration,
+                r"(?P<pre>$dur)?\s*(?<![\d$n])" + amount + r"(?P<post>没|未|不|之久|多了|都没|了)?(?![岁前后$n\d])",
+            ),
         ]
 
     def _day_rules(self) -> list[tuple[str, Handler, str]]:
@@ -189,9 +251,12 @@ class Chinese:
             ("now", self.now, r"(?P<w>$now)"),
             ("part_of_day", self.part, r"(?P<w>$part)(?P<alone>(?![好\d$n]))?"),
             ("part_after_date", self.part, r"(?<=[日号天])(?P<w>早)(?![饭餐点上晨就已])"),
-            ("clock_range", self.clock_range,
-             r"(?:[从自]\s*)?(?<![\d$n])(?P<h1>\d{1,2}|[$n]{1,3})(?:[点时](?P<mi1>半|[0-5]?\d分|[$n]{1,3}分))?\s*(?:到|至|-|~)\s*"
-             r"(?P<h2>\d{1,2}|[$n]{1,3})[点时](?P<mi2>半|[0-5]?\d分|[0-5]\d|[$n]{1,3}分)?"),
+            (
+                "clock_range",
+                self.clock_range,
+                r"(?:[从自]\s*)?(?<![\d$n])(?P<h1>\d{1,2}|[$n]{1,3})(?:[点时](?P<mi1>半|[0-5]?\d分|[$n]{1,3}分))?\s*(?:到|至|-|~)\s*"
+                r"(?P<h2>\d{1,2}|[$n]{1,3})[点时](?P<mi2>半|[0-5]?\d分|[0-5]\d|[$n]{1,3}分)?",
+            ),
             ("clock", self.clock, r"(?<![\d$n])(?P<h>\d{1,2}|[$n]{1,3})[点时]" + minutes + r"(?![都也儿多])"),
         ]
 
@@ -207,9 +272,12 @@ class Chinese:
         roles = {r: [e.word for e in lex["range_words"] if e.role == r] for r in ("open", "infix", "pair", "close")}
         never = re.compile(r"(?!)")
         return Connectors(
-            year_gap=re.compile(r"\s*的?\s*"), year_first=True,
-            selector_gap=re.compile(r"\s*的?\s*"), selector_after=True,
-            offset_gap=never, week_gap=re.compile(r"\s*的?\s*"),
+            year_gap=re.compile(r"\s*的?\s*"),
+            year_first=True,
+            selector_gap=re.compile(r"\s*的?\s*"),
+            selector_after=True,
+            offset_gap=never,
+            week_gap=re.compile(r"\s*的?\s*"),
             range_open=re.compile(rf"(?:{alt(roles['open'])})\s*$"),
             range_infix=re.compile(rf"\s*(?:{alt(roles['infix'])})\s*"),
             pair_infix=re.compile(rf"\s*(?:{alt(roles['pair'])})\s*"),
@@ -350,7 +418,9 @@ class Chinese:
         if year is None:
             return None
         period = self.part_of(m)
-        return pc.year_piece(ctx, m.span(), year, period.part if period else None, narrow=bool(period and period.narrow))
+        return pc.year_piece(
+            ctx, m.span(), year, period.part if period else None, narrow=bool(period and period.narrow)
+        )
 
     def bare_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
         return pc.year_piece(ctx, m.span(), int(m["y"]), strong=False)
@@ -402,8 +472,16 @@ class Chinese:
     def first_n(self, m: re.Match[str], ctx: Context) -> Piece | None:
         """前10天 / 最后3周 of a period (今年的最后3周); 前1周 alone: the past week."""
         count = self.number(m["q"])
-        unit = {"天": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year",
-                "小时": "hour", "分钟": "minute"}[m["u"]]
+        unit = {
+            "天": "day",
+            "周": "week",
+            "星期": "week",
+            "礼拜": "week",
+            "月": "month",
+            "年": "year",
+            "小时": "hour",
+            "分钟": "minute",
+        }[m["u"]]
         if not count:
             return None
         alone = rv.range_interval(ctx.ref, unit, count, -1) if m["w"] == "前" else None
@@ -504,5 +582,11 @@ def grammar() -> Grammar:
     lex = lexicon("zh")
     chinese = Chinese(lex)
     table = chinese.simplified
-    return Grammar(chinese.rules(), JOINER, chinese.trigger(), compile_cues(lex, word_bounded=False),
-                   chinese.connectors(), lambda text: text.translate(table))
+    return Grammar(
+        chinese.rules(),
+        JOINER,
+        chinese.trigger(),
+        compile_cues(lex, word_bounded=False),
+        chinese.connectors(),
+        lambda text: text.translate(table),
+    )

@@ -63,8 +63,9 @@ def compile_rules(
     for name, handler, pattern in table:
         wanted = list(needs.get(name, ()))
         words = frozenset().union(*(classes[c] for c in wanted if c != "digit"))
-        rules.append(Rule(name, re.compile(Template(pattern).substitute(fragments), flags), handler, words,
-                          "digit" in wanted))
+        rules.append(
+            Rule(name, re.compile(Template(pattern).substitute(fragments), flags), handler, words, "digit" in wanted)
+        )
     return rules
 
 
@@ -103,7 +104,9 @@ def full_year(text: str, ctx: Context) -> int:
 # Words before a numeric date that make it a date even when it could be a fraction.
 _DATE_CUE = re.compile(
     r"(?:\b(?:on|by|until|till|from|since|before|after|due|dated?|starting|this|next|last|to|"
-    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)|[,(]|[-–~到至和或])\s*$", re.IGNORECASE)
+    r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|[a-z]+day)|[,(]|[-–~到至和或])\s*$",
+    re.IGNORECASE,
+)
 
 
 def _numeric_date(m: re.Match[str], ctx: Context) -> Piece | None:
@@ -117,7 +120,7 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Piece | None:
         return None
     if m["y"]:
         return pc.day_piece(ctx, m.span(), month, day, full_year(m["y"], ctx))
-    if sep == "-" or re.match(r"\s+of\b", ctx.text[m.end():]):  # "4-23" (a range), "2/3 of them"
+    if sep == "-" or re.match(r"\s+of\b", ctx.text[m.end() :]):  # "4-23" (a range), "2/3 of them"
         return None
     cued = _DATE_CUE.search(ctx.text, max(0, m.start() - 12), m.start()) is not None
     if not cued and (sep != "/" or (len(a) < 2 and len(b) < 2 and day <= 12)):
@@ -151,17 +154,39 @@ def _clock_meridiem(m: re.Match[str], ctx: Context) -> Piece | None:
 MERIDIEM = r"(?P<mer>(?:[aApP]\s?\.\s?[mM]\.?|[aApP][mM]\b|[aApP]\s[mM]\b)|[aApP](?![A-Za-z.]))"
 
 NUMERIC_RULES = (
-    Rule("iso_date", re.compile(
-        r"(?<![\d/.])(?<!\d-)(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/]|[.-]\d)"), _iso_date, digits=True),
-    Rule("iso_month", re.compile(r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)-(?P<m>0?[1-9]|1[0-2])(?![\d/-]|\.\d)"),
-         _iso_month, digits=True),
-    Rule("numeric_date", re.compile(
-        r"(?<![A-Za-z0-9/.:])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?:(?P=sep)(?P<y>\d{4}|'?\d{2}))?"
-        r"(?![A-Za-z0-9/]|[.:]\d|-\d{1,2}(?![\d/.-]))"), _numeric_date, digits=True),
-    Rule("clock_meridiem", re.compile(
-        B + r"(?P<h>[01]?\d)(?:[:.：](?P<mi>[0-5]\d)(?:[:.](?P<s>[0-5]\d))?)?\.?\s*" + MERIDIEM),
-         _clock_meridiem, digits=True),
-    Rule("clock_24", re.compile(
-        r"(?<![\d:.])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d))?(?![\d:]|\.\d|\s*[aApP]\.?\s?[mM]\b)"),
-         _clock_24, digits=True),
+    Rule(
+        "iso_date",
+        re.compile(r"(?<![\d/.])(?<!\d-)(?P<y>(?:19|20)\d\d)([-/.])(?P<m>[01]?\d)\2(?P<d>[0-3]?\d)(?![\d/]|[.-]\d)"),
+        _iso_date,
+        digits=True,
+    ),
+    Rule(
+        "iso_month",
+        re.compile(r"(?<![\d/.-])(?P<y>(?:19|20)\d\d)-(?P<m>0?[1-9]|1[0-2])(?![\d/-]|\.\d)"),
+        _iso_month,
+        digits=True,
+    ),
+    Rule(
+        "numeric_date",
+        re.compile(
+            r"(?<![A-Za-z0-9/.:])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?:(?P=sep)(?P<y>\d{4}|'?\d{2}))?"
+            r"(?![A-Za-z0-9/]|[.:]\d|-\d{1,2}(?![\d/.-]))"
+        ),
+        _numeric_date,
+        digits=True,
+    ),
+    Rule(
+        "clock_meridiem",
+        re.compile(B + r"(?P<h>[01]?\d)(?:[:.：](?P<mi>[0-5]\d)(?:[:.](?P<s>[0-5]\d))?)?\.?\s*" + MERIDIEM),
+        _clock_meridiem,
+        digits=True,
+    ),
+    Rule(
+        "clock_24",
+        re.compile(
+            r"(?<![\d:.])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?::(?P<s>[0-5]\d))?(?![\d:]|\.\d|\s*[aApP]\.?\s?[mM]\b)"
+        ),
+        _clock_24,
+        digits=True,
+    ),
 )

@@ -28,14 +28,29 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from typing import Any
 
 from . import calendar as cal
 from . import resolve as rv
 from .calendar import Interval
 from .engine import Context, Floating, Found, Selector
 
-_GRAIN_ORDER = ("second", "minute", "hour", "part_of_day", "day", "weekend", "week", "month",
-                "quarter", "season", "half_year", "year", "decade", "century")
+_GRAIN_ORDER = (
+    "second",
+    "minute",
+    "hour",
+    "part_of_day",
+    "day",
+    "weekend",
+    "week",
+    "month",
+    "quarter",
+    "season",
+    "half_year",
+    "year",
+    "decade",
+    "century",
+)
 
 
 @dataclass(frozen=True)
@@ -59,8 +74,17 @@ class Connectors:
 
 def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     """All passes, then the weak units left alone dropped (or given their own interval)."""
-    for step in (_lend_years, _dated, _select_parts, _anchor_offsets, _weekday_in_week, _ranges,
-                 _lengths, _on_days, _bounds):
+    for step in (
+        _lend_years,
+        _dated,
+        _select_parts,
+        _anchor_offsets,
+        _weekday_in_week,
+        _ranges,
+        _lengths,
+        _on_days,
+        _bounds,
+    ):
         units = step(units, ctx, conn)
     out = []
     for u in units:
@@ -80,7 +104,7 @@ def _pairwise(units: list[Found], text: str, combine: Combine) -> list[Found]:
     out: list[Found] = []
     for unit in units:
         if out:
-            joined = combine(out[-1], unit, text[out[-1].span[1]:unit.span[0]])
+            joined = combine(out[-1], unit, text[out[-1].span[1] : unit.span[0]])
             if joined is not None:
                 out[-1] = joined
                 continue
@@ -88,15 +112,33 @@ def _pairwise(units: list[Found], text: str, combine: Combine) -> list[Found]:
     return out
 
 
-def _grown(a: Found, b: Found, interval: Interval, **changes: object) -> Found:
+def _grown(
+    a: Found,
+    b: Found,
+    interval: Interval,
+    *,
+    floating: Floating | None | object = ...,
+    year: int | None | object = ...,
+    weekday: int | None | object = ...,
+    point: bool | object = ...,
+    moved: bool | object = ...,
+) -> Found:
+    """``a`` grown over ``b`` with ``interval``; the piece fields given (not ``...``) are set."""
     span = (min(a.span[0], b.span[0]), max(a.span[1], b.span[1]))
-    piece = replace(a.piece, span=span, selector=None, length=None, offset=None, alone=None,
-                    **{k: v for k, v in changes.items() if k in _PIECE_FIELDS})
-    return replace(a, span=span, interval=interval, confidence=min(a.confidence, b.confidence),
-                   piece=piece, strong=True, approximate=a.approximate or b.approximate)
-
-
-_PIECE_FIELDS = {"floating", "year", "weekday", "point", "moved"}
+    changes: dict[str, Any] = {"floating": floating, "year": year, "weekday": weekday, "point": point, "moved": moved}
+    piece = replace(a.piece, span=span, selector=None, length=None, offset=None, alone=None)
+    for name, value in changes.items():
+        if value is not ...:
+            piece = replace(piece, **{name: value})
+    return replace(
+        a,
+        span=span,
+        interval=interval,
+        confidence=min(a.confidence, b.confidence),
+        piece=piece,
+        strong=True,
+        approximate=a.approximate or b.approximate,
+    )
 
 
 # -- 1. years ---------------------------------------------------------------------------------
@@ -128,14 +170,17 @@ _SHIFTED_DATE = re.compile(r"\b(?P<w>this|next|last)\s+$", re.IGNORECASE)
 def _dated(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     """ "this Friday 5/12", "Friday (Jun-15)": the date wins over the weekday next to it;
     "next 5/12" is next year's 5/12."""
+
     def combine(a: Found, b: Found, gap: str) -> Found | None:
         if a.piece.weekday is None or b.piece.weekday is not None or b.interval.granularity != "day":
             return None
         if not b.piece.floating and b.piece.day is None or _DATE_GAP.fullmatch(gap) is None:
             return None
-        close = 1 if ctx.text[b.span[1]:b.span[1] + 1] == ")" and "(" in gap else 0
+        close = 1 if ctx.text[b.span[1] : b.span[1] + 1] == ")" and "(" in gap else 0
         grown = _grown(b, a, b.interval, weekday=None)
-        return replace(grown, span=(a.span[0], b.span[1] + close), piece=replace(grown.piece, span=(a.span[0], b.span[1] + close)))
+        return replace(
+            grown, span=(a.span[0], b.span[1] + close), piece=replace(grown.piece, span=(a.span[0], b.span[1] + close))
+        )
 
     units = _pairwise(units, ctx.text, combine)
     out = []
@@ -151,7 +196,7 @@ def _this_year(u: Found, floating: Floating, ctx: Context) -> Found:
     """ "next 5/12" is next year's; "this 5/12" and "this friday 5/12" (a date pinned by a
     weekday of this week) this year's."""
     before = _SHIFTED_DATE.search(ctx.text, max(0, u.span[0] - 6), u.span[0])
-    inside = re.match(r"(?:this|next|last|coming)\s", ctx.text[u.span[0]:], re.IGNORECASE)
+    inside = re.match(r"(?:this|next|last|coming)\s", ctx.text[u.span[0] :], re.IGNORECASE)
     if before is None and inside is None:
         return u
     shift = {"this": 0, "next": 1, "last": -1}[before.group("w").lower()] if before else 0
@@ -175,7 +220,8 @@ def _select_parts(units: list[Found], ctx: Context, conn: Connectors) -> list[Fo
         if inner is not None and inner.unit == "day" and inner.count == 1 and sel.unit in ("week_of", "weekend_of"):
             year, month = rv.month_for_day(ctx.today, inner.index or 1, ctx.tense(period.span))
             day = rv.safe_date(year, month, inner.index or 1)  # "the week of the 18th"
-            return _grown(a, b, pick(cal.days(ctx.tz, day), sel, ctx), floating=None) if day else None
+            week = pick(cal.days(ctx.tz, day), sel, ctx) if day else None
+            return _grown(a, b, week, floating=None) if week else None
         if inner is not None or not period.strong:
             return None
         floating = period.piece.floating
@@ -219,7 +265,9 @@ def _anchor_offsets(units: list[Found], ctx: Context, conn: Connectors) -> list[
         interval = rv.shifted_day(ctx.tz, b.interval.start.date(), low, unit, sign)
         if high != low:
             other = rv.shifted_day(ctx.tz, b.interval.start.date(), high, unit, sign)
-            interval = cal.span(min(interval, other, key=lambda i: i.start), max(interval, other, key=lambda i: i.start))
+            interval = cal.span(
+                min(interval, other, key=lambda i: i.start), max(interval, other, key=lambda i: i.start)
+            )
         grown = _grown(a, b, interval, floating=None, moved=True)
         if mod == "more":  # "more than 2 weeks before today": open beyond that day
             side = "start" if sign < 0 else "end"
@@ -269,15 +317,19 @@ def _ranges(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
 def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor: int) -> Found | None:
     if any(u.piece.selector is not None and u.piece.selector.unit != "day" for u in (a, b)):
         return None
-    gap = text[a.span[1]:b.span[0]]
+    gap = text[a.span[1] : b.span[0]]
     opener = conn.range_open.search(text, floor, a.span[0])
     between = opener is not None and opener.groupdict().get("pair") is not None
     close = conn.range_close.match(text, b.span[1])
     paired = conn.pair_infix.fullmatch(gap) is not None and (between or close is not None)
     if not paired and conn.range_infix.fullmatch(gap) is None:
         return None
-    if (a.point or b.point) and not (a.point and b.point) and max(
-            _GRAIN_ORDER.index(a.interval.granularity), _GRAIN_ORDER.index(b.interval.granularity)) >= _GRAIN_ORDER.index("week"):
+    if (
+        (a.point or b.point)
+        and not (a.point and b.point)
+        and max(_GRAIN_ORDER.index(a.interval.granularity), _GRAIN_ORDER.index(b.interval.granularity))
+        >= _GRAIN_ORDER.index("week")
+    ):
         return None  # "3pm - this week" is two times
     left, right = _range_ends(a, b, ctx)
     if left is None or right is None:
@@ -294,11 +346,20 @@ def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor:
     end_at = close.end() if close else b.span[1]
     span = (start_at, end_at)
     piece = replace(a.piece, span=span, floating=None, selector=None, alone=None, weekday=None)
-    return Found(span, Interval(first.start, end, grain), min(a.confidence, b.confidence), a.lang,
-                 piece, True, a.approximate or b.approximate)
+    return Found(
+        span,
+        Interval(first.start, end, grain),
+        min(a.confidence, b.confidence),
+        a.lang,
+        piece,
+        True,
+        a.approximate or b.approximate,
+    )
 
 
-def _range_ends(a: Found, b: Found, ctx: Context) -> tuple[tuple[Interval, Found] | None, tuple[Interval, Found] | None]:
+def _range_ends(
+    a: Found, b: Found, ctx: Context
+) -> tuple[tuple[Interval, Found] | None, tuple[Interval, Found] | None]:
     """Both ends, the year (and month) of an end said without them taken from the other."""
     fa, fb = a.piece.floating, b.piece.floating
     ia, ib = a.interval, b.interval
@@ -312,12 +373,14 @@ def _range_ends(a: Found, b: Found, ctx: Context) -> tuple[tuple[Interval, Found
         earlier = -1 if (a.piece.selector.index or 1) > ib.start.day else 0
         fa = _dom_floating(a, ib.start.month, earlier, fb, ctx)
     if fa and fb:  # both without a year: the range as a whole follows the year rule
+
         def whole(year: int) -> Interval | None:
             x = fa.build(year)
             if x is None:
                 return None
             y = next((iv for yy in (year, year + 1) if (iv := fb.build(yy)) and iv.end > x.start), None)
             return Interval(x.start, y.end, x.granularity) if y else None
+
         found = rv.occurrence(ctx.ref, whole, fa.mode or fb.mode)
         if found is None:
             return None, None
@@ -349,8 +412,11 @@ def _clock_after(first: Interval, last: Interval, unit: Found) -> Interval:
 
 def _now_as_day(iv: Interval, unit: Found, other: Found, ctx: Context) -> Interval:
     """ "between Jan 2019 and now": next to a day or a longer period, "now" is today."""
-    if unit.piece.point and unit.interval.granularity == "second" and other.interval.granularity not in (
-            "second", "minute", "hour", "part_of_day"):
+    if (
+        unit.piece.point
+        and unit.interval.granularity == "second"
+        and other.interval.granularity not in ("second", "minute", "hour", "part_of_day")
+    ):
         return cal.Interval(cal.local(ctx.tz, ctx.today), cal.local(ctx.tz, ctx.today), "day")
     return iv
 
@@ -384,8 +450,9 @@ def _lengths(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
             amount, unit = length.piece.length
             count, unit = rv.whole_units(amount, unit)
             end = rv.moved(anchor.interval.start, count, unit)
-            grown = _grown(a, b, Interval(anchor.interval.start, end, anchor.interval.granularity),
-                           floating=None, point=False)
+            grown = _grown(
+                a, b, Interval(anchor.interval.start, end, anchor.interval.granularity), floating=None, point=False
+            )
             opener = _LENGTH_OPEN.search(ctx.text, max(0, a.span[0] - 20), a.span[0]) if anchor is a else None
             if opener is not None:  # "from 2pm for 2 hours": the "from" starts the range, no bound
                 grown = replace(grown, span=(opener.start(), grown.span[1]))
@@ -397,6 +464,7 @@ def _lengths(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
 
 def _on_days(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     """A day right before a composed clock time sets its day ("14th Feb from 9:30am for 7 hours")."""
+
     def combine(a: Found, b: Found, gap: str) -> Found | None:
         if gap.strip(" ,") or not _on_day(a, b, b, ctx.text):
             return None
@@ -405,7 +473,9 @@ def _on_days(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     return _pairwise(units, ctx.text, combine)
 
 
-_LENGTH_OPEN = re.compile(r"(?<![\w'])(?:from|starting(?:\s+(?:on|from|at))?|beginning(?:\s+on)?|从)\s*$", re.IGNORECASE)
+_LENGTH_OPEN = re.compile(
+    r"(?<![\w'])(?:from|starting(?:\s+(?:on|from|at))?|beginning(?:\s+on)?|从)\s*$", re.IGNORECASE
+)
 
 
 def _as_duration(u: Found, ctx: Context) -> Found:
@@ -448,7 +518,7 @@ def _boundable(u: Found) -> bool:
 def _bounded(u: Found, text: str, conn: Connectors, floor: int, following: int | None) -> Found:
     before = conn.bound_prefix.search(text, floor, u.span[0])
     after = conn.bound_suffix.match(text, u.span[1])
-    if after is not None and following is not None and not text[after.end():following].strip():
+    if after is not None and following is not None and not text[after.end() : following].strip():
         after = None  # "from 2010 to 2018 or before 2000": the "before" is 2000's
     found = before or after
     if found is None:
@@ -472,13 +542,20 @@ def _bounded(u: Found, text: str, conn: Connectors, floor: int, following: int |
 
 def _on_day(day: Found, bounded: Found, clock: Found, text: str) -> bool:
     """A day right before "before 5pm" / "after 2:00" sets the clock's day."""
-    return (day.strong and day.unbounded is None and day.interval.granularity == "day"
-            and clock.point and clock.piece.day is None and not text[day.span[1]:bounded.span[0]].strip(" ,"))
+    return (
+        day.strong
+        and day.unbounded is None
+        and day.interval.granularity == "day"
+        and clock.point
+        and clock.piece.day is None
+        and not text[day.span[1] : bounded.span[0]].strip(" ,")
+    )
 
 
 def _moved_to(day: Found, bounded: Found, clock: Found, ctx: Context) -> Found:
     shift = day.interval.start.date() - ctx.today
     iv = bounded.interval
     moved = Interval(iv.start + shift, iv.end + shift, iv.granularity)
-    return replace(bounded, span=(day.span[0], bounded.span[1]), interval=moved,
-                   confidence=min(day.confidence, bounded.confidence))
+    return replace(
+        bounded, span=(day.span[0], bounded.span[1]), interval=moved, confidence=min(day.confidence, bounded.confidence)
+    )

@@ -209,8 +209,18 @@ def units_of(pieces: Iterable[Piece], ctx: Context, joiner: re.Pattern[str], lan
     for piece in _join(list(pieces), ctx.text, joiner):
         interval = representable(resolve_piece, piece, ctx)
         if interval is not None:
-            units.append(Found(piece.span, interval, round(_confidence(piece), 3), lang, piece,
-                               piece.strong, piece.approximate, piece.open_side))
+            units.append(
+                Found(
+                    piece.span,
+                    interval,
+                    round(_confidence(piece), 3),
+                    lang,
+                    piece,
+                    piece.strong,
+                    piece.approximate,
+                    piece.open_side,
+                )
+            )
     return units
 
 
@@ -264,7 +274,7 @@ _PARTS = ("day", "part", "clock")
 
 def _joinable(left: Piece, right: Piece, text: str, joiner: re.Pattern[str]) -> bool:
     if right.zone is not None and right.clock is None and left.clock is not None and left.zone is None:
-        return text[left.span[1]:right.span[0]].strip() == ""  # "4pm CET"
+        return text[left.span[1] : right.span[0]].strip() == ""  # "4pm CET"
     if left.interval or right.interval:
         return False
     if any(p.selector is not None and p.day is None for p in (left, right)):
@@ -319,8 +329,9 @@ def resolve_piece(piece: Piece, ctx: Context) -> Interval:
     return cal.days(ctx.tz, day)
 
 
-def _clock_range(tz: tzinfo, day: date, first: Clock, last: Clock, part: tuple[int, int] | None,
-                 home: tzinfo) -> Interval:
+def _clock_range(
+    tz: tzinfo, day: date, first: Clock, last: Clock, part: tuple[int, int] | None, home: tzinfo
+) -> Interval:
     """ "3-4pm", 下午两点到四点: the end read first (it usually carries am/pm), then the start
     as the latest reading not after it; an end not after the start is on the next day."""
     if last.meridiem is None and first.meridiem is not None:
@@ -328,8 +339,10 @@ def _clock_range(tz: tzinfo, day: date, first: Clock, last: Clock, part: tuple[i
         end_hour = min(_readings(last, part), key=lambda h: (h < start_hour, h))
     else:
         end_hour = clock_hour(last, part)
-        start_hour = max((h for h in _readings(first, part) if (h, first.minute) <= (end_hour, last.minute)),
-                         default=clock_hour(first, part))
+        start_hour = max(
+            (h for h in _readings(first, part) if (h, first.minute) <= (end_hour, last.minute)),
+            default=clock_hour(first, part),
+        )
     start = cal.local(tz, day, start_hour, first.minute)
     end = cal.local(tz, day, end_hour, last.minute)
     if end <= start:

@@ -30,32 +30,86 @@ YEAR = r"(?:19|20)\d{2}"
 JOINER = re.compile(r"(?:\s*,)?\s*(?:(?:at|on|in|the|around|about|of|for|@|circa)\s*){0,2}\s*", re.IGNORECASE)
 # The word classes (and "digit") one of which a text must hold for a rule to run at all.
 _NEEDS = {
-    **dict.fromkeys(("md_range", "dm_range", "month_day", "day_month", "month_year", "month_year2", "shifted_month",
-                     "month_in_context", "month_after_word", "month_range_left", "month", "month_capitalised"),
-                    ("mon",)),
-    **dict.fromkeys(("weekday_of_week", "week_weekday", "weekday_dom", "shifted_weekday", "weekday",
-                     "weekday_context", "weekday_before"), ("wd",)),
+    **dict.fromkeys(
+        (
+            "md_range",
+            "dm_range",
+            "month_day",
+            "day_month",
+            "month_year",
+            "month_year2",
+            "shifted_month",
+            "month_in_context",
+            "month_after_word",
+            "month_range_left",
+            "month",
+            "month_capitalised",
+        ),
+        ("mon",),
+    ),
+    **dict.fromkeys(
+        (
+            "weekday_of_week",
+            "week_weekday",
+            "weekday_dom",
+            "shifted_weekday",
+            "weekday",
+            "weekday_context",
+            "weekday_before",
+        ),
+        ("wd",),
+    ),
     **dict.fromkeys(("shifted_season", "season_year", "season"), ("season",)),
     **dict.fromkeys(("year", "bare_year", "dom_range"), ("digit",)),
     "selector": ("unit", "wd"),
-    **dict.fromkeys(("count_selector", "the_unit", "shifted_unit", "in", "length", "length_starting",
-                     "rolling", "postfix_shift"), ("unit",)),
+    **dict.fromkeys(
+        ("count_selector", "the_unit", "shifted_unit", "in", "length", "length_starting", "rolling", "postfix_shift"),
+        ("unit",),
+    ),
     **dict.fromkeys(("clock_range", "clock_at", "clock_before_part"), ("digit", "hour")),
     **dict.fromkeys(("clock_words_meridiem", "clock_hour_minute", "clock_words_weak"), ("hour",)),
     **dict.fromkeys(("fused_modified", "fused_day_part", "part_in_the", "part_modified", "part_of_day"), ("part",)),
-    "holiday": ("holiday",), "period": ("period",), "quarter": ("quarter",), "decade": ("digit", "decade"),
-    "century": ("century",), "year_named": ("year",), "week_of": ("week",), "week_number": ("week",),
-    "dom_of_month": ("month",), "dom": ("digit", "ordinal"), "year_to_date": ("date",), "till_date": ("date",),
-    "shifted_small": ("unit",), "weekend": ("weekend",), "ago": ("ago",), "later": ("later",),
-    "anchored": ("anchor",), "past_unit": ("past",), "vague_phrase": ("phrase",), "earlier_later": ("later",),
-    "day_word": ("day_word",), "clock_relative": ("clock_rel",), "clock_oclock": ("clock",),
-    "clock_ish": ("ish",), "clock_word": ("clock_word",), "zone": ("zone",), "now": ("now",),
+    "holiday": ("holiday",),
+    "period": ("period",),
+    "quarter": ("quarter",),
+    "decade": ("digit", "decade"),
+    "century": ("century",),
+    "year_named": ("year",),
+    "week_of": ("week",),
+    "week_number": ("week",),
+    "dom_of_month": ("month",),
+    "dom": ("digit", "ordinal"),
+    "year_to_date": ("date",),
+    "till_date": ("date",),
+    "shifted_small": ("unit",),
+    "weekend": ("weekend",),
+    "ago": ("ago",),
+    "later": ("later",),
+    "anchored": ("anchor",),
+    "past_unit": ("past",),
+    "vague_phrase": ("phrase",),
+    "earlier_later": ("later",),
+    "day_word": ("day_word",),
+    "clock_relative": ("clock_rel",),
+    "clock_oclock": ("clock",),
+    "clock_ish": ("ish",),
+    "clock_word": ("clock_word",),
+    "zone": ("zone",),
+    "now": ("now",),
     "part_meal": ("meal",),
 }
 _CALENDAR_UNITS = ("week", "weekend", "month", "quarter", "year", "decade")
 _TENS = {"twenty": 20, "thirty": 30}
-_DECADE_WORDS = {"twenties": 2, "thirties": 3, "forties": 4, "fifties": 5, "sixties": 6,
-                 "seventies": 7, "eighties": 8, "nineties": 9}
+_DECADE_WORDS = {
+    "twenties": 2,
+    "thirties": 3,
+    "forties": 4,
+    "fifties": 5,
+    "sixties": 6,
+    "seventies": 7,
+    "eighties": 8,
+    "nineties": 9,
+}
 
 
 class English(ClockRules, RelativeRules):
@@ -85,11 +139,14 @@ class English(ClockRules, RelativeRules):
         """Named regex fragments built from the lexicon, used as ``$name`` in the rules."""
         lex = self.lex
         units = [w for w in self.units]
-        cal_units = [w for w, e in self.units.items() if e.unit in _CALENDAR_UNITS and e.size == 1
-                     and not w.endswith("s")]
+        cal_units = [
+            w for w, e in self.units.items() if e.unit in _CALENDAR_UNITS and e.size == 1 and not w.endswith("s")
+        ]
         small = alt(w for w, v in self.ordinals.items() if v < 10)
         ones = alt(w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 9 and " " not in w and len(w) > 2)
-        cardinal = alt(w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 31 and " " not in w and len(w) > 2)
+        cardinal = alt(
+            w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 31 and " " not in w and len(w) > 2
+        )
         ordinal_words = f"(?:twenty|thirty)[- ]?(?:{small})|{alt(self.ordinals)}"
         f = {
             **self.clock_fragments(),
@@ -123,7 +180,8 @@ class English(ClockRules, RelativeRules):
         f["wd_opt"] = f"(?:(?P<wd>{f['wd']})\\.?,?\\s+)?"
         f["qty"] = f"(?:{f['vague']}|{f['num']})"
         f["amount"] = r"(?:$qty$unit(?:\s*,?\s*(?:and\s+)?$qty$unit)*)".replace(
-            "$qty", rf"(?:\d+(?:\.\d+)?\s*|{f['qty']}\s+)").replace("$unit", f"(?:{f['unit']})\\b")
+            "$qty", rf"(?:\d+(?:\.\d+)?\s*|{f['qty']}\s+)"
+        ).replace("$unit", f"(?:{f['unit']})\\b")
         f["dany"] = f"(?:{f['dnum']}|{f['oword']})"
         f["y_tail"] = rf"(?:(?:\s*,\s*|\s+|-)(?:of\s+)?(?P<y>{YEAR})\b|\s+of\s+(?P<y2>'?\d\d)\b)?"
         return f
@@ -132,8 +190,12 @@ class English(ClockRules, RelativeRules):
         """Every English rule; for equal spans the earlier rule wins."""
         table = [*self._date_rules(), *self.relative_rules(), *self.clock_rules()]
         compiled = compile_rules(table, self.fragments(), _NEEDS, self.classes(), re.IGNORECASE)
-        exact = {r.name: r for r in compile_rules(
-            [row for row in table if row[0] in self.case_sensitive], self.fragments(), _NEEDS, self.classes())}
+        exact = {
+            r.name: r
+            for r in compile_rules(
+                [row for row in table if row[0] in self.case_sensitive], self.fragments(), _NEEDS, self.classes()
+            )
+        }
         return (*NUMERIC_RULES, *(exact.get(r.name, r) for r in compiled))
 
     case_sensitive = frozenset({"month_capitalised"})
@@ -143,78 +205,136 @@ class English(ClockRules, RelativeRules):
         lex = self.lex
         hours = [w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 59 and len(w) > 2]
         return {
-            "mon": tokens(lex.words("months")), "wd": tokens(lex.words("weekdays")),
-            "season": tokens(self.seasons), "unit": tokens(self.units), "hour": tokens(hours),
-            "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]), "meal": tokens(self.meals),
-            "holiday": tokens(self.holidays) | {"july"}, "period": tokens(self.periods),
-            "quarter": frozenset({"quarter", "half"}), "decade": tokens(_DECADE_WORDS),
-            "century": frozenset({"century"}), "year": frozenset({"year"}), "week": frozenset({"week", "weekend", "w"}),
-            "month": frozenset({"month"}), "ordinal": tokens(self.ordinals) | frozenset(_TENS), "date": frozenset({"date"}),
-            "weekend": frozenset({"weekend"}), "ago": frozenset({"ago", "back", "earlier"}),
-            "later": frozenset({"later", "hence", "earlier"}), "anchor": frozenset({"before", "after", "from", "prior"}),
-            "past": frozenset({"past"}), "phrase": tokens(self.phrases), "day_word": tokens(self.days),
+            "mon": tokens(lex.words("months")),
+            "wd": tokens(lex.words("weekdays")),
+            "season": tokens(self.seasons),
+            "unit": tokens(self.units),
+            "hour": tokens(hours),
+            "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]),
+            "meal": tokens(self.meals),
+            "holiday": tokens(self.holidays) | {"july"},
+            "period": tokens(self.periods),
+            "quarter": frozenset({"quarter", "half"}),
+            "decade": tokens(_DECADE_WORDS),
+            "century": frozenset({"century"}),
+            "year": frozenset({"year"}),
+            "week": frozenset({"week", "weekend", "w"}),
+            "month": frozenset({"month"}),
+            "ordinal": tokens(self.ordinals) | frozenset(_TENS),
+            "date": frozenset({"date"}),
+            "weekend": frozenset({"weekend"}),
+            "ago": frozenset({"ago", "back", "earlier"}),
+            "later": frozenset({"later", "hence", "earlier"}),
+            "anchor": frozenset({"before", "after", "from", "prior"}),
+            "past": frozenset({"past"}),
+            "phrase": tokens(self.phrases),
+            "day_word": tokens(self.days),
             "clock_rel": frozenset({"half", "quarter", "past", "min", "mins", "minute", "minutes"}),
-            "clock": frozenset({"clock", "oclock"}), "ish": frozenset({"ish", "noonish", "middayish"}),
-            "clock_word": tokens(self.clock_words) | frozenset({"mid"}), "zone": tokens(self.zones),
+            "clock": frozenset({"clock", "oclock"}),
+            "ish": frozenset({"ish", "noonish", "middayish"}),
+            "clock_word": tokens(self.clock_words) | frozenset({"mid"}),
+            "zone": tokens(self.zones),
             "now": tokens(lex.words("now_words")),
         }
 
     def _date_rules(self) -> list[tuple[str, Handler, str]]:
         not_clock = r"(?![:.]\d|\s*(?:[ap]\.?m\b|o'?clock))"
         return [
-            ("md_range", self.md_range,
-             r"\b(?:(?:from|between)\s+)?(?P<mon>$mon)\.?\s*(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until|and)\s*"
-             r"(?:the\s+)?(?P<d2>$dany)\b" + not_clock + r"(?!\s*(?:$mon)\b)(?:,?\s+(?P<y>$year)\b)?"),
-            ("dm_range", self.md_range,
-             r"\b(?:(?:from\s+)?(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until)|between\s+(?:the\s+)?(?P<db>$dany)\s*(?:and|-|to))\s*(?:the\s+)?"
-             r"(?P<d2>$dany)\s+(?:of\s+)?(?P<mon>$mon)\b\.?(?:,?\s+(?P<y>$year)\b)?"),
-            ("month_day", self.date,
-             r"\b${wd_opt}(?P<mon>$mon)\.?(?:\s+|-|(?<=[a-z])(?=\d)|,\s*(?=\d{1,2}(?:st|nd|rd|th)))(?:the\s+)?(?P<d>$dany)\b" + not_clock
-             + r"(?!\s*(?:-|–|to|through|till|until)\s*\d{1,2}\b)$y_tail"),
-            ("day_month", self.date,
-             r"(?<![$$£€¥\d.,])(?<![$$£€¥] )\b${wd_opt}(?:the\s+)?(?P<d>$dany)(?:\s+day)?(?:\s+of\s+|\s+|-)(?P<mon>$mon)\b\.?$y_tail"),
+            (
+                "md_range",
+                self.md_range,
+                r"\b(?:(?:from|between)\s+)?(?P<mon>$mon)\.?\s*(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until|and)\s*"
+                r"(?:the\s+)?(?P<d2>$dany)\b" + not_clock + r"(?!\s*(?:$mon)\b)(?:,?\s+(?P<y>$year)\b)?",
+            ),
+            (
+                "dm_range",
+                self.md_range,
+                r"\b(?:(?:from\s+)?(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until)|between\s+(?:the\s+)?(?P<db>$dany)\s*(?:and|-|to))\s*(?:the\s+)?"
+                r"(?P<d2>$dany)\s+(?:of\s+)?(?P<mon>$mon)\b\.?(?:,?\s+(?P<y>$year)\b)?",
+            ),
+            (
+                "month_day",
+                self.date,
+                r"\b${wd_opt}(?P<mon>$mon)\.?(?:\s+|-|(?<=[a-z])(?=\d)|,\s*(?=\d{1,2}(?:st|nd|rd|th)))(?:the\s+)?(?P<d>$dany)\b"
+                + not_clock
+                + r"(?!\s*(?:-|–|to|through|till|until)\s*\d{1,2}\b)$y_tail",
+            ),
+            (
+                "day_month",
+                self.date,
+                r"(?<![$$£€¥\d.,])(?<![$$£€¥] )\b${wd_opt}(?:the\s+)?(?P<d>$dany)(?:\s+day)?(?:\s+of\s+|\s+|-)(?P<mon>$mon)\b\.?$y_tail",
+            ),
             ("month_year", self.month_year, r"\b(?P<mon>$mon)\.?(?:\s*,\s*|\s+|-)(?:of\s+)?(?P<y>$year)\b"),
             ("month_year2", self.month_year, r"\b(?P<mon>$mon)\s+of\s+(?P<y2>'?\d\d)\b"),
-            ("holiday", self.holiday,
-             r"\b(?:(?P<shift>$shift)\s+)?(?P<h>$holiday)(?![\w'])(?:,?\s+(?P<y>$year)\b)?(?:\s+(?P<we>weekend)\b)?"
-             r"(?:\s+(?P<y3>$year)\b)?"),
-            ("period", self.period,
-             r"\b(?:(?:the\s+)?(?P<of>$of_period)\s+of|(?P<pre>$pre_period))(?:\s+|-)(?:(?P<mon>$mon)\b(?:,?\s+(?P<y>$year)\b)?"
-             r"|(?:(?P<shift>$shift|the)\s+)?(?P<u>week|month|year|day)\b|(?P<yr>$year)\b|(?P<dw>today|tomorrow|tonight)"
-             r"|(?:(?P<wshift>$shift|the)\s+)?(?P<wd>$wd_full))"),
-            ("weekday_of_week", self.weekday,
-             r"\b(?:on\s+)?(?P<wd>$wd)\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<shift>$shift)\s+week\b"),
-            ("week_weekday", self.weekday,
-             r"\b(?P<shift>$shift)\s+week\s*(?:-\s*|,\s*|on\s+)?(?P<wd>$wd)\b"),
-            ("weekday_dom", self.weekday_dom,
-             r"\b(?P<wd>$wd)\.?,?\s+(?:the\s+)?(?P<d>$dany)\b(?![:./]\d|\s*(?:[ap]\.?m\b|$mon\b|-|–|to\b|o'?clock))"),
+            (
+                "holiday",
+                self.holiday,
+                r"\b(?:(?P<shift>$shift)\s+)?(?P<h>$holiday)(?![\w'])(?:,?\s+(?P<y>$year)\b)?(?:\s+(?P<we>weekend)\b)?"
+                r"(?:\s+(?P<y3>$year)\b)?",
+            ),
+            (
+                "period",
+                self.period,
+                r"\b(?:(?:the\s+)?(?P<of>$of_period)\s+of|(?P<pre>$pre_period))(?:\s+|-)(?:(?P<mon>$mon)\b(?:,?\s+(?P<y>$year)\b)?"
+                r"|(?:(?P<shift>$shift|the)\s+)?(?P<u>week|month|year|day)\b|(?P<yr>$year)\b|(?P<dw>today|tomorrow|tonight)"
+                r"|(?:(?P<wshift>$shift|the)\s+)?(?P<wd>$wd_full))",
+            ),
+            (
+                "weekday_of_week",
+                self.weekday,
+                r"\b(?:on\s+)?(?P<wd>$wd)\.?,?\s+(?:of\s+)?(?:the\s+)?(?P<shift>$shift)\s+week\b",
+            ),
+            ("week_weekday", self.weekday, r"\b(?P<shift>$shift)\s+week\s*(?:-\s*|,\s*|on\s+)?(?P<wd>$wd)\b"),
+            (
+                "weekday_dom",
+                self.weekday_dom,
+                r"\b(?P<wd>$wd)\.?,?\s+(?:the\s+)?(?P<d>$dany)\b(?![:./]\d|\s*(?:[ap]\.?m\b|$mon\b|-|–|to\b|o'?clock))",
+            ),
             ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b"),
             ("weekday", self.weekday, r"(?<!every )(?<!each )\b(?P<wd>$wd_free)\b(?!')"),
-            ("weekday_context", self.weekday,
-             r"\b(?:on|by|until|till|from|before|after|this|next|last|coming)\s+(?P<phrase>(?P<wd>$wd_amb))\b"),
-            ("weekday_before", self.weekday,
-             r"\b(?P<wd>$wd_amb)\b(?=\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th|:\d\d|\s*[ap]\.?m\b|/)|morning|afternoon|evening|night|$mon\b))"),
+            (
+                "weekday_context",
+                self.weekday,
+                r"\b(?:on|by|until|till|from|before|after|this|next|last|coming)\s+(?P<phrase>(?P<wd>$wd_amb))\b",
+            ),
+            (
+                "weekday_before",
+                self.weekday,
+                r"\b(?P<wd>$wd_amb)\b(?=\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th|:\d\d|\s*[ap]\.?m\b|/)|morning|afternoon|evening|night|$mon\b))",
+            ),
             ("shifted_season", self.season, r"\b(?P<shift>$shift)\s+(?P<s>$season)\b"),
             ("season_year", self.season, r"\b(?:the\s+)?(?P<s>$season)\s+(?:of\s+)?(?P<y>$year)\b"),
             ("season", self.season, r"\b$prefix\s+(?P<phrase>(?:the\s+)?(?P<s>$season))\b"),
             ("shifted_month", self.month, r"\b(?P<shift>$shift)\s+(?P<mon>$mon_ctx)\b"),
-            ("month_in_context", self.month,
-             r"\b(?:in|since|until|till|by|during|before|after|around|of|early|late|mid|from|through)\s+(?P<phrase>(?P<mon>$mon))\b\.?(?!\s*\d)"),
+            (
+                "month_in_context",
+                self.month,
+                r"\b(?:in|since|until|till|by|during|before|after|around|of|early|late|mid|from|through)\s+(?P<phrase>(?P<mon>$mon))\b\.?(?!\s*\d)",
+            ),
             ("month_after_word", self.month, r"\b(?:$prefix|to)\s+(?P<phrase>(?P<mon>$mon_ctx))\b\.?(?!\s*\d)"),
             ("month_range_left", self.month, r"\b(?P<mon>$mon)\b(?=\s*(?:-|–|to)\s*(?:$mon)\b)"),
             ("month", self.month, r"\b(?P<mon>$mon_full)\b"),
-            ("month_capitalised", self.month,
-             r"(?<![\w'])(?P<mon>March|May|August)(?![\w'-])(?!\s+(?:I|i|you|we|they|he|she|it|be|have|not|the|a|an|on|in|"
-             r"into|to|through|forward|down|over|past|back|along|up|out|off|against|with)\b)"),
+            (
+                "month_capitalised",
+                self.month,
+                r"(?<![\w'])(?P<mon>March|May|August)(?![\w'-])(?!\s+(?:I|i|you|we|they|he|she|it|be|have|not|the|a|an|on|in|"
+                r"into|to|through|forward|down|over|past|back|along|up|out|off|against|with)\b)",
+            ),
             ("quarter", self.quarter, r"\b(?:the\s+)?(?P<n>$ordsel)\s+(?P<u>quarter|half)\s+of\b"),
-            ("decade", self.decade,
-             r"\b(?:the\s+)?(?:(?P<c>19|20)(?P<d>\d)0\s?'?s|'?(?P<d2>\d)0'?s|(?P<w>twenties|thirties|forties|fifties|sixties|"
-             r"seventies|eighties|nineties))\b"),
+            (
+                "decade",
+                self.decade,
+                r"\b(?:the\s+)?(?:(?P<c>19|20)(?P<d>\d)0\s?'?s|'?(?P<d2>\d)0'?s|(?P<w>twenties|thirties|forties|fifties|sixties|"
+                r"seventies|eighties|nineties))\b",
+            ),
             ("century", self.century, r"\b(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)\s+century\b"),
             ("year_named", self.year, r"\b(?:the\s+)?(?:calendar\s+)?year\s+(?P<y>$year)\b"),
             ("year", self.year, r"\b(?:$prefix)\s+(?P<phrase>(?P<y>$year))\b(?![-/.,:]?\d|s\b|\s*%)"),
-            ("bare_year", self.bare_year,
-             r"(?<![\w$$£€¥.])(?P<y>$year)\b(?!(?:[/.:]|-(?!(?:19|20)\d\d))?\d|s\b|\s*%|\s*[a-z]*\s*(?:steps|people|km|miles))"),
+            (
+                "bare_year",
+                self.bare_year,
+                r"(?<![\w$$£€¥.])(?P<y>$year)\b(?!(?:[/.:]|-(?!(?:19|20)\d\d))?\d|s\b|\s*%|\s*[a-z]*\s*(?:steps|people|km|miles))",
+            ),
         ]
 
     def trigger(self) -> re.Pattern[str]:
@@ -235,17 +355,27 @@ class English(ClockRules, RelativeRules):
             selector_after=False,
             offset_gap=re.compile(r"\s*(?:the\s+)?", re.IGNORECASE),
             week_gap=re.compile(r"\.?\s*(?:,|-|on|of|of\s+the|in|in\s+the)?\s*", re.IGNORECASE),
-            range_open=re.compile(rf"(?<![\w'])(?:{alt(roles['open'])}|(?P<pair>{alt(roles['between'])}))\s+$", re.IGNORECASE),
+            range_open=re.compile(
+                rf"(?<![\w'])(?:{alt(roles['open'])}|(?P<pair>{alt(roles['between'])}))\s+$", re.IGNORECASE
+            ),
             range_infix=re.compile(rf"\s*(?:{alt(roles['infix'])})\s*", re.IGNORECASE),
             pair_infix=re.compile(rf"\s*(?:{alt(roles['pair'])})\s*", re.IGNORECASE),
             range_close=re.compile(r"(?!)"),
-            length_gap=re.compile(r"\s*,?\s*(?:(?:starting|beginning|commencing)(?:\s+(?:on|from|at))?|from|on|at)?\s*", re.IGNORECASE),
-            bound_prefix=bound_pattern(lex["bounds"], "prefix", r"(?<![\w'])(?:{})\s*(?:(?:around|about|approximately|roughly)\s+)?$",
-                                       re.IGNORECASE),
+            length_gap=re.compile(
+                r"\s*,?\s*(?:(?:starting|beginning|commencing)(?:\s+(?:on|from|at))?|from|on|at)?\s*", re.IGNORECASE
+            ),
+            bound_prefix=bound_pattern(
+                lex["bounds"],
+                "prefix",
+                r"(?<![\w'])(?:{})\s*(?:(?:around|about|approximately|roughly)\s+)?$",
+                re.IGNORECASE,
+            ),
             bound_suffix=bound_pattern(
-                lex["bounds"], "suffix",
+                lex["bounds"],
+                "suffix",
                 r"\s*,?\s*(?:{})(?![\w'])(?!\s+(?:than|my|your|his|her|our|their|the|a|an|i|we|you|he|she|they|it)\b)",
-                re.IGNORECASE),
+                re.IGNORECASE,
+            ),
         )
 
     # -- helpers ----------------------------------------------------------------------------
@@ -323,7 +453,9 @@ class English(ClockRules, RelativeRules):
             else:
                 day = ctx.today + timedelta(days={"tomorrow": 1}.get(key(m["dw"] or "today"), 0))
             end = cal.days(ctx.tz, day).end
-            return Piece(m.span(), rv.FUZZY, interval=cal.Interval(end - timedelta(seconds=1), end, "second"), tail=True)
+            return Piece(
+                m.span(), rv.FUZZY, interval=cal.Interval(end - timedelta(seconds=1), end, "second"), tail=True
+            )
         shift = as_shift(self.shifts.get(key(m["shift"] or "this"), 0))
         interval = rv.part_of_unit(ctx.ref, key(m["u"]), shift, part, entry.narrow)
         return Piece(m.span(), rv.FUZZY, interval=interval, tail=part == "late")
@@ -372,6 +504,7 @@ class English(ClockRules, RelativeRules):
     def bare_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
         return pc.year_piece(ctx, m.span(), int(m["y"]), strong=False)
 
+
 def _full(two: str, ctx: Context) -> int:
     from .common import full_year
 
@@ -383,8 +516,14 @@ def grammar() -> Grammar:
     """The compiled English grammar (built once)."""
     lex = lexicon("en")
     english = English(lex)
-    return Grammar(english.rules(), JOINER, english.trigger(), compile_cues(lex, word_bounded=True),
-                   english.connectors(), _blank_cjk)
+    return Grammar(
+        english.rules(),
+        JOINER,
+        english.trigger(),
+        compile_cues(lex, word_bounded=True),
+        english.connectors(),
+        _blank_cjk,
+    )
 
 
 _CJK = re.compile(r"[\u3000-\u9fff\uf900-\uffef]")
@@ -394,4 +533,3 @@ def _blank_cjk(text: str) -> str:
     """Chinese characters as spaces, so English word boundaries hold inside Chinese text
     ("我tomorrow去") and no span moves."""
     return _CJK.sub(" ", text) if _CJK.search(text) else text
-

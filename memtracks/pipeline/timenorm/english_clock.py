@@ -43,7 +43,9 @@ class ClockRules:
         self.now_words = lex.words("now_words")
         self._clock_text = re.compile(
             rf"^(?:(?P<h>\d{{1,2}})(?:[:.](?P<mi>[0-5]\d))?|(?P<hw>{self._hour_words()})(?:[\s-](?P<mw>{self._minute_words()}))?"
-            rf"|(?P<cw>noon|midday|midnight))\s*(?P<mer>{AMPM})?$", re.IGNORECASE)
+            rf"|(?P<cw>noon|midday|midnight))\s*(?P<mer>{AMPM})?$",
+            re.IGNORECASE,
+        )
 
     def _hour_words(self) -> str:
         return alt(w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 12 and len(w) > 2)
@@ -56,8 +58,10 @@ class ClockRules:
 
     def clock_fragments(self) -> dict[str, str]:
         number = alt(self.numbers)
-        clock = (rf"(?:\d{{1,2}}(?:[:.][0-5]\d)?(?:\s*{AMPM})?|(?:{self._hour_words()})(?:[\s-]{self._minute_words()})?"
-                 rf"(?:\s*{AMPM})?|noon|midday|midnight)")
+        clock = (
+            rf"(?:\d{{1,2}}(?:[:.][0-5]\d)?(?:\s*{AMPM})?|(?:{self._hour_words()})(?:[\s-]{self._minute_words()})?"
+            rf"(?:\s*{AMPM})?|noon|midday|midnight)"
+        )
         return {  # each body is grouped by English.fragments
             "num": rf"(?:\d+(?:\.\d+)?|(?:{number})(?:[- ](?:{number}))?)",
             "hour_word": self._hour_words(),
@@ -78,35 +82,66 @@ class ClockRules:
 
     def clock_rules(self) -> list[tuple[str, Handler, str]]:
         return [
-            ("clock_range", self.clock_range,
-             r"\b(?:(?P<open>from|between)\s+)?(?P<c1>$clock)\s*(?P<inf>-|–|to|till|until|and|through|thru)\s*"
-             r"(?P<c2>$clock)(?![\w:/])(?!\s*(?:-|/)\s*\d)"),
-            ("clock_words_meridiem", self.clock_words_meridiem,
-             r"\b(?P<hw>$hour_word)(?:[\s-](?P<mw>$minute_word))?\s*(?P<mer>$ampm)(?![a-z])"),
-            ("clock_relative", self.clock_relative,
-             r"\b(?P<rel>half|(?:a\s+)?quarter|(?P<mn>\d{1,2}|$minute_word|$hour_word)(?P<mins>\s+min(?:ute)?s?)?)\s+"
-             r"(?P<dir>past|after|to|before|of|till)\s+(?P<h>\d{1,2}|$hour_word)(?:\s*(?P<mer>$ampm)(?![a-z]))?"
-             r"(?:\s+o['’]?\s?clock)?\b"),
+            (
+                "clock_range",
+                self.clock_range,
+                r"\b(?:(?P<open>from|between)\s+)?(?P<c1>$clock)\s*(?P<inf>-|–|to|till|until|and|through|thru)\s*"
+                r"(?P<c2>$clock)(?![\w:/])(?!\s*(?:-|/)\s*\d)",
+            ),
+            (
+                "clock_words_meridiem",
+                self.clock_words_meridiem,
+                r"\b(?P<hw>$hour_word)(?:[\s-](?P<mw>$minute_word))?\s*(?P<mer>$ampm)(?![a-z])",
+            ),
+            (
+                "clock_relative",
+                self.clock_relative,
+                r"\b(?P<rel>half|(?:a\s+)?quarter|(?P<mn>\d{1,2}|$minute_word|$hour_word)(?P<mins>\s+min(?:ute)?s?)?)\s+"
+                r"(?P<dir>past|after|to|before|of|till)\s+(?P<h>\d{1,2}|$hour_word)(?:\s*(?P<mer>$ampm)(?![a-z]))?"
+                r"(?:\s+o['’]?\s?clock)?\b",
+            ),
             ("clock_oclock", self.clock_oclock, r"\b(?P<h>\d{1,2}|$hour_word)\s*o['’]?\s?clock\b"),
             ("clock_ish", self.clock_ish, r"\b(?:(?P<h>\d{1,2})|(?P<noon>noon|midday))\s?-?ish\b"),
-            ("clock_hour_minute", self.clock_hour_minute,
-             r"\b(?:at|around|about|by|from|circa|@)\s+(?P<phrase>(?P<hw>$hour_word)[\s-](?P<mw>$minute_word)(?:\s+minutes)?)\b"),
+            (
+                "clock_hour_minute",
+                self.clock_hour_minute,
+                r"\b(?:at|around|about|by|from|circa|@)\s+(?P<phrase>(?P<hw>$hour_word)[\s-](?P<mw>$minute_word)(?:\s+minutes)?)\b",
+            ),
             ("clock_word", self.clock_word, r"\b(?P<w>$clock_word)\b"),
-            ("clock_at", self.clock_at,
-             r"(?:\b(?P<at>at|around|about|circa|approximately|by|from|until|till|to|before|after|than)\s+|@\s*)"
-             r"(?P<phrase>(?P<h>\d{1,2}|$hour_word)(?:\.(?P<mi>[0-5]\d))?)(?![\w:]|\.\d)$not_clock_after"),
-            ("clock_words_weak", self.clock_hour_minute, r"\b(?P<phrase>(?P<hw>$hour_word)[\s-](?P<mw>$minute_word))\b(?!\s*(?:$ampm|o'?clock))"),
-            ("clock_before_part", self.clock_at,
-             r"(?<![\d.,])\b(?P<phrase>(?P<h>\d{1,2}|$hour_word))(?=,?\s+(?:in\s+the\s+(?:morning|afternoon|evening|night)|tonight|at\s+night))"),
+            (
+                "clock_at",
+                self.clock_at,
+                r"(?:\b(?P<at>at|around|about|circa|approximately|by|from|until|till|to|before|after|than)\s+|@\s*)"
+                r"(?P<phrase>(?P<h>\d{1,2}|$hour_word)(?:\.(?P<mi>[0-5]\d))?)(?![\w:]|\.\d)$not_clock_after",
+            ),
+            (
+                "clock_words_weak",
+                self.clock_hour_minute,
+                r"\b(?P<phrase>(?P<hw>$hour_word)[\s-](?P<mw>$minute_word))\b(?!\s*(?:$ampm|o'?clock))",
+            ),
+            (
+                "clock_before_part",
+                self.clock_at,
+                r"(?<![\d.,])\b(?P<phrase>(?P<h>\d{1,2}|$hour_word))(?=,?\s+(?:in\s+the\s+(?:morning|afternoon|evening|night)|tonight|at\s+night))",
+            ),
             ("zone", self.zone, r"(?<=[\dmM.)\s])\(?(?P<z>$zone)\)?(?![\w'])"),
             ("now", self.now, r"\b(?P<w>$now_word)\b"),
-            ("fused_modified", self.fused_part,
-             r"\b(?P<pre>early|late|later)\s+(?:in\s+)?(?P<w>this\s+(?:morning|afternoon|evening)|tonight)\b"),
+            (
+                "fused_modified",
+                self.fused_part,
+                r"\b(?P<pre>early|late|later)\s+(?:in\s+)?(?P<w>this\s+(?:morning|afternoon|evening)|tonight)\b",
+            ),
             ("fused_day_part", self.fused_part, r"\b(?P<w>$fused)\b"),
-            ("part_in_the", self.part_in_the,
-             r"\b(?:(?P<pre>early|late|later|mid)\s+)?in\s+(?:the\s+)?(?:(?P<pre2>early|late)\s+)?(?P<w>$part)\b"),
-            ("part_meal", self.part_in_the,
-             r"\b(?:around|about|at|by|during|over|before|after)\s+(?P<phrase>(?P<w>$meal))\b(?P<pre>)(?P<pre2>)"),
+            (
+                "part_in_the",
+                self.part_in_the,
+                r"\b(?:(?P<pre>early|late|later|mid)\s+)?in\s+(?:the\s+)?(?:(?P<pre2>early|late)\s+)?(?P<w>$part)\b",
+            ),
+            (
+                "part_meal",
+                self.part_in_the,
+                r"\b(?:around|about|at|by|during|over|before|after)\s+(?P<phrase>(?P<w>$meal))\b(?P<pre>)(?P<pre2>)",
+            ),
             ("part_modified", self.part, r"\b(?P<pre>early|late|later)\s+(?P<w>$part)\b"),
             ("part_of_day", self.part, r"\b(?P<w>$part)\b"),
         ]
@@ -195,8 +230,9 @@ class ClockRules:
     def clock_hour_minute(self, m: re.Match[str], ctx: Context) -> Piece | None:
         """ "at seven twenty-seven"; without "at" ("march 18th nine thirty") only next to a day."""
         weak = not m.group().lower().startswith(("at", "around", "about", "by", "from", "circa", "@"))
-        return pc.clock_piece(m.span("phrase"), int(self.numbers[key(m["hw"])]), self.minute_value(m["mw"]),
-                              strong=not weak)
+        return pc.clock_piece(
+            m.span("phrase"), int(self.numbers[key(m["hw"])]), self.minute_value(m["mw"]), strong=not weak
+        )
 
     def clock_word(self, m: re.Match[str], ctx: Context) -> Piece | None:
         """noon, midnight (the one starting the day; the coming one in a plan)."""
@@ -224,8 +260,7 @@ class ClockRules:
     def fused_part(self, m: re.Match[str], ctx: Context) -> Piece:
         word = key(m["w"])
         offset = 0 if word.startswith("this") else self.fused[word][0]
-        window = self.window(word.replace("this ", "") if word.startswith("this ") else word,
-                             m.groupdict().get("pre"))
+        window = self.window(word.replace("this ", "") if word.startswith("this ") else word, m.groupdict().get("pre"))
         return Piece(m.span(), rv.RELATIVE, day=ctx.today + timedelta(days=offset), part=window)
 
     def part_in_the(self, m: re.Match[str], ctx: Context) -> Piece:

@@ -30,46 +30,99 @@ class RelativeRules:
     weekdays: dict
     duration_cue: re.Pattern[str]
     _amount_part: re.Pattern[str]
+    days: dict[str, int]
+
+    def count(self, text: str) -> float:  # from ClockRules
+        raise NotImplementedError
+
+    def day_number(self, text: str) -> int | None:  # from English
+        raise NotImplementedError
 
     def relative_rules(self) -> list[tuple[str, Handler, str]]:
         return [
             ("postfix_shift", self.postfix_shift, r"\b(?:the\s+)?(?P<u>$cal_unit)\s+(?P<post>$postfix)\b"),
-            ("selector", self.selector,
-             r"\b(?:the\s+)?(?P<n>$ordsel|(?:[1-9]|[1-4]\d|5[0-3])(?:st|nd|rd|th)|$oword)\s+"
-             r"(?P<what>week|weekend|month|day|$wd_full)\s+(?:of|in)\b"),
-            ("count_selector", self.count_selector,
-             r"\b(?:the\s+)?(?P<n>first|last|final)\s+(?P<q>$num)\s+(?P<what>days|weeks|months)\s+(?:of|in)\b"),
-            ("week_of", self.week_of,
-             r"\b(?:(?:the\s+)?(?P<what>week|weekend)\s+(?:of|starting(?:\s+on)?|beginning(?:\s+on)?|commencing(?:\s+on)?)|w/c)\b"),
+            (
+                "selector",
+                self.selector,
+                r"\b(?:the\s+)?(?P<n>$ordsel|(?:[1-9]|[1-4]\d|5[0-3])(?:st|nd|rd|th)|$oword)\s+"
+                r"(?P<what>week|weekend|month|day|$wd_full)\s+(?:of|in)\b",
+            ),
+            (
+                "count_selector",
+                self.count_selector,
+                r"\b(?:the\s+)?(?P<n>first|last|final)\s+(?P<q>$num)\s+(?P<what>days|weeks|months)\s+(?:of|in)\b",
+            ),
+            (
+                "week_of",
+                self.week_of,
+                r"\b(?:(?:the\s+)?(?P<what>week|weekend)\s+(?:of|starting(?:\s+on)?|beginning(?:\s+on)?|commencing(?:\s+on)?)|w/c)\b",
+            ),
             ("week_number", self.week_number, r"\b(?:the\s+)?week\s+(?P<n>[1-9]|[1-4]\d|5[0-3])\b"),
-            ("dom_range", self.dom_range, r"\b(?:from\s+)?(?P<d>\d{1,2})\s*-\s*(?P<d2>\d{1,2})\b(?=\s+(?:in|of)\s+(?:the\s+)?(?:$shift)\s+month)"),
+            (
+                "dom_range",
+                self.dom_range,
+                r"\b(?:from\s+)?(?P<d>\d{1,2})\s*-\s*(?P<d2>\d{1,2})\b(?=\s+(?:in|of)\s+(?:the\s+)?(?:$shift)\s+month)",
+            ),
             ("dom_of_month", self.dom, r"\b(?P<d>$dany)(?=\s+of\s+(?:the\s+)?(?:$shift)\s+month)"),
-            ("dom", self.dom,
-             r"(?:\b(?P<the>the\s+))?\b(?P<d>(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<=\bon the )(?:[12]\d|3[01]|0?[1-9])(?![\d:./])"
-             r"|$oword(?=\s*[.,!?]|\s*$$))\b"),
-            ("the_unit", self.the_unit,
-             r"(?:(?<=\bof )|(?<=\bfor )|(?<=\bin )|(?<=\bduring ))the\s+(?P<u>day|week|month|year)\b(?!\s+(?:of|before|after|that|when|we|i|you|he|she|they)\b)"),
+            (
+                "dom",
+                self.dom,
+                r"(?:\b(?P<the>the\s+))?\b(?P<d>(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<=\bon the )(?:[12]\d|3[01]|0?[1-9])(?![\d:./])"
+                r"|$oword(?=\s*[.,!?]|\s*$$))\b",
+            ),
+            (
+                "the_unit",
+                self.the_unit,
+                r"(?:(?<=\bof )|(?<=\bfor )|(?<=\bin )|(?<=\bduring ))the\s+(?P<u>day|week|month|year)\b(?!\s+(?:of|before|after|that|when|we|i|you|he|she|they)\b)",
+            ),
             ("year_to_date", self.year_to_date, r"\b(?:the\s+)?year\s+to\s+date\b"),
-            ("till_date", self.till_date,
-             r"\b(?:till|to|until|up\s+to)\s+(?P<phrase>(?:the\s+)?(?:current\s+)?date)\b(?=\s*(?:[.,!?;)]|$$))"),
-            ("shifted_small", self.shifted_small, r"\b(?P<shift>next|last|past|previous|this|coming)\s+(?P<u>hour|minute)\b"),
-            ("shifted_unit", self.shifted_unit, r"\b(?P<shift>$shift)\s+(?:calendar\s+|business\s+|working\s+)?(?P<u>$cal_unit)\b"),
+            (
+                "till_date",
+                self.till_date,
+                r"\b(?:till|to|until|up\s+to)\s+(?P<phrase>(?:the\s+)?(?:current\s+)?date)\b(?=\s*(?:[.,!?;)]|$$))",
+            ),
+            (
+                "shifted_small",
+                self.shifted_small,
+                r"\b(?P<shift>next|last|past|previous|this|coming)\s+(?P<u>hour|minute)\b",
+            ),
+            (
+                "shifted_unit",
+                self.shifted_unit,
+                r"\b(?P<shift>$shift)\s+(?:calendar\s+|business\s+|working\s+)?(?P<u>$cal_unit)\b",
+            ),
             ("weekend", self.weekend, r"\b(?:(?P<the>the|that)\s+)?weekend\b"),
             ("ago", self.ago, r"(?<!last )(?<!past )(?<!next )\b(?P<a>$amount)\s+(?:ago|back|earlier)\b"),
             ("later", self.later, r"\b(?P<a>$amount)\s+(?:later|hence)\b(?!\s+(?:this|in\s+the|next)\b)"),
-            ("anchored", self.anchored,
-             r"\b(?:(?P<mod>more\s+than|over|at\s+least|less\s+than|under|within)\s+)?(?P<a>$amount)\s+(?P<dir>before|after|from|prior\s+to)\b"),
-            ("in", self.within,
-             r"\b(?P<w>in|within)\s+(?P<next>(?:the\s+)?(?:next|coming|following)\s+)?(?:another\s+|just\s+|about\s+|around\s+|over\s+)?(?P<a>$amount)\b"),
-            ("length", self.length, r"\bfor\s+(?:another\s+|about\s+|around\s+|almost\s+|nearly\s+|over\s+|only\s+|just\s+)?(?P<a>$amount)\b"),
+            (
+                "anchored",
+                self.anchored,
+                r"\b(?:(?P<mod>more\s+than|over|at\s+least|less\s+than|under|within)\s+)?(?P<a>$amount)\s+(?P<dir>before|after|from|prior\s+to)\b",
+            ),
+            (
+                "in",
+                self.within,
+                r"\b(?P<w>in|within)\s+(?P<next>(?:the\s+)?(?:next|coming|following)\s+)?(?:another\s+|just\s+|about\s+|around\s+|over\s+)?(?P<a>$amount)\b",
+            ),
+            (
+                "length",
+                self.length,
+                r"\bfor\s+(?:another\s+|about\s+|around\s+|almost\s+|nearly\s+|over\s+|only\s+|just\s+)?(?P<a>$amount)\b",
+            ),
             ("length_starting", self.length, r"\b(?P<a>$amount)(?=\s*,?\s*(?:starting|beginning|commencing)\b)"),
-            ("rolling", self.rolling,
-             r"\b(?:(?:the|these|this|over\s+the)\s+)?(?P<dir>past|last|previous|next|coming|following|upcoming)\s+(?P<q>$qty)\s+"
-             r"(?:business\s+|working\s+)?(?P<u>$unit)\b"),
+            (
+                "rolling",
+                self.rolling,
+                r"\b(?:(?:the|these|this|over\s+the)\s+)?(?P<dir>past|last|previous|next|coming|following|upcoming)\s+(?P<q>$qty)\s+"
+                r"(?:business\s+|working\s+)?(?P<u>$unit)\b",
+            ),
             ("past_unit", self.past_unit, r"\b(?:the\s+)?past\s+(?P<u>$cal_unit|day|hour|minute)\b"),
             ("vague_phrase", self.vague_phrase, r"\b(?P<w>$phrase)\b"),
-            ("earlier_later", self.earlier_later,
-             r"\b(?P<el>earlier|later)\s+(?:in\s+)?(?P<shift>this|the|next|last|previous)\s+(?P<u>week|month|year)\b"),
+            (
+                "earlier_later",
+                self.earlier_later,
+                r"\b(?P<el>earlier|later)\s+(?:in\s+)?(?P<shift>this|the|next|last|previous)\s+(?P<u>week|month|year)\b",
+            ),
             ("day_word", self.day_word, r"\b(?P<w>$day_word)\b"),
         ]
 
@@ -142,7 +195,7 @@ class RelativeRules:
         dom = self.day_number(m["d"])
         if dom is None:
             return None
-        strong = re.search(r"\bon\s+$", ctx.text[max(0, m.start() - 4):m.start()], re.IGNORECASE) is not None
+        strong = re.search(r"\bon\s+$", ctx.text[max(0, m.start() - 4) : m.start()], re.IGNORECASE) is not None
         return pc.dom_piece(ctx, m.span(), dom, ctx.tense(m.span()), strong)
 
     def the_unit(self, m: re.Match[str], ctx: Context) -> Piece:
@@ -157,7 +210,7 @@ class RelativeRules:
     def till_date(self, m: re.Match[str], ctx: Context) -> Piece:
         """ "to date": up to today; the end of a range after "from X"."""
         today = cal.days(ctx.tz, ctx.today)
-        if re.search(r"\bfrom\b", ctx.text[max(0, m.start() - 40):m.start()], re.IGNORECASE):
+        if re.search(r"\bfrom\b", ctx.text[max(0, m.start() - 40) : m.start()], re.IGNORECASE):
             return Piece(phrase_span(m), rv.RELATIVE, interval=today, point=True)
         return Piece(m.span(), rv.RELATIVE, interval=rv.open_interval(today, "start", today.start), open_side="start")
 
@@ -217,7 +270,7 @@ class RelativeRules:
 
     def _duration_context(self, m: re.Match[str], ctx: Context) -> bool:
         start = max(0, m.start() - 60)
-        clause = re.split(r"[.!?;]|\band\b|\bbut\b", ctx.text[start:m.start()])[-1]
+        clause = re.split(r"[.!?;]|\band\b|\bbut\b", ctx.text[start : m.start()])[-1]
         return ctx.tense(m.span()) == "past" or self.duration_cue.search(clause) is not None
 
     def length(self, m: re.Match[str], ctx: Context) -> Piece | None:
@@ -246,7 +299,6 @@ class RelativeRules:
 
     def day_word(self, m: re.Match[str], ctx: Context) -> Piece:
         return Piece(m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, self.days[key(m["w"])], "day"))
-
 
 
 def as_shift(mode: rv.Mode) -> int:

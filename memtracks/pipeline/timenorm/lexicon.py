@@ -19,8 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 from ...datafiles import Strict, bundled, read_yaml, validate_entries
 from ...errors import DataFileError, UnsupportedLanguageError
 
-Unit = Literal["second", "minute", "hour", "day", "week", "weekend", "month", "quarter", "half_year",
-               "year", "decade"]
+Unit = Literal["second", "minute", "hour", "day", "week", "weekend", "month", "quarter", "half_year", "year", "decade"]
 Tense = Literal["past", "future"]
 Part = Literal["early", "mid", "late"]
 
@@ -277,9 +276,7 @@ def load_lexicon(path: str | Path, language: str) -> Lexicon:
     if not isinstance(doc, dict):
         raise DataFileError(str(path), ["top level must be a mapping of sections"])
     problems = [
-        f"unknown section '{name}' (expected one of: {', '.join(schema)})"
-        for name in doc
-        if name not in schema
+        f"unknown section '{name}' (expected one of: {', '.join(schema)})" for name in doc if name not in schema
     ]
     sections: dict[str, tuple[Any, ...]] = {}
     for name, (model, id_field) in schema.items():
@@ -287,9 +284,7 @@ def load_lexicon(path: str | Path, language: str) -> Lexicon:
             problems.append(f"missing section '{name}'")
             continue
         try:
-            entries = validate_entries(
-                path, doc[name], model, section=name, id_field=id_field, check=_check_entry
-            )
+            entries = validate_entries(path, doc[name], model, section=name, id_field=id_field, check=_check_entry)
         except DataFileError as exc:
             problems.extend(exc.problems)
             continue

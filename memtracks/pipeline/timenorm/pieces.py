@@ -14,8 +14,15 @@ from .engine import Clock, Context, Floating, Mode, Piece, Selector
 Span = tuple[int, int]
 
 
-def day_piece(ctx: Context, span: Span, month: int, day: int, year: int | None = None,
-              mode: Mode = None, weekday: int | None = None) -> Piece | None:
+def day_piece(
+    ctx: Context,
+    span: Span,
+    month: int,
+    day: int,
+    year: int | None = None,
+    mode: Mode = None,
+    weekday: int | None = None,
+) -> Piece | None:
     """A calendar date; without a year the year rule (resolve.occurrence) picks it and the
     piece stays *floating* so a range or a year said next to it can move it."""
     if year is not None:
@@ -50,8 +57,15 @@ def day_range_piece(ctx: Context, span: Span, month: int, first: int, last: int,
     return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode)) if interval else None
 
 
-def month_piece(ctx: Context, span: Span, month: int, year: int | None = None, mode: Mode = None,
-                part: str | None = None, thirds: bool = False) -> Piece | None:
+def month_piece(
+    ctx: Context,
+    span: Span,
+    month: int,
+    year: int | None = None,
+    mode: Mode = None,
+    part: str | None = None,
+    thirds: bool = False,
+) -> Piece | None:
     """A month (or its early / mid / late part); ``mode`` an int is a shift ("last May")."""
     tz = ctx.tz
 
@@ -63,16 +77,22 @@ def month_piece(ctx: Context, span: Span, month: int, year: int | None = None, m
     if year is not None:
         return Piece(span, rv.FUZZY if part else rv.ABSOLUTE, interval=build(year), tail=part == "late")
     if isinstance(mode, int):
-        return Piece(span, rv.RELATIVE, interval=build(rv.year_for_month(ctx.today, month, mode)),
-                     tail=part == "late")
+        return Piece(span, rv.RELATIVE, interval=build(rv.year_for_month(ctx.today, month, mode)), tail=part == "late")
     interval = rv.occurrence(ctx.ref, build, mode)
     assert interval is not None
     confidence = rv.FUZZY if part else rv.mode_confidence(mode)
     return Piece(span, confidence, interval=interval, floating=Floating(build, mode), tail=part == "late")
 
 
-def year_piece(ctx: Context, span: Span, year: int, part: str | None = None, strong: bool = True,
-               confidence: float = rv.RELATIVE, narrow: bool = False) -> Piece | None:
+def year_piece(
+    ctx: Context,
+    span: Span,
+    year: int,
+    part: str | None = None,
+    strong: bool = True,
+    confidence: float = rv.RELATIVE,
+    narrow: bool = False,
+) -> Piece | None:
     """A year, or its early / mid / late third (``narrow``: January / June-July / December);
     it can lend its number to a neighbour."""
     if not 1 <= year <= 9999:
@@ -109,17 +129,32 @@ def dom_piece(ctx: Context, span: Span, dom: int, mode: Mode, strong: bool) -> P
     year, month = rv.month_for_day(ctx.today, dom, mode)
     found = rv.safe_date(year, month, dom)
     alone = cal.days(ctx.tz, found) if found and strong else None
-    return Piece(span, rv.TENSE_GUESS, selector=Selector("day", dom), strong=False, alone=alone,
-                 day=found if alone else None)
+    return Piece(
+        span, rv.TENSE_GUESS, selector=Selector("day", dom), strong=False, alone=alone, day=found if alone else None
+    )
 
 
-def selector_piece(span: Span, unit: str, index: int | None = None, count: int = 1,
-                   weekday: int | None = None, alone: Interval | None = None) -> Piece:
+def selector_piece(
+    span: Span,
+    unit: str,
+    index: int | None = None,
+    count: int = 1,
+    weekday: int | None = None,
+    alone: Interval | None = None,
+) -> Piece:
     return Piece(span, rv.RELATIVE, selector=Selector(unit, index, count, weekday), strong=False, alone=alone)
 
 
-def offset_piece(ctx: Context, span: Span, low: float, high: float, unit: str, sign: int,
-                 confidence: float, more: tuple[tuple[int, str], ...] = ()) -> Piece:
+def offset_piece(
+    ctx: Context,
+    span: Span,
+    low: float,
+    high: float,
+    unit: str,
+    sign: int,
+    confidence: float,
+    more: tuple[tuple[int, str], ...] = (),
+) -> Piece:
     """ "3 weeks ago", 两周后, "in 2 hours": the day (or minute) that far from the reference,
     approximate: the speaker means about then."""
     interval = rv.offset_interval(ctx.ref, unit, low, high, sign, more)
@@ -146,8 +181,9 @@ def rolling_piece(ctx: Context, span: Span, count: float, unit: str, sign: int, 
 def now_piece(ctx: Context, span: Span) -> Piece:
     """ "now", 现在: the reference instant (one second)."""
     start = ctx.ref.replace(microsecond=0)
-    return Piece(span, rv.RELATIVE, interval=Interval(start, cal.later(start, timedelta(seconds=1)), "second"),
-                 point=True)
+    return Piece(
+        span, rv.RELATIVE, interval=Interval(start, cal.later(start, timedelta(seconds=1)), "second"), point=True
+    )
 
 
 def unit_piece(ctx: Context, span: Span, unit: str, shift: int) -> Piece:
@@ -157,17 +193,27 @@ def unit_piece(ctx: Context, span: Span, unit: str, shift: int) -> Piece:
     return Piece(span, rv.RELATIVE, interval=cal.unit_at(ctx.ref, unit, shift))
 
 
-def clock_piece(span: Span, hour: int, minute: int = 0, second: int | None = None, meridiem: str | None = None,
-                minutes_written: bool = False, strong: bool = True, part: tuple[int, int] | None = None,
-                until: Clock | None = None, confidence: float = rv.RELATIVE) -> Piece | None:
+def clock_piece(
+    span: Span,
+    hour: int,
+    minute: int = 0,
+    second: int | None = None,
+    meridiem: str | None = None,
+    minutes_written: bool = False,
+    strong: bool = True,
+    part: tuple[int, int] | None = None,
+    until: Clock | None = None,
+    confidence: float = rv.RELATIVE,
+) -> Piece | None:
     clock = make_clock(hour, minute, second, meridiem, minutes_written)
     if clock is None:
         return None
     return Piece(span, confidence, clock=clock, strong=strong, part=part, until=until)
 
 
-def make_clock(hour: int, minute: int = 0, second: int | None = None, meridiem: str | None = None,
-               minutes_written: bool = False) -> Clock | None:
+def make_clock(
+    hour: int, minute: int = 0, second: int | None = None, meridiem: str | None = None, minutes_written: bool = False
+) -> Clock | None:
     if minute > 59 or (second or 0) > 59 or hour > (12 if meridiem in ("am", "pm") else 24):
         return None
     if meridiem in ("am", "pm") and hour == 0:

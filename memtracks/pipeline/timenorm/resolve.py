@@ -196,8 +196,9 @@ def moved(moment: datetime, count: int, unit: str) -> datetime:
     return moment.replace(year=day.year, month=day.month, day=day.day)
 
 
-def offset_interval(ref: datetime, unit: str, low: float, high: float, sign: int,
-                    more: tuple[tuple[int, str], ...] = ()) -> Interval:
+def offset_interval(
+    ref: datetime, unit: str, low: float, high: float, sign: int, more: tuple[tuple[int, str], ...] = ()
+) -> Interval:
     """ "3 weeks ago", 两周后, "in 2 hours": the day (the minute for hours and minutes) that
     ``low``..``high`` units before (sign -1) or after (+1) the reference land on. Vague
     amounts ("a few days ago") cover every day from ``low`` to ``high`` units away; ``more``
@@ -210,8 +211,8 @@ def offset_interval(ref: datetime, unit: str, low: float, high: float, sign: int
         first_unit = extra if extra in ("hour", "minute", "second") else first_unit
     a, b = min(a, b), max(a, b)
     if first_unit in ("hour", "minute", "second"):  # the minute from that instant on
-        start, last = a.replace(microsecond=0), b.replace(microsecond=0)
-        return Interval(start, cal.later(last, timedelta(minutes=1)), "minute")
+        start, final = a.replace(microsecond=0), b.replace(microsecond=0)
+        return Interval(start, cal.later(final, timedelta(minutes=1)), "minute")
     tz = zone(ref)
     return Interval(cal.local(tz, a.date()), cal.days(tz, b.date()).end, "day")
 

