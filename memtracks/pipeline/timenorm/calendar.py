@@ -308,3 +308,37 @@ def weekend_of(tz: tzinfo, day: date) -> Interval:
     saturday = monday(day) + timedelta(days=5)
     first = min(day, saturday)
     return days(tz, first, (saturday - first).days + 2, "weekend")
+
+
+def next_to(tz: tzinfo, anchor: Interval, unit: str, sign: int, weekday: int | None) -> Interval | None:
+    """The ``unit`` right before (sign -1) or after (+1) ``anchor``: "the Monday before July 24"
+    (the latest Monday before it), "the week before X" (the seven days before), "the weekend
+    after X", "the day / month / year before X"."""
+    first = anchor.start.date()
+    last = (anchor.end - timedelta(microseconds=1)).date()
+    if unit == "weekday" and weekday is not None:
+        if sign < 0:
+            return days(tz, first - timedelta(days=(first.weekday() - weekday) % 7 or 7))
+        return days(tz, last + timedelta(days=(weekday - last.weekday()) % 7 or 7))
+    if unit == "day":
+        return days(tz, first - timedelta(days=1) if sign < 0 else last + timedelta(days=1))
+    if unit == "week":
+        return (
+            days(tz, first - timedelta(days=7), 7, "week")
+            if sign < 0
+            else days(tz, last + timedelta(days=1), 7, "week")
+        )
+    if unit == "weekend":
+        if sign < 0:
+            sunday = first - timedelta(days=(first.weekday() + 1) % 7 or 7)
+            return days(tz, sunday - timedelta(days=1), 2, "weekend")
+        saturday = last + timedelta(days=(5 - last.weekday()) % 7 or 7)
+        return days(tz, saturday, 2, "weekend")
+    if unit == "month":
+        year_no, month_no = (
+            add_months(first.year, first.month, -1) if sign < 0 else add_months(last.year, last.month, 1)
+        )
+        return month(tz, year_no, month_no)
+    if unit == "year":
+        return year(tz, first.year - 1 if sign < 0 else last.year + 1)
+    return None

@@ -285,6 +285,7 @@ class Chinese:
             length_gap=never,
             bound_prefix=bound_pattern(lex["bounds"], "prefix", r"(?:{})\s*$"),
             bound_suffix=bound_pattern(lex["bounds"], "suffix", r"\s*(?:{})"),
+            bound_paired=bound_pattern(lex["bounds"], "paired", r"(?:{})\s*$"),
         )
 
     # -- helpers ----------------------------------------------------------------------------

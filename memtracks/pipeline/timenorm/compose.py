@@ -70,6 +70,7 @@ class Connectors:
     length_gap: re.Pattern[str]
     bound_prefix: re.Pattern[str]  # named groups: the bound kinds
     bound_suffix: re.Pattern[str]
+    bound_paired: re.Pattern[str]  # a prefix that counts only with a suffix: 从…起, "from X onwards"
 
 
 def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
@@ -253,6 +254,9 @@ def pick(whole: Interval, sel: Selector, ctx: Context) -> Interval | None:
 
 def _anchor_offsets(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
     def combine(a: Found, b: Found, gap: str) -> Found | None:
+        if a.piece.neighbour is not None and b.strong and conn.offset_gap.fullmatch(gap):
+            interval = cal.next_to(ctx.tz, b.interval, *a.piece.neighbour)
+            return _grown(a, b, interval, floating=None, moved=False) if interval else None
         off = a.piece.offset
         if off is None or not b.strong or b.piece.offset is not None:
             return None
@@ -443,8 +447,10 @@ def _lengths(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
         for length, anchor in ((a, b), (b, a)):
             if length.piece.length is None or anchor.piece.length is not None:
                 continue
-            if not (anchor.strong or anchor.piece.clock is not None):
-                continue
+            if anchor is a and not anchor.point and not gap.strip(" ,"):
+                continue  # "on 14th Feb for 7 hours" says the day, not when the 7 hours start
+            if not (anchor.strong or anchor.piece.clock is not None) or anchor.interval.granularity == "second":
+                continue  # "for two years now" is a duration
             if conn.length_gap.fullmatch(gap) is None:
                 return None
             amount, unit = length.piece.length
@@ -520,10 +526,13 @@ def _bounded(u: Found, text: str, conn: Connectors, floor: int, following: int |
     after = conn.bound_suffix.match(text, u.span[1])
     if after is not None and following is not None and not text[after.end() : following].strip():
         after = None  # "from 2010 to 2018 or before 2000": the "before" is 2000's
+    if before is None and after is not None:
+        before = conn.bound_paired.search(text, floor, u.span[0])
     found = before or after
     if found is None:
         return u
-    kind = found.lastgroup or ""
+    paired = before is not None and before.re is conn.bound_paired
+    kind = (after.lastgroup if paired and after else found.lastgroup) or ""
     iv = u.interval
     point = u.point or iv.granularity == "day"
     if kind == "before":
@@ -535,8 +544,8 @@ def _bounded(u: Found, text: str, conn: Connectors, floor: int, following: int |
     else:  # since, on_or_after
         side, edge = "end", iv.start
     span = (found.start(), u.span[1]) if before else (u.span[0], found.end())
-    if before and after is not None and after.lastgroup == kind:
-        span = (found.start(), after.end())  # 自2018年以来, 从2016年3月1日开始
+    if before and after is not None and (after.lastgroup == kind or paired):
+        span = (found.start(), after.end())  # 自2018年以来, 从2016年3月1日开始, "from 2019 onwards"
     return replace(u, span=span, interval=rv.open_interval(iv, side, edge), unbounded=side, strong=True)
 
 

@@ -89,6 +89,7 @@ class Piece:
     selector: Selector | None = None
     offset: tuple[float, float, str, int, str | None] | None = None  # "3 days after": low, high, unit, sign, more/less
     length: tuple[float, str] | None = None  # "for 3 days": amount, unit
+    neighbour: tuple[str, int, int | None] | None = None  # "the Monday before": unit, sign, weekday
     approximate: bool = False
     tail: bool = False  # the end of a period ("the end of the month", 月底)
     moved: bool = False  # a day reached by an offset ("two months from today"): a week to name a weekday in

@@ -62,6 +62,7 @@ _NEEDS = {
     **dict.fromkeys(("shifted_season", "season_year", "season"), ("season",)),
     **dict.fromkeys(("year", "bare_year", "dom_range"), ("digit",)),
     "selector": ("unit", "wd"),
+    "neighbour": ("anchor",),
     **dict.fromkeys(
         ("count_selector", "the_unit", "shifted_unit", "in", "length", "length_starting", "rolling", "postfix_shift"),
         ("unit",),
@@ -370,6 +371,7 @@ class English(ClockRules, RelativeRules):
                 r"(?<![\w'])(?:{})\s*(?:(?:around|about|approximately|roughly)\s+)?$",
                 re.IGNORECASE,
             ),
+            bound_paired=bound_pattern(lex["bounds"], "paired", r"(?<![\w'])(?:{})\s+$", re.IGNORECASE),
             bound_suffix=bound_pattern(
                 lex["bounds"],
                 "suffix",

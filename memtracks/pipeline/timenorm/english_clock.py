@@ -24,7 +24,8 @@ AMPM = r"(?:[ap]\s?\.\s?m\b\.?|[ap]\s?m\b|[ap]\.(?!\w))"
 _NOT_CLOCK_AFTER = (
     r"(?!\s*(?:%|[:.,]\d|percent|people|persons|times|years?|yrs?|months?|weeks?|days?|hours?|hrs?|minutes?|mins?"
     r"|of\b|out\b|points?|pounds?|lbs?|kgs?|km|miles?|dollars?|euros?|stars?|more|less|other|different|degrees?"
-    r"|kids|children|guests|cats|dogs|items|pieces|places|levels|mph|ft|feet|inches|x\b))"
+    r"|kids|children|guests|cats|dogs|items|pieces|places|levels|mph|ft|feet|inches|x\b"
+    r"|with\b|point\b|stage\b|side\b|another\b|time\b|go\b|once\b|least\b|all\b|first\b|last\b))"
 )
 
 

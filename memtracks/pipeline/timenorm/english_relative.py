@@ -40,17 +40,25 @@ class RelativeRules:
 
     def relative_rules(self) -> list[tuple[str, Handler, str]]:
         return [
+            (
+                "neighbour",
+                self.neighbour,
+                r"\b(?:on\s+)?(?:the\s+)?(?P<what>$wd_full|week|weekend|day|month|year)\s+(?P<dir>before|after|prior\s+to|following)\b"
+                r"(?=\s+(?:the\s+)?(?:$mon|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?$mon|\d{1,2}[/.-]\d|(?:19|20)\d\d|$wd|$holiday"
+                r"|last\b|next\b|this\b|yesterday\b|today\b|tomorrow\b))",
+            ),
             ("postfix_shift", self.postfix_shift, r"\b(?:the\s+)?(?P<u>$cal_unit)\s+(?P<post>$postfix)\b"),
             (
                 "selector",
                 self.selector,
                 r"\b(?:the\s+)?(?P<n>$ordsel|(?:[1-9]|[1-4]\d|5[0-3])(?:st|nd|rd|th)|$oword)\s+"
-                r"(?P<what>week|weekend|month|day|$wd_full)\s+(?:of|in)\b",
+                r"(?P<what>week|weekend|month|day|$wd_full)\s+(?:of|in)\b(?=\s+(?:the\s+)?(?:$mon|$shift|$year|\d|$holiday|this\b|year\b|month\b|week\b|it\b))",
             ),
             (
                 "count_selector",
                 self.count_selector,
-                r"\b(?:the\s+)?(?P<n>first|last|final)\s+(?P<q>$num)\s+(?P<what>days|weeks|months)\s+(?:of|in)\b",
+                r"\b(?:the\s+)?(?P<n>first|last|final)\s+(?P<q>$num)\s+(?P<what>days|weeks|months)\s+(?:of|in)\b"
+                r"(?=\s+(?:the\s+)?(?:$mon|$shift|$year|\d|$holiday|this\b|year\b|month\b|week\b|it\b))",
             ),
             (
                 "week_of",
@@ -159,6 +167,14 @@ class RelativeRules:
     def postfix_shift(self, m: re.Match[str], ctx: Context) -> Piece:
         unit = self.units[key(m["u"])].unit
         return pc.unit_piece(ctx, m.span(), unit, self.postfix[key(m["post"])])
+
+    def neighbour(self, m: re.Match[str], ctx: Context) -> Piece:
+        """ "the Monday before July 24", "the week before X", "the weekend after Christmas"."""
+        what = key(m["what"])
+        sign = 1 if key(m["dir"]) in ("after", "following") else -1
+        weekday = self.weekdays.get(what)
+        unit = "weekday" if weekday is not None else what
+        return Piece(m.span(), rv.RELATIVE, neighbour=(unit, sign, weekday), strong=False)
 
     def selector(self, m: re.Match[str], ctx: Context) -> Piece | None:
         n_text, what = key(m["n"]), key(m["what"])

@@ -137,7 +137,7 @@ class RangeWord(Word):
 
 class BoundWord(Word):
     kind: Literal["before", "on_or_before", "after", "since", "on_or_after"]
-    place: Literal["prefix", "suffix"] = "prefix"
+    place: Literal["prefix", "suffix", "paired"] = "prefix"  # paired: a prefix only with a suffix (从…起)
 
 
 class TraditionalChar(Strict):
