@@ -76,6 +76,16 @@ class TimeMention:
         return self.duration is None
 
     @property
+    def when(self) -> tuple[datetime, datetime | None]:
+        """The time an event or happening takes from this mention: its interval, or for an
+        open one its known edge alone ("since 2019": from 2019-01-01, no end)."""
+        if self.unbounded == "end":
+            return self.start, None
+        if self.unbounded == "start":
+            return self.end, None
+        return self.start, self.end
+
+    @property
     def dated(self) -> bool:
         """True when the mention dates something: a time, and not the moment of saying ("now",
         现在: one second at the reference), which the turn's own timestamp already gives."""

@@ -83,8 +83,8 @@ def _happening(
         args=args,
         span=m.span(),
         pattern_id=spec.id,
-        start=when.start if when else None,
-        end=when.end if when else None,
+        start=when.when[0] if when else None,
+        end=when.when[1] if when else None,
         granularity=when.granularity if when else None,
     )
 

@@ -56,6 +56,7 @@ _NEEDS = {
             "weekday",
             "weekday_context",
             "weekday_before",
+            "weekday_loose",
         ),
         ("wd",),
     ),
@@ -99,6 +100,10 @@ _NEEDS = {
     "now": ("now",),
     "part_meal": ("meal",),
 }
+_NOT_BEFORE_WEEKDAY = frozenset(
+    "i you we they he she it who that which and had has have was were just then got get be been the a an "
+    "this his her my our their your its morning setting rising hot".split()
+)
 _CALENDAR_UNITS = ("week", "weekend", "month", "quarter", "year", "decade")
 _TENS = {"twenty": 20, "thirty": 30}
 _DECADE_WORDS = {
@@ -303,6 +308,11 @@ class English(ClockRules, RelativeRules):
                 self.weekday,
                 r"\b(?P<wd>$wd_amb)\b(?=\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th|:\d\d|\s*[ap]\.?m\b|/)|morning|afternoon|evening|night|$mon\b))",
             ),
+            (
+                "weekday_loose",
+                self.weekday_loose,
+                r"\b(?P<wd>$wd_amb)\b(?=\s*(?:[?!.,;:)]|$$|\s+(?:works?|ok|okay|good|fine|then|is\s+fine)\b))",
+            ),
             ("shifted_season", self.season, r"\b(?P<shift>$shift)\s+(?P<s>$season)\b"),
             ("season_year", self.season, r"\b(?:the\s+)?(?P<s>$season)\s+(?:of\s+)?(?P<y>$year)\b"),
             ("season", self.season, r"\b$prefix\s+(?P<phrase>(?:the\s+)?(?P<s>$season))\b"),
@@ -465,6 +475,14 @@ class English(ClockRules, RelativeRules):
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
         return pc.weekday_piece(ctx, phrase_span(m), self.weekdays[key(m["wd"]).rstrip(".")], mode)
+
+    def weekday_loose(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        """ "lunch sat?", "wed works": an ambiguous abbreviation at the end of a clause, unless
+        the word before makes it the verb or noun ("I sat.", "the sun.", "they wed.")."""
+        before = re.search(r"([a-z']+)\s*$", ctx.text[max(0, m.start() - 12) : m.start()].lower())
+        if before and before.group(1) in _NOT_BEFORE_WEEKDAY:
+            return None
+        return self.weekday(m, ctx)
 
     def weekday_dom(self, m: re.Match[str], ctx: Context) -> Piece | None:
         dom = self.day_number(m["d"])
