@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtracks.pipeline.timenorm import normalize_time
+from memtracks.pipeline.timenorm import GRANULARITIES, normalize_time
 
 ZONES = [
     UTC,
@@ -21,22 +21,6 @@ ZONES = [
     ZoneInfo("Australia/Lord_Howe"),  # half-hour DST shift
     ZoneInfo("America/Sao_Paulo"),
 ]
-GRANULARITIES = {
-    "second",
-    "minute",
-    "hour",
-    "part_of_day",
-    "day",
-    "weekend",
-    "week",
-    "month",
-    "quarter",
-    "season",
-    "half_year",
-    "year",
-    "decade",
-    "century",
-}
 CALENDAR_ALIGNED = {"day", "weekend", "week", "month", "quarter", "season", "half_year", "year", "decade", "century"}
 
 PHRASES = [

@@ -23,8 +23,9 @@ from ...records import TimeMention
 from .compose import compose
 from .engine import Context, Found, Grammar, pieces_of, select, units_of
 from .lexicon import load_lexicon
+from .spans import GRANULARITIES
 
-__all__ = ["DATE_ORDERS", "LANGUAGES", "load_lexicon", "normalize_time"]
+__all__ = ["DATE_ORDERS", "GRANULARITIES", "LANGUAGES", "load_lexicon", "normalize_time"]
 
 LANGUAGES = (None, "en", "zh", "mixed")
 DATE_ORDERS = ("mdy", "dmy")

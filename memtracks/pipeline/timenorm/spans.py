@@ -12,7 +12,8 @@ from . import resolve as rv
 from .calendar import Interval
 from .engine import Context, Floating, Found
 
-_GRAIN_ORDER = (
+# Every granularity a mention can have (a bare duration is "duration"), finest first.
+GRANULARITIES = (
     "second",
     "minute",
     "hour",
@@ -77,8 +78,8 @@ def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor:
     if (
         (a.point or b.point)
         and not (a.point and b.point)
-        and max(_GRAIN_ORDER.index(a.interval.granularity), _GRAIN_ORDER.index(b.interval.granularity))
-        >= _GRAIN_ORDER.index("week")
+        and max(GRANULARITIES.index(a.interval.granularity), GRANULARITIES.index(b.interval.granularity))
+        >= GRANULARITIES.index("week")
     ):
         return None  # "3pm - this week" is two times
     left, right = _range_ends(a, b, ctx)
@@ -91,7 +92,7 @@ def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor:
     end = last.start if last_unit.point else last.end
     if end <= first.start:
         return None
-    grain = min(first.granularity, last.granularity, key=_GRAIN_ORDER.index)
+    grain = min(first.granularity, last.granularity, key=GRANULARITIES.index)
     start_at = opener.start() if opener else a.span[0]
     end_at = close.end() if close else b.span[1]
     span = (start_at, end_at)
