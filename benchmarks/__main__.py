@@ -4,7 +4,8 @@
     python -m benchmarks longmemeval --data ../shared/data/longmemeval/longmemeval_s_subset.json --out out/lme
     python -m benchmarks locomo --data ... --out ... --limit 2 --k 5,10
 
-Writes DIR/results.json, DIR/results.md and DIR/*.png. With an OpenAI-compatible endpoint
+Runs memtracks and every raw-turn baseline (see benchmarks/baselines.py; the MiniLM ones when
+the minilm extra is installed). Writes DIR/results.json, DIR/results.md and DIR/*.png. With an OpenAI-compatible endpoint
 (--llm-base-url/--llm-model/--llm-api-key or MEMTRACKS_LLM_BASE_URL / _MODEL / _API_KEY),
 memtracks' cards also answer each question and the answers are scored (token F1, LLM judge).
 """
@@ -20,6 +21,7 @@ from memtracks.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 from . import evaluate, report
+from .baselines import load_minilm
 from .datasets import load_locomo, load_longmemeval
 from .runner import DEPTH, run
 
@@ -51,6 +53,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--limit", type=int, help="only the first N conversations / questions")
         p.add_argument("--k", type=_ks, default=(5, 10), help="cut-offs, e.g. 5,10")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
+        p.add_argument(
+            "--threads",
+            type=int,
+            default=1,
+            help="threads per embedder (default 1: on a shared machine, two threads that wait for "
+            "each other are many times slower than one)",
+        )
+        p.add_argument(
+            "--no-minilm",
+            action="store_true",
+            help="skip the dense MiniLM baselines (they run when the minilm extra is installed)",
+        )
         p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for the optional QA stage")
         p.add_argument("--llm-model")
         p.add_argument("--llm-api-key")
@@ -66,11 +80,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    toolkit, embedder = Toolkit.load(), USEEmbedder()
+    toolkit, embedder = Toolkit.load(), USEEmbedder(threads=args.threads)
+    minilm = None if args.no_minilm else load_minilm(threads=args.threads)
     if args.dataset == "locomo":
         units = load_locomo(data, limit=args.limit)
         result = run(
-            "locomo", units, toolkit=toolkit, embedder=embedder, progress=not args.quiet, depth=DEPTH["locomo"]
+            "locomo",
+            units,
+            toolkit=toolkit,
+            embedder=embedder,
+            progress=not args.quiet,
+            depth=DEPTH["locomo"],
+            minilm=minilm,
         )
         results = evaluate.score_locomo(result, args.k)
     else:
@@ -83,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             skip=lambda q: q.abstention,
             progress=not args.quiet,
             depth=DEPTH["longmemeval"],
+            minilm=minilm,
         )
         results = evaluate.score_longmemeval(result, args.k, units[0].session_of if units else str)
     _maybe_qa(args, result, results)

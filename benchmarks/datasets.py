@@ -1,7 +1,8 @@
 """LoCoMo and LongMemEval as memtracks turns and questions.
 
 LoCoMo: iterate ``session_N`` keys (not the date keys); evidence ids are parsed with a regex
-and ids that do not exist in the conversation are dropped; category 5 has
+(leading zeros dropped: "D30:05" is D30:5) and ids that do not exist in the conversation are
+dropped; category 5 has
 ``adversarial_answer`` instead of ``answer``; questions are asked at the last session's time.
 
 LongMemEval: sessions are sorted by their timestamp; each turn id is ``<session id>#<n>``, so
@@ -22,7 +23,7 @@ from typing import Any
 from memtracks import Turn
 from memtracks.io import locomo_turns, parse_locomo_date
 
-_EVIDENCE = re.compile(r"D\d+:\d+")
+_EVIDENCE = re.compile(r"D(\d+):(\d+)")
 
 # Category numbers and their two naming conventions (LoCoMo's own; the Mem0 paper's).
 LOCOMO_CATEGORIES = {
@@ -66,8 +67,13 @@ class Unit:
 # ------------------------------------------------------------------------ LoCoMo
 
 
+def evidence_ids(text: str) -> list[str]:
+    """Dialogue ids in an evidence string, written as the turns' own ids: "D30:05" is D30:5."""
+    return [f"D{int(s)}:{int(n)}" for s, n in _EVIDENCE.findall(text)]
+
+
 def _locomo_question(sample_id: str, j: int, qa: dict[str, Any], asked_at: datetime, known: set[str]) -> Question:
-    evidence = frozenset(e for e in _EVIDENCE.findall(" ".join(map(str, qa.get("evidence", [])))) if e in known)
+    evidence = frozenset(e for e in evidence_ids(" ".join(map(str, qa.get("evidence", [])))) if e in known)
     answer = qa.get("answer", qa.get("adversarial_answer", ""))
     return Question(
         id=f"{sample_id}_q{j}",

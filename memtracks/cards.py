@@ -23,6 +23,7 @@ from .fusion import Ranked
 from .pipeline.matching import sentences
 from .records import Event, Fact, Inference, Premise, TimeMention
 from .retrieval.lexical import tokenize
+from .tracks.facts import FactState, fact_state, value_at
 
 LABELS = {
     "en": {"fact": "[fact]", "temporal": "[event]", "inference": "[inference]"},
@@ -235,23 +236,43 @@ def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), 
     return text_out if chosen[0][0] == 0 else "… " + text_out
 
 
-def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
+_REASON_EN = {"replaced": "superseded"}  # how a card says it
+_REASON_ZH = {
+    "replaced": "已被取代",
+    "ended": "已结束",
+    "corrected": "已更正",
+    "retracted": "已撤回",
+    "cancelled": "已取消",
+}
+
+
+def fact_card_text(fact: Fact, catalogue: Catalogue, at: datetime | None = None) -> str:
+    """The fact as a card line, as it stands at ``at`` (the as-of rule; default: its own end)."""
     zh = fact.lang == "zh"
     label = catalogue.label(fact.slot, fact.lang)
-    value = fact.value
+    state = fact_state(fact, at) if at is not None else (FactState.CURRENT if fact.is_current else FactState.PAST)
+    value = value_at(fact, at) if at is not None and state is FactState.CURRENT else fact.value
+    if value != fact.value:
+        value = (
+            f"{value}（{_day(fact.valid_from)} 时 {fact.value}）"
+            if zh
+            else f"{value} ({fact.value} on {_day(fact.valid_from)})"
+        )
     if fact.negated:
         value = (f"不再是{value}" if zh else f"not {value}") if value else ("无" if zh else "none")
-    if fact.is_current:
+    reason = fact.reason or ("superseded" if fact.superseded_by else "ended")
+    if state is FactState.PLANNED:
+        since = f"计划 {_when(fact.valid_from)} 起" if zh else f"planned from {_when(fact.valid_from)}"
+    elif state is FactState.CURRENT:
         since = f"自 {_day(fact.valid_from)}" if zh else f"since {_day(fact.valid_from)}"
+        if fact.valid_to is not None:
+            since += f"，至 {_day(fact.valid_to)}" if zh else f", until {_day(fact.valid_to)}"
     elif zh:
-        since = (
-            f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已被取代"
-            if fact.superseded_by
-            else f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，已结束"
-        )
+        since = f"{_day(fact.valid_from)} 至 {_day(fact.valid_to)}，{_REASON_ZH.get(reason, reason)}"
+    elif state is FactState.VOID:
+        since = f"said {_day(fact.recorded_at)}, {reason}"
     else:
-        state = "superseded" if fact.superseded_by else "ended"
-        since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {state}"
+        since = f"{_day(fact.valid_from)} → {_day(fact.valid_to)}, {_REASON_EN.get(reason, reason)}"
     origin = ("推断" if zh else "inferred") if fact.source == "inferred" else None
     if zh:
         extra = f"，{origin}" if origin else ""
@@ -260,10 +281,17 @@ def fact_card_text(fact: Fact, catalogue: Catalogue) -> str:
     return f"{LABELS['en']['fact']} {fact.subject} {label}: {value} (conf {fact.confidence:.2f}, {since}{extra})"
 
 
+def _when(d: datetime) -> str:
+    return f"{d:%Y-%m}" if d.day == 1 and d.hour == 0 else _day(d)
+
+
 def event_card_text(event: Event, confidence: float, terms: Sequence[str] = ()) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
     body = _clip(snippet(event.text, event.times, terms))
+    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
+    if notes:
+        body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
@@ -304,13 +332,14 @@ def build_card(
     temporal_weight: float,
     lookup: Callable[[Premise], Fact | Event | None],
     terms: Sequence[str] = (),
+    at: datetime | None = None,
 ) -> Card:
     hit, record = ranked.hit, ranked.hit.record
     turns = list(_turns(record))
     for twin in ranked.merged:
         turns += [t for t in _turns(twin.record) if t not in turns]
     if isinstance(record, Fact):
-        text, confidence, lang = fact_card_text(record, catalogue), record.confidence, record.lang
+        text, confidence, lang = fact_card_text(record, catalogue, at), record.confidence, record.lang
         valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)

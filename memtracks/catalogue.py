@@ -18,7 +18,20 @@ from .errors import DataFileError, UnknownNameError
 class SlotSpec(Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     cardinality: Literal["one", "many"]
-    value_type: Literal["place", "org", "person", "product", "number", "date", "text", "language", "pet"]
+    value_type: Literal[
+        "place",
+        "org",
+        "person",
+        "product",
+        "number",
+        "date",
+        "text",
+        "language",
+        "pet",
+        "thing",
+        "title",
+        "condition",
+    ]
     label: dict[Literal["en", "zh"], str]
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     opposite: str | None = None
@@ -52,6 +65,11 @@ class Catalogue:
             return self.by_name[name]
         except KeyError:
             raise UnknownNameError(f"unknown slot {name!r}; known slots: {', '.join(sorted(self.by_name))}") from None
+
+    @cached_property
+    def kinds(self) -> dict[str, str]:
+        """Slot name -> its value kind."""
+        return {s.name: s.value_type for s in self.slots}
 
     def is_single(self, name: str) -> bool:
         return self[name].cardinality == "one"

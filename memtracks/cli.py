@@ -32,7 +32,7 @@ from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
 from .records import Event, Fact, Inference
 from .storage.codec import dt_text
-from .tracks.facts import supersede_chain
+from .tracks.facts import FactState, fact_state, supersede_chain
 from .views import event_json, fact_json, inference_json, record_json
 
 DEFAULT_DB = "memtracks.db"
@@ -86,8 +86,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fact_line(f: Fact) -> str:
-    state = "current" if f.is_current else (f"superseded by #{f.superseded_by}" if f.superseded_by else "ended")
+def _fact_line(f: Fact, at: datetime) -> str:
+    state = fact_state(f, at).value
+    if f.superseded_by:
+        state += f", superseded by #{f.superseded_by}"
+    if f.reason:
+        state += f" ({f.reason})"
     until = f" until {f.valid_to.date().isoformat()}" if f.valid_to else ""
     neg = "NOT " if f.negated else ""
     return (
@@ -114,16 +118,17 @@ def _inference_line(i: Inference) -> str:
     return f"  #{i.id} {i.text}  [conf {i.confidence:.2f}; {i.rule_id}; from {premises}; {state}]"
 
 
-def _show_text(mem: Memory, user: str, limit: int) -> None:
-    facts = mem.facts(user, include_superseded=True)
+def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None) -> None:
+    facts = mem.facts(user, include_superseded=True, as_of=as_of)
+    at = as_of or mem.clock()
     print(f"== {user}: facts (current first, with supersede chains)")
     shown: set[int] = set()
-    for f in sorted(facts, key=lambda f: (not f.is_current, f.subject, f.slot, f.id or 0)):
+    for f in sorted(facts, key=lambda f: (fact_state(f, at) is not FactState.CURRENT, f.subject, f.slot, f.id or 0)):
         if f.id in shown:
             continue
         chain = supersede_chain(f, facts)
         shown.update(x.id for x in chain if x.id is not None)
-        print("\n".join(_fact_line(x) for x in chain) if len(chain) > 1 else _fact_line(f))
+        print("\n".join(_fact_line(x, at) for x in chain) if len(chain) > 1 else _fact_line(f, at))
         if len(chain) > 1:
             print("    " + " -> ".join(f"#{x.id} {x.value or '—'}" for x in chain))
     events = mem.events(user)
@@ -138,11 +143,15 @@ def _show_text(mem: Memory, user: str, limit: int) -> None:
         print(_inference_line(i))
 
 
-def _show_json(mem: Memory, user: str, agent: str | None = None) -> dict[str, Any]:
+def _show_json(mem: Memory, user: str, agent: str | None = None, as_of: datetime | None = None) -> dict[str, Any]:
+    at = as_of or mem.clock()
     return {
         "user_id": user,
         "agent_id": agent,
-        "facts": [fact_json(f) for f in mem.facts(user, agent_id=agent, include_superseded=True)],
+        "facts": [
+            {**fact_json(f), "state": fact_state(f, at).value, "planned": f.planned}
+            for f in mem.facts(user, agent_id=agent, include_superseded=True, as_of=as_of)
+        ],
         "events": [event_json(e) for e in mem.events(user, agent_id=agent)],
         "inferences": [inference_json(i) for i in mem.inferences(user, agent_id=agent, include_retracted=True)],
     }
@@ -155,10 +164,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     with Memory(args.db) as mem:
         users = [args.user] if args.user else mem.users()
         if args.json:
-            print(json.dumps([_show_json(mem, u) for u in users], ensure_ascii=False, indent=2))
+            print(json.dumps([_show_json(mem, u, as_of=args.as_of) for u in users], ensure_ascii=False, indent=2))
         else:
             for user in users:
-                _show_text(mem, user, args.limit)
+                _show_text(mem, user, args.limit, args.as_of)
     return 0
 
 
@@ -359,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--user", help="only this user (default: every user)")
     show.add_argument("--json", action="store_true", help="JSON instead of text")
     show.add_argument("--limit", type=int, default=30, help="events to print per user (text mode)")
+    show.add_argument(
+        "--as-of", type=_when, default=None, help="facts as they stood then (state by the same as-of rule as recall)"
+    )
     show.set_defaults(func=cmd_show)
     recall = sub.add_parser("recall", help="ask a question; print the memory cards that answer it")
     recall.add_argument("question")

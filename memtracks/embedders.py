@@ -82,7 +82,10 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self._model = SentenceTransformer(model)
         self.name = f"st:{model}"
-        self.dim = int(self._model.get_sentence_embedding_dimension())
+        size = getattr(self._model, "get_embedding_dimension", self._model.get_sentence_embedding_dimension)()
+        if not size:
+            raise UnknownNameError(f"sentence-transformers model {model!r} does not say its embedding size")
+        self.dim = int(size)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         clipped = [t[:MAX_EMBED_CHARS] for t in texts]

@@ -7,7 +7,7 @@ Shanghai are the same entity and 姐姐 and "sister" the same relation.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -105,6 +105,15 @@ class Lexicons:
     animals: TermList
     jobs: TermList
     surnames: frozenset[str] = frozenset()
+    traditional: dict[str, str] = field(default_factory=dict)  # Traditional -> Simplified character
+
+    @cached_property
+    def _to_simplified(self) -> dict[int, str]:
+        return str.maketrans(self.traditional)
+
+    def to_simplified(self, text: str) -> str:
+        """``text`` with Traditional characters mapped to Simplified, one for one (same length)."""
+        return text.translate(self._to_simplified) if self.traditional else text
 
     def is_chinese_name(self, text: str) -> bool:
         """A jieba "nr" word counts as a name only when it starts with a common surname."""
@@ -135,6 +144,22 @@ def load_surnames(path: Path) -> frozenset[str]:
     return frozenset(items)
 
 
+def load_traditional(path: Path) -> dict[str, str]:
+    doc = read_yaml(path)
+    pairs = doc.get("pairs") if isinstance(doc, dict) else None
+    if not isinstance(pairs, str):
+        raise DataFileError(str(path), ["field 'pairs': a string of Traditional/Simplified character pairs"])
+    out, bad = {}, []
+    for i, pair in enumerate(pairs.split()):
+        if len(pair) != 2:
+            bad.append(f"pairs[{i}] {pair!r}: must be exactly two characters (Traditional, Simplified)")
+        elif pair[0] != pair[1]:
+            out[pair[0]] = pair[1]
+    if bad:
+        raise DataFileError(str(path), bad)
+    return out
+
+
 def load_lexicons(directory: Path | None = None) -> Lexicons:
     """Load every lexicon from ``directory`` (default: the bundled ``lexicons/``)."""
 
@@ -147,6 +172,7 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         animals=TermList("animals", _load_terms(path("animals.yaml"), "animals")),
         jobs=TermList("jobs", _load_terms(path("jobs.yaml"), "jobs")),
         surnames=load_surnames(path("surnames_zh.yaml")),
+        traditional=load_traditional(path("traditional.yaml")),
     )
 
 

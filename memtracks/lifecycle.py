@@ -145,18 +145,26 @@ def _plan(store: Store, scope: str, turns: set[str], everything: bool) -> _Plan:
             plan.kept.append(
                 replace(fact, source_turn_ids=remaining, mention_count=max(1, fact.mention_count - dropped))
             )
-    gone_premises = {("fact", i) for i in plan.facts} | {("event", i) for i in plan.events}
-    for inference in store.inferences(scope):
-        if everything or any((p.track, p.id) in gone_premises for p in inference.premises):
-            plan.inferences.add(inference.id)  # type: ignore[arg-type]
-            if inference.derived_fact_id is not None and inference.derived_fact_id not in plan.facts:
-                derived = next((f for f in facts if f.id == inference.derived_fact_id), None)
+    by_id = {f.id: f for f in facts}
+    inferences = store.inferences(scope)
+    changed = True
+    while changed:  # a removed conclusion's own fact may be the premise of another conclusion
+        changed = False
+        gone = {("fact", i) for i in plan.facts} | {("event", i) for i in plan.events}
+        for inference in inferences:
+            if inference.id in plan.inferences:
+                continue
+            if everything or any((p.track, p.id) in gone for p in inference.premises):
+                plan.inferences.add(inference.id)  # type: ignore[arg-type]
+                changed = True
+                derived = by_id.get(inference.derived_fact_id)
                 if derived is not None and set(derived.source_turn_ids) <= set(inference.source_turn_ids):
                     plan.facts[derived.id] = derived  # type: ignore[index]
-        elif turns.intersection(inference.source_turn_ids):
-            plan.inference_updates.append(
-                replace(inference, source_turn_ids=tuple(t for t in inference.source_turn_ids if t not in turns))
-            )
+    plan.kept = [f for f in plan.kept if f.id not in plan.facts]
+    for inference in inferences:
+        if inference.id not in plan.inferences and turns.intersection(inference.source_turn_ids):
+            remaining = tuple(t for t in inference.source_turn_ids if t not in turns)
+            plan.inference_updates.append(replace(inference, source_turn_ids=remaining))
     return plan
 
 
@@ -327,7 +335,7 @@ def _user_changes(store: Store, scope: str) -> list[tuple[datetime, str, Fact, s
     out: list[tuple[datetime, str, Fact, str | None]] = []
     for f in facts:
         if f.reason == "retracted":
-            out.append((f.valid_to or f.recorded_at, "retract", f, None))
+            out.append((f.superseded_at or f.valid_to or f.recorded_at, "retract", f, None))
         elif f.reason == "corrected" and f.superseded_by in by_id:
             new = by_id[f.superseded_by]
             out.append((new.recorded_at, "correct", f, new.value))

@@ -36,7 +36,7 @@ from .snapshots import Snapshots
 from .storage import Store
 from .storage.chain import StoredChain
 from .toolkit import Toolkit
-from .tracks.facts import fact_sentence, supersede_chain
+from .tracks.facts import FactState, as_known, fact_sentence, facts_at, supersede_chain
 from .validation import content_hash, prepare_turn
 from .writer import Batch, Writer, event_text
 
@@ -357,31 +357,30 @@ class Memory:
         subject: str | None = None,
         slot: str | None = None,
         include_superseded: bool = False,
+        include_planned: bool = False,
         as_of: datetime | None = None,
     ) -> list[Fact]:
-        """Facts about ``user_id``'s conversations.
+        """Facts about ``user_id``'s conversations, by the as-of rule
+        (:func:`memtracks.tracks.facts.fact_state`).
 
         Args:
             subject: only facts about this subject ("user", a name, "user's friend").
             slot: only this slot.
-            include_superseded: also facts that were superseded or ended (with their
-                ``superseded_by``, ``valid_from``, ``valid_to`` and ``reason``).
-            as_of: only facts that held at this time (implies looking at history).
+            include_superseded: every fact stored (recorded by ``as_of``, if given), ended,
+                superseded and corrected ones too, with ``reason``, ``valid_from``/``valid_to``.
+            include_planned: also dated plans that have not begun ("moving to Denver next month").
+            as_of: the facts that held at this time, as known then; default: those that hold now
+                (the clock), as known now.
         """
         scope = scope_key(user_id, agent_id)
-        facts = self.store.facts(
-            scope,
-            subjects=[subject] if subject else None,
-            slots=[slot] if slot else None,
-            current_only=not include_superseded and as_of is None,
-        )
         if as_of is not None:
             _check_aware(as_of, "as_of")
-            facts = [
-                f
-                for f in facts
-                if f.valid_from <= as_of and (f.valid_to is None or as_of < f.valid_to) and f.recorded_at <= as_of
-            ]
+        facts = self.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
+        if include_superseded:
+            facts = [f for f in (as_known(f, as_of) for f in facts) if f is not None]
+        else:
+            states = frozenset({FactState.CURRENT, FactState.PLANNED} if include_planned else {FactState.CURRENT})
+            facts = facts_at(facts, as_of or self.clock(), as_of, states)
         return [public(f, user_id) for f in facts]
 
     def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:

@@ -7,7 +7,7 @@ Models load lazily, once per :class:`NLP` object. ``analyze`` turns texts into
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -38,6 +38,24 @@ class Token:
 
 
 @dataclass(frozen=True)
+class ParsedToken:
+    """An English token from the dependency parse (offsets in the turn's text)."""
+
+    i: int
+    idx: int
+    text: str
+    lemma: str
+    pos: str
+    tag: str
+    dep: str
+    head: int
+
+    @property
+    def lower(self) -> str:
+        return self.text.lower()
+
+
+@dataclass(frozen=True)
 class Analysis:
     """One text after the language tools ran: what every writer stage reads."""
 
@@ -46,6 +64,7 @@ class Analysis:
     primary: str  # the extractor used: en | zh | other
     ents: tuple[tuple[str, str, int, int], ...] = ()  # (text, label, start, end) from NER
     tokens: tuple[Token, ...] = ()  # Chinese words (jieba)
+    parsed: tuple[ParsedToken, ...] = ()  # English sentences that may state a fact, parsed
 
 
 class NLP:
@@ -85,6 +104,14 @@ class NLP:
             ) from exc
 
     @cached_property
+    def parser(self) -> Any:
+        """The tagger, parser and lemmatizer, without NER: run only on sentences that may
+        state a fact or a happening (see :meth:`analyze`)."""
+        import spacy
+
+        return spacy.load(SPACY_MODEL, exclude=["ner"])
+
+    @cached_property
     def chinese(self) -> Any:
         import jieba
         import jieba.posseg
@@ -119,8 +146,17 @@ class NLP:
             )
         return hanlp.load(str(self.hanlp_model))
 
-    def analyze(self, texts: Sequence[str], langs: Sequence[str | None] | None = None) -> list[Analysis]:
-        """Analyse ``texts`` in one batch; ``langs`` forces a language per text (None = detect)."""
+    def analyze(
+        self,
+        texts: Sequence[str],
+        langs: Sequence[str | None] | None = None,
+        parse_if: Callable[[str], bool] | None = None,
+    ) -> list[Analysis]:
+        """Analyse ``texts`` in one batch; ``langs`` forces a language per text (None = detect).
+
+        ``parse_if``: English sentences for which it returns True are also parsed
+        (dependencies, tags, lemmas) — the ones that may state a fact; the rest need NER only.
+        """
         langs = list(langs) if langs is not None else [None] * len(texts)
         detected = [lang or detect_language(t) for t, lang in zip(texts, langs, strict=True)]
         primary = [primary_language(lang, t) for t, lang in zip(texts, detected, strict=True)]
@@ -130,6 +166,7 @@ class NLP:
             docs = self.english.pipe((texts[i] for i in english), batch_size=128)
             for i, doc in zip(english, docs, strict=True):
                 ents[i] = tuple((e.text, e.label_, e.start_char, e.end_char) for e in doc.ents)
+        parses = self._parse([(i, texts[i]) for i in english], parse_if) if parse_if else {}
         out = []
         for i, text in enumerate(texts):
             tokens: tuple[Token, ...] = ()
@@ -137,13 +174,38 @@ class NLP:
                 tokens = self.segment(text)
                 if primary[i] == "zh" and self.chinese_ner == "hanlp":
                     ents[i] = self._hanlp_entities(tokens)
-            out.append(Analysis(text, detected[i], primary[i], ents.get(i, ()), tokens))
+            out.append(Analysis(text, detected[i], primary[i], ents.get(i, ()), tokens, parses.get(i, ())))
         return out
 
+    def _parse(
+        self, texts: Sequence[tuple[int, str]], wanted: Callable[[str], bool]
+    ) -> dict[int, tuple[ParsedToken, ...]]:
+        from .pipeline.matching import sentences
+
+        todo = [
+            (i, s.start, text[s.start : s.end])
+            for i, text in texts
+            for s in sentences(text)
+            if wanted(text[s.start : s.end])
+        ]
+        out: dict[int, list[ParsedToken]] = {}
+        docs = self.parser.pipe((t for _, _, t in todo), batch_size=64)
+        for (i, offset, _), doc in zip(todo, docs, strict=True):
+            tokens = out.setdefault(i, [])
+            base = len(tokens)
+            tokens.extend(
+                ParsedToken(
+                    base + t.i, offset + t.idx, t.text, t.lemma_.lower(), t.pos_, t.tag_, t.dep_, base + t.head.i
+                )
+                for t in doc
+            )
+        return {i: tuple(v) for i, v in out.items()}
+
     def segment(self, text: str) -> tuple[Token, ...]:
+        """Words with tags; a Traditional text is cut as its Simplified copy (same offsets)."""
         tokens, pos = [], 0
-        for word, tag in self.chinese.cut(text):
-            tokens.append(Token(word, tag, pos, pos + len(word)))
+        for word, tag in self.chinese.cut(self.lexicons.to_simplified(text)):
+            tokens.append(Token(text[pos : pos + len(word)], tag, pos, pos + len(word)))
             pos += len(word)
         return tuple(tokens)
 

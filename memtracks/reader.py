@@ -112,6 +112,7 @@ class Reader:
             known=known,
             people=people,
             as_of=as_of,
+            relations=self.store.relations(user_id),
         )
         t1 = clock()
         cfg = self.config.retrieval
@@ -150,7 +151,8 @@ class Reader:
         )
         lookup = self._premise_lookup(user_id)
         cards = [
-            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms) for r in ranked
+            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms, as_of or now)
+            for r in ranked
         ]
         cards = self._with_metadata(user_id, cards)
         t3 = clock()

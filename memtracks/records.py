@@ -13,9 +13,11 @@ from typing import Any
 
 TRACKS = ("fact", "temporal", "inference")
 SOURCES = ("stated", "inferred", "imported")
-# Why a fact stopped holding (``Fact.reason``): a new value replaced it, the speaker said it
-# ended ("I don't live there anymore", "I used to..."), or the user corrected or retracted it.
-REASONS = ("replaced", "ended", "corrected", "retracted")
+# Why a fact stopped holding (``Fact.reason``): a new value replaced it ("I moved to X", "sold
+# X and bought Y"), the speaker said it ended ("I don't live there anymore", "I used to...",
+# "until June"), it was corrected (never true: "sorry, I meant..."), the user retracted it,
+# or it was a plan that was called off before it began.
+REASONS = ("replaced", "ended", "corrected", "retracted", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,13 @@ class SlotValue:
     historical: bool = False  # "I used to live in X": true before, not now
     valid_from: datetime | None = None
     qualifier: str | None = None  # canonical kind beside the value: a pet's species
+    valid_to: datetime | None = None  # a stated end ("until June")
+    planned: bool = False  # a dated plan: holds from ``valid_from``, which is in the future
+    correction: bool = False  # said to correct an earlier value ("sorry, I meant ...", 打错了)
+    rejected_key: str | None = None  # the value a correction rejects ("43, not 34": "34")
+    replacement: bool = False  # the turn ends the old value and states this one ("sold X, bought Y")
+    additive: bool = False  # "I also teach at X": a second value beside the current one, not instead
+    ends_only: bool = False  # a negation that ends a known value but is no fact itself ("sold the Civic")
 
 
 @dataclass(frozen=True)
@@ -133,6 +142,21 @@ class Happening:
     start: datetime | None = None
     end: datetime | None = None
     granularity: str | None = None
+    planned: bool = False  # said before it happens ("I'm flying to Tokyo next week")
+    status: str = "active"  # active | cancelled | moved (re-dated by a later turn)
+    note: str = ""  # what changed it: "cancelled 2024-01-12 (turn t9)"
+
+
+@dataclass(frozen=True)
+class FactRevision:
+    """How a fact's ending was known until ``until`` (system time), before a later change
+    rewrote it: a correction or retraction by hand, a retracted fact's predecessor reopened."""
+
+    until: datetime
+    valid_to: datetime | None = None
+    superseded_by: int | None = None
+    reason: str | None = None
+    superseded_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -158,10 +182,14 @@ class Fact:
     lang: str = "en"
     origin: str = ""  # pattern id or rule id that produced it
     reason: str | None = None  # why it stopped holding: one of REASONS (None while current)
+    superseded_at: datetime | None = None  # when memtracks learned that (system time)
+    planned: bool = False  # stated as a dated plan and not confirmed since
+    revisions: tuple[FactRevision, ...] = ()  # earlier endings, oldest first (see tracks.facts.as_known)
 
     @property
     def is_current(self) -> bool:
-        return self.superseded_by is None and self.valid_to is None
+        """No statement has ended it (it may still start in the future: see ``fact_state``)."""
+        return self.superseded_by is None and self.valid_to is None and self.reason is None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .catalogue import Catalogue, default_catalogue
@@ -54,6 +55,33 @@ class Toolkit:
                 fresh.__dict__["english"] = nlp.__dict__["english"]  # the spaCy model does not change
             nlp = fresh
         return cls(nlp=nlp, **data)
+
+    @cached_property
+    def change_words(self) -> dict[str, tuple[str, ...]]:
+        """Happening kind -> the nouns a cancellation or postponement names it by."""
+        from .pipeline.patterns import load_change_words
+
+        return load_change_words()
+
+    @cached_property
+    def _english_patterns(self) -> tuple:
+        return tuple(p.regex for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
+
+    def may_state(self, sentence: str) -> bool:
+        """Could this English sentence give a slot value or a happening? Only those are parsed."""
+        return any(rx.search(sentence) for rx in self._english_patterns)
+
+    def well_formed(self, value) -> bool:
+        """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""
+        from .pipeline.values import check_value
+
+        spec = self.catalogue.by_name.get(value.slot)
+        if spec is None or value.negated:
+            return True
+        text = value.value
+        tokens = self.nlp.segment(text) if value.lang == "zh" else ()
+        entities = self.lexicons.entities.find(text)
+        return check_value(text, spec.value_type, value.lang, (0, len(text)), text, entities, (), tokens) is None
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""

@@ -24,15 +24,29 @@ from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
 from .nlp import Analysis
-from .pipeline.conflicts import FactChanges, resolve_conflicts
+from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
+from .pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
+from .pipeline.corrections import (
+    BareCorrection,
+    Check,
+    correct_within_turn,
+    correction_of,
+    default_bare_corrections,
+    earlier_candidates,
+    find_bare_corrections,
+    pick_target,
+    redating,
+)
 from .pipeline.entities import add_names, extract_entities
 from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
-from .pipeline.matching import SubjectResolver
-from .pipeline.slots import extract_slots
+from .pipeline.matching import SubjectResolver, named_relations
+from .pipeline.slots import ValueContext, extract_slots
+from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
-from .records import Entity, Event, Fact, Happening, Inference, SlotValue, TimeMention, Turn, WriteResult
+from .pipeline.values import check_value
+from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence
@@ -41,6 +55,7 @@ from .validation import content_hash
 
 log = logging.getLogger(__name__)
 
+NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
 _NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person"}
 
 
@@ -52,6 +67,8 @@ class Extraction:
     times: tuple[TimeMention, ...] = ()
     values: tuple[SlotValue, ...] = ()
     happenings: tuple[Happening, ...] = ()
+    corrections: tuple[BareCorrection, ...] = ()  # bare corrections of what earlier turns said
+    check: Check | None = None  # the typed value check, with the turn's parse and entities
 
 
 @dataclass
@@ -111,6 +128,17 @@ def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list
     return names
 
 
+def _value_check(analysis: Analysis, entities: tuple[Entity, ...]) -> Check:
+    """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
+    lang = "zh" if analysis.primary == "zh" else "en"
+
+    def check(value: str, kind: str, span: tuple[int, int]) -> bool:
+        text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens) is None
+
+    return check
+
+
 class Writer:
     """Writes validated turns into a :class:`~memtracks.storage.Store`."""
 
@@ -142,7 +170,9 @@ class Writer:
         """
         self._links = []
         limit = self.config.max_analyzed_chars
-        analyses = self.toolkit.nlp.analyze([t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns])
+        analyses = self.toolkit.nlp.analyze(
+            [t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns], parse_if=self.toolkit.may_state
+        )
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
@@ -195,7 +225,8 @@ class Writer:
         self.store.insert_turn(turn, analysis.lang, content_hash(turn), seq)
         event = self._save_event(turn, analysis, subject, seq, found)
         try:
-            outcome = self._derive(turn, found, event)
+            with self.store.savepoint("derive"):  # a failing stage leaves nothing half-stored
+                outcome = self._derive(turn, found, event)
         except sqlite3.Error:
             raise
         except Exception as exc:
@@ -203,6 +234,16 @@ class Writer:
             warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
             outcome = _TurnOutcome()
         self._save_names(user, found.values, event.happenings)
+        relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities)
+        if relations and subject != "assistant":
+            self.store.save_relations(user, [(subject, rel, name) for rel, name in relations])
+            self.store.save_names(
+                user,
+                [
+                    (name, name.lower(), "pet" if self.toolkit.lexicons.animals.key(rel) else "person")
+                    for rel, name in relations
+                ],
+            )
         vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
         vectors += [
             PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
@@ -237,13 +278,19 @@ class Writer:
         entities = extract_entities(analysis, tk.lexicons, known)
         if analysis.lang == "other":
             return Extraction(entities=entities)
-        times = tuple(normalize_time(analysis.text, turn.timestamp, lang=analysis.lang))
+        search = tk.lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
+        times = tuple(
+            replace(t, text=analysis.text[t.span[0] : t.span[1]])
+            for t in normalize_time(search, turn.timestamp, lang=analysis.lang)
+        )
         self.speakers(turn.user_id).add(turn.speaker)
         people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
             s for s, (_, label) in known.items() if label == "person"
         }
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
+        statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
+        context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
         values = extract_slots(
             analysis.text,
             lang,
@@ -252,13 +299,55 @@ class Writer:
             tk.lexicons,
             times,
             {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
+            context,
         )
-        happenings = extract_happenings(analysis.text, lang, resolver, tk.happening_patterns, times)
+        happenings = extract_happenings(
+            analysis.text, lang, resolver, tk.happening_patterns, times, statements, analysis.parsed, search
+        )
         if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
             values = tuple(v for v in values if v.subject != subject)
             happenings = tuple(h for h in happenings if h.subject != subject)
+            return Extraction(add_names(analysis.text, entities, _names(values, happenings)), times, values, happenings)
+        bare = find_bare_corrections(
+            analysis.text,
+            lang,
+            default_bare_corrections(),
+            times,
+            entities,
+            search if lang == "zh" else None,
+            claimed=[v.span for v in values] + [h.span for h in happenings],
+        )
+        check = _value_check(analysis, entities)
+        values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
         entities = add_names(analysis.text, entities, _names(values, happenings))
-        return Extraction(entities, times, values, happenings)
+        return Extraction(entities, times, values, happenings, bare, check)
+
+    # ------------------------------------------------------------------ bare corrections
+
+    def _correct_earlier(self, turn: Turn, found: Extraction, event: Event, outcome: _TurnOutcome) -> list[SlotValue]:
+        """Bare corrections of what the speaker said in the turns just before: the values that
+        correct facts; a corrected time re-dates its happening at once."""
+        assert turn.user_id and turn.timestamp
+        if not found.corrections or found.check is None:
+            return []
+        recent = [
+            e
+            for e in self.store.events(turn.user_id, subjects=[event.subject], limit=NEARBY_TURNS + 1)
+            if e.id != event.id and turn.timestamp - e.mentioned_at <= CORRECTION_WINDOW
+        ][:NEARBY_TURNS]
+        if not recent:
+            return []
+        facts = self.store.facts(turn.user_id, current_only=True)
+        cands = earlier_candidates(recent, facts, self.toolkit.catalogue.kinds, event.subject)
+        values = []
+        for c in found.corrections:
+            target = pick_target(c, cands, lambda value, kind: found.check(value, kind, c.span))  # type: ignore[misc]  # noqa: B023
+            if target is not None and target.fact is not None:
+                values.append(correction_of(c, target))
+            elif target is not None and target.event is not None:
+                change = redating(c, target, event.subject)
+                self._redate(turn, event, target.event, target.index, change, "date corrected", outcome)
+        return values
 
     def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
         assert turn.user_id and turn.session_id
@@ -289,8 +378,10 @@ class Writer:
 
     def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
         outcome = _TurnOutcome()
-        self._apply_values(turn, found.values, "stated" if turn.source == "stated" else turn.source, outcome)
+        values = [*found.values, *self._correct_earlier(turn, found, event, outcome)]
+        self._apply_values(turn, values, "stated" if turn.source == "stated" else turn.source, outcome)
         self._follow(turn, [outcome.facts[i] for i in outcome.touched], [event] if event.happenings else [], outcome)
+        self._apply_changes(turn, event, outcome)
         return outcome
 
     def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
@@ -339,7 +430,70 @@ class Writer:
             for d in derived:
                 self._save_inference(turn, d, outcome)
             new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
+        assert turn.timestamp is not None
+        replaced = pair_replacements(
+            outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue, turn.timestamp
+        )
+        if replaced:
+            self.store.save_facts(replaced)
+            outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
         self._retract(turn, outcome)
+
+    # ------------------------------------------------------------------ cancellations, postponements
+
+    def _apply_changes(self, turn: Turn, event: Event, outcome: _TurnOutcome) -> None:
+        """ "I had to cancel the Tokyo trip": the trip's event is marked, what was inferred
+        from it is retracted (and, for a postponement, drawn again with the new date)."""
+        assert turn.user_id and turn.timestamp
+        for change in (h for h in event.happenings if h.kind in CHANGE_KINDS):
+            earlier = [
+                e
+                for e in self.store.events(turn.user_id, subjects=[change.subject], limit=self.config.context_events)
+                if e.id != event.id
+            ]
+            found = find_target(change, earlier, self.toolkit.change_words, self.toolkit.lexicons.to_simplified)
+            if found is None:
+                continue
+            target, index = found
+            self._redate(
+                turn, event, target, index, change, "cancelled" if change.kind == "cancel" else "moved", outcome
+            )
+
+    def _redate(
+        self, turn: Turn, event: Event, target: Event, index: int, change: Happening, verb: str, outcome: _TurnOutcome
+    ) -> None:
+        """Mark ``target``'s happening cancelled or re-dated by ``change`` (said in ``event``),
+        retract what was inferred from it and, for a new date, draw it again."""
+        assert turn.timestamp is not None
+        updated = changed_event(
+            target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
+        )
+        self.store.update_happenings(updated)
+        self._withdraw(turn, target, change, outcome)
+        if change.kind == "postpone" and change.start is not None:
+            for d in self._infer(turn, [], [updated], outcome, (Premise("event", event.id),)):  # type: ignore[arg-type]
+                self._save_inference(turn, d, outcome)
+
+    def _withdraw(self, turn: Turn, target: Event, change: Happening, outcome: _TurnOutcome) -> None:
+        assert turn.user_id and turn.timestamp
+        resting = self.store.inferences_resting_on(turn.user_id, [target.id], track="event")  # type: ignore[list-item]
+        why = f"premise event #{target.id} {'cancelled' if change.kind == 'cancel' else 'moved'} by turn {turn.turn_id}"
+        retracted = [
+            replace(i, status="retracted", retracted_at=turn.timestamp, retracted_because=why) for i in resting
+        ]
+        if retracted:
+            self.store.save_inferences(retracted)
+            outcome.retracted.extend(retracted)
+        plans = [
+            f
+            for f in self.store.facts_by_id(turn.user_id, [i.derived_fact_id for i in resting if i.derived_fact_id])
+            if f.planned and f.is_current
+        ]
+        ended = [supersede(f, turn.timestamp, None, reason="cancelled", learned=turn.timestamp) for f in plans]
+        if ended:
+            self.store.save_facts(ended)
+            outcome.facts.update({f.id: f for f in ended})  # type: ignore[misc]
+            outcome.ended.extend(f.id for f in ended)  # type: ignore[misc]
 
     def _apply_values(self, turn: Turn, values: Sequence[SlotValue], source: str, outcome: _TurnOutcome) -> FactChanges:
         assert turn.user_id and turn.turn_id and turn.timestamp
@@ -373,7 +527,12 @@ class Writer:
         return spec.opposite if spec else None
 
     def _infer(
-        self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome
+        self,
+        turn: Turn,
+        new_facts: list[Fact],
+        new_events: list[Event],
+        outcome: _TurnOutcome,
+        also_from: tuple[Premise, ...] = (),
     ) -> list[Derived]:
         assert turn.user_id and turn.timestamp
         rules = self.toolkit.rules
@@ -393,11 +552,18 @@ class Writer:
             at=turn.timestamp,
             key_of=self.toolkit.key_of,
         )
+        if also_from:  # a re-dated happening: the new conclusion also rests on the turn that moved it
+            derived = [
+                replace(d, inference=replace(d.inference, premises=(*d.inference.premises, *also_from)))
+                for d in derived
+            ]
         known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
         return [d for d in derived if d.inference.key not in known]
 
     def _save_inference(self, turn: Turn, d: Derived, outcome: _TurnOutcome) -> None:
         inference = replace(d.inference, id=self.store.next_id("inferences"))
+        if d.value is not None and not self.toolkit.well_formed(d.value):
+            return  # "入职一周了" is no employer "一周": the turn stays an event
         if d.value is not None:
             changes = self._apply_values(turn, [d.value], "inferred", outcome)
             if changes.touched:

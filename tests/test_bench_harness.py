@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.__main__ import main
-from benchmarks.datasets import load_locomo, load_longmemeval, parse_lme_date
+from benchmarks.baselines import load_minilm
+from benchmarks.datasets import evidence_ids, load_locomo, load_longmemeval, parse_lme_date
 
 DATA = Path(__file__).parent / "data"
 
@@ -22,6 +23,8 @@ def test_bench_locomo_loader_parses_evidence_and_time():
     by_question = {q.question: q for q in unit.questions}
     messy = by_question["In which year did Maya take the pottery class?"]
     assert messy.evidence_turns == {"D1:1"} and messy.answer == "2023"  # D9:9 does not exist; int answer
+    assert by_question["In which month did Leo fly to Chicago?"].evidence_turns == {"D2:1"}  # written "D2:01"
+    assert by_question["What does Maya bake at work?"].evidence_turns == frozenset()
     assert by_question["What did Maya adopt?"].answer == "a puppy"  # adversarial_answer
     assert all(q.asked_at == datetime(2023, 6, 2, 19, 31, tzinfo=timezone.utc) for q in unit.questions)
 
@@ -42,7 +45,11 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
     assert main([dataset, "--data", str(DATA / fixture), "--out", str(out), "--quiet", "--k", "1,5"]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["dataset"].startswith(dataset)
-    assert set(results["systems"]) == {"memtracks", "bm25", "dense", "rrf"}
+    expected = {"memtracks", "bm25", "dense-use", "rrf-use", "bm25s-default", "dense-use-names", "rrf-default"}
+    if load_minilm() is not None:
+        expected |= {"dense-minilm", "rrf-minilm"}
+    assert set(results["systems"]) == expected
+    assert results["strongest_baseline"] in expected - {"memtracks"}
     for figures in results["systems"].values():
         for key in (
             "recall@1",
@@ -58,9 +65,18 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
     assert results["ingest_turns_per_s"] > 0
     assert sum(line.startswith("| memtracks |") for line in (out / "results.md").read_text().splitlines()) == 1
     assert (out / "recall_at_k.png").stat().st_size > 1000 and (out / "recall_by_category.png").exists()
+    room = results["headroom"]["1-4" if dataset == "locomo" else "all"]
+    assert room["recall@5"] <= room["rerank_top20"] <= room["rerank_top50"] <= room["rerank_union"] <= 1.0
+    assert room["rerank_union"] <= room["in_pool_union"] and room["candidates_mean"] > 0
+    assert "| rerank top 20 |" in (out / "results.md").read_text().replace(" | ", " |\n| ")
     if dataset == "locomo":
-        assert set(results["systems"]["memtracks"]["by_category"]) == {"1", "2", "3", "4", "5"}
-        assert results["systems"]["memtracks"]["recall@5"] > 0.5
+        mt = results["systems"]["memtracks"]
+        assert set(mt["by_category"]) == {"1", "2", "3", "4", "5"}
+        assert mt["recall@5"] > 0.5
+        # one single-hop question has no evidence: counted, but not in the recall means
+        assert (mt["questions"], mt["questions_scored"]) == (10, 9)
+        assert (mt["by_category"]["4"]["n"], mt["by_category"]["4"]["n_scored"]) == (5, 4)
+        assert "| 4 single-hop (open-domain) | 5 (4) |" in (out / "results.md").read_text()
     else:
         assert results["systems"]["memtracks"]["questions"] == 2  # the _abs question is skipped
 
@@ -122,7 +138,7 @@ def _many_sessions(path: Path, sessions: int, turns_per_session: int) -> Path:
 
 def test_bench_depth_lets_longmemeval_rank_ten_distinct_sessions(tmp_path, toolkit, embedder):
     from benchmarks import metrics
-    from benchmarks.runner import DEPTH, MAX_K, run
+    from benchmarks.runner import DEPTH, MAX_K, POOL_DEPTH, run
 
     units = load_longmemeval(_many_sessions(tmp_path / "lme.json", sessions=12, turns_per_session=4))
     to_session = units[0].session_of
@@ -133,9 +149,9 @@ def test_bench_depth_lets_longmemeval_rank_ten_distinct_sessions(tmp_path, toolk
 
     shallow, deep = sessions(MAX_K), sessions(DEPTH["longmemeval"])
     # ten turns of four-turn sessions name fewer than ten sessions; fifty turns name all twelve
-    assert shallow["dense"] < MAX_K and deep["dense"] == 12
-    assert deep["rrf"] == 12 and all(deep[s] >= shallow[s] for s in shallow)
-    assert DEPTH["locomo"] == MAX_K  # LoCoMo's @k counts items, not sessions
+    assert shallow["dense-use"] < MAX_K and deep["dense-use"] == 12
+    assert deep["rrf-use"] == 12 and all(deep[s] >= shallow[s] for s in shallow)
+    assert DEPTH["locomo"] == DEPTH["longmemeval"] == POOL_DEPTH  # deep enough for the ceilings
 
 
 def test_bench_depth_below_the_largest_cutoff_is_refused(toolkit, embedder):
@@ -143,3 +159,64 @@ def test_bench_depth_below_the_largest_cutoff_is_refused(toolkit, embedder):
 
     with pytest.raises(ValueError, match="depth must be at least"):
         run("locomo", [], toolkit=toolkit, embedder=embedder, progress=False, depth=MAX_K - 1)
+
+
+def test_bench_evidence_ids_drop_leading_zeros():
+    assert evidence_ids("D30:05") == ["D30:5"]
+    assert evidence_ids("D1:1; D9:9, D10:010") == ["D1:1", "D9:9", "D10:10"]
+    assert evidence_ids("see above") == []
+
+
+def test_bench_answer_ceilings_over_raw_turns():
+    from benchmarks.runner import _Texts
+
+    [unit] = load_locomo(DATA / "locomo_mini.json")
+    texts = _Texts.of(unit)
+    by_question = {q.question: q for q in unit.questions}
+    month = texts.ceiling(by_question["In which month did Leo fly to Chicago?"])
+    # "May 2023" is only in the date D2:1 was said (2023-05-20)
+    assert (month.evidence, month.evidence_undated, month.whole, month.whole_undated) == (True, False, True, False)
+    name = texts.ceiling(by_question["What is the name of Leo's puppy?"])
+    assert name.evidence and name.evidence_undated and name.whole
+    # "7 May 2023" was said as "yesterday" on 8 May: no raw turn holds it, dated or not
+    day = texts.ceiling(by_question["When did Maya go to the pottery class?"])
+    assert not (day.evidence or day.whole)
+    none = texts.ceiling(by_question["What does Maya bake at work?"])
+    assert not none.evidence and not none.whole  # no evidence turns; "pastries" never said
+
+
+def test_bench_headroom_hand_computed():
+    from benchmarks.datasets import Question
+    from benchmarks.headroom import headroom, locomo_best
+    from benchmarks.metrics import recall_acc
+    from benchmarks.runner import Answer, Ceiling, Run
+
+    asked = datetime(2023, 6, 2, tzinfo=timezone.utc)
+    q = Question("q1", "What did Maya do?", "pottery", "1", asked, frozenset({"D1:1", "D1:2"}))
+    empty = Question("q2", "What else?", "nothing", "1", asked, frozenset())
+    filler = [[f"D9:{i}"] for i in range(30)]
+    # memtracks: D1:1 at rank 6 (top 20), D1:2 nowhere; BM25 finds D1:2 at rank 3
+    mt = filler[:5] + [["D1:1"]] + filler[5:]
+    run = Run(
+        "locomo",
+        systems=["memtracks", "bm25"],
+        answers=[
+            Answer("memtracks", q, "u", mt, "[event] Maya: pottery", 4, 4, 1.0, candidates=22),
+            Answer("bm25", q, "u", filler[:2] + [["D1:2"]], "", 0, 0, 1.0, candidates=3),
+            Answer("memtracks", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=10),
+            Answer("bm25", empty, "u", filler[:5], "", 0, 0, 1.0, candidates=5),
+        ],
+    )
+    run.ceilings[("u", "q1")] = Ceiling(whole=True, whole_undated=True, evidence=True, evidence_undated=False)
+    run.ceilings[("u", "q2")] = Ceiling(whole=False, whole_undated=False, evidence=False, evidence_undated=False)
+    room = headroom(
+        run, {"1": [("u", "q1"), ("u", "q2")]}, locomo_best, lambda a: recall_acc(a.items, a.question.evidence_turns, 5)
+    )
+    f = room["1"]
+    assert (f["n"], f["n_scored"]) == (2, 1)
+    assert (f["recall@5"], f["rerank_top20"], f["rerank_top50"], f["rerank_union"]) == (0.0, 0.5, 0.5, 1.0)
+    assert (f["in_pool_top50"], f["in_pool_union"]) == (0.5, 1.0)
+    assert f["candidates_mean"] == 16 and f["cards_mean"] == (31 + 5) / 2
+    assert f["union_items_mean"] == (32 + 5) / 2  # D1:2 joins memtracks' 31; q2's lists are the same 5
+    assert f["answer_in_context"] == 0.5 and f["ceiling_whole"] == 0.5 and f["ceiling_evidence_undated"] == 0.0
+    assert room["union_of"] == ["memtracks", "bm25"]

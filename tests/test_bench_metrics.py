@@ -88,15 +88,17 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
     from benchmarks.evaluate import score_longmemeval
     from benchmarks.runner import Answer, Run
 
-    q = lambda qid, answer: Question(  # noqa: E731
-        qid,
-        "Where did I go?",
-        answer,
-        "single-session-user",
-        datetime(2023, 6, 1, tzinfo=timezone.utc),
-        frozenset({"s1#0"}),
-        frozenset({"s1"}),
-    )
+    def q(qid, answer):
+        return Question(
+            qid,
+            "Where did I go?",
+            answer,
+            "single-session-user",
+            datetime(2023, 6, 1, tzinfo=timezone.utc),
+            frozenset({"s1#0"}),
+            frozenset({"s1"}),
+        )
+
     q1, q2 = q("q1", "Denver"), q("q2", "Boston")
     run = Run(
         "longmemeval:mini",
@@ -109,6 +111,7 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
         ],
         turns=2,
         ingest_seconds=1.0,
+        systems=["memtracks", "bm25", "dense", "rrf"],
     )
     for system in ("dense", "rrf"):
         run.answers += [Answer(system, q1, "u1", [], "", 0, 0, 1.0), Answer(system, q2, "u2", [], "", 0, 0, 1.0)]
@@ -116,3 +119,89 @@ def test_bench_answer_in_context_at_memtracks_token_budget():
     assert figures["bm25"]["answer_in_context"] == 1.0
     assert figures["bm25"]["answer_in_context_same_tokens"] == 0.5
     assert figures["memtracks"]["answer_in_context_same_tokens"] == figures["memtracks"]["answer_in_context"] == 0.5
+
+
+# ------------------------------------------------------------------ dates at any precision
+
+
+@pytest.mark.parametrize(
+    "answer,context,found",
+    [
+        ("June 2023", "[event] 2023-06-14 Maya: we moved last week [2023-06]", True),  # ISO month
+        ("June 2023", "[event] 2023-06-14 Maya: we moved", True),  # a day inside it
+        ("June, 2023", "[event] 2023-07-01 Maya: we moved", False),
+        ("In July, 2022", "it was [2022-07]", True),
+        ("in 2022", "[event] 2023-01-04 Leo: I started painting last year [2022]", True),
+        ("in 2022", "[event] 2021-12-31 Leo: I started painting", False),
+        ("Since 2016", "[fact] Leo works at: bakery (since 2016-03-01)", True),
+        ("7 May 2023", "[event] 2023-05 Maya: pottery", False),  # coarser: no day
+        ("The week before 9 June 2023", "[event] 2023-06-09 Maya: I ran a race last week", True),
+        ("The weekend of 22August, 2022.", "[event] 2022-08-22 Leo: camping", True),  # no space before the month
+        ("early August, 2023", "[event] 2023-08-03 Leo: ...", True),
+        ("last week of September 2023", "[event] 2023-10-02 ...", False),
+        ("2023年6月", "[时序] 2023-06-05 user：我搬到了上海", True),
+        ("2023年6月5日", "[时序] 2023-06-05 user：我搬到了上海", True),
+        ("在2021年", "[时序] 2020-06-05 user：我搬到了上海", False),
+        ("Paris in 2019", "[event] 2019-05-01 Maya: a trip", False),  # not only a date
+        ("Cyberpunk 2077", "I played it in 2077", False),
+    ],
+)
+def test_bench_answer_in_context_matches_months_and_years(answer, context, found):
+    assert metrics.answer_in_context(answer, context) is found
+
+
+def test_bench_periods_at_their_own_precision():
+    from benchmarks.answers import Period
+
+    assert metrics.periods_in("June 2023, then 2023-08, 2024-01-05 and [2022]") == {
+        Period(2023, 6),
+        Period(2023, 8),
+        Period(2024, 1, 5),
+        Period(2022),
+    }
+    assert metrics.periods_in("2023年6月5日和2022年") == {Period(2023, 6, 5), Period(2022)}
+    assert metrics.periods_in("8 of us, 12 items, room 305") == set()
+    assert Period(2023, 6, 5).within(Period(2023, 6)) and not Period(2023, 6).within(Period(2023, 6, 5))
+
+
+def test_bench_date_answers_are_only_dates_and_qualifiers():
+    from benchmarks.answers import Period, date_answer
+
+    assert date_answer("in summer 2022") == {Period(2022)}
+    assert date_answer("The Friday before 14 September 2022") == {Period(2022, 9, 14)}
+    assert date_answer("1968 Kustom K-200A vintage guitar") == set()
+    assert date_answer("Biscuit") == set()
+
+
+# ------------------------------------------------------------------ ceilings
+
+
+def test_bench_best_recall_acc_picks_the_best_k_items():
+    items = [["a"], ["b", "c"], ["d"], ["e"], ["g"]]
+    evidence = {"a", "c", "g"}
+    assert metrics.best_recall_acc(items, evidence, 2) == pytest.approx(2 / 3)
+    assert metrics.best_recall_acc(items, evidence, 3) == 1.0
+    assert metrics.best_recall_acc(items[2:4], evidence, 5) == 0.0
+    assert metrics.best_recall_acc(items, set(), 5) is None
+
+
+def test_bench_best_recall_acc_is_exact_where_greedy_is_not():
+    # greedy takes the largest item {1,2,3,4} first and reaches 5 of 6; {1,2,5} + {3,4,6} cover all
+    items = [["1", "2", "3", "4"], ["1", "2", "5"], ["3", "4", "6"]]
+    assert metrics.best_recall_acc(items, {"1", "2", "3", "4", "5", "6"}, 2) == 1.0
+
+
+def test_bench_best_recall_all_by_session():
+    items = [["a#0"], ["x#1"], ["b#2"], ["y#0"]]
+    assert metrics.best_recall_all(items, {"a", "b"}, 2, session) == 1.0  # a perfect reranker puts a, b first
+    assert metrics.best_recall_all(items[:2], {"a", "b"}, 2, session) == 0.0  # b not in the pool
+    assert metrics.best_recall_all(items, {"a", "b", "x"}, 2, session) == 0.0  # three sessions do not fit in two
+
+
+def test_bench_pool_reads_each_ranking_to_depth_once():
+    assert metrics.pool([["a"], ["b"], ["c"]], [["b"], ["d"]], [["e", "f"]], depth=2) == [
+        ["a"],
+        ["b"],
+        ["d"],
+        ["e", "f"],
+    ]

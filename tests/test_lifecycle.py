@@ -277,3 +277,24 @@ def test_rebuild_rederives_and_replays_corrections(make_memory):
     assert after == before
     assert current(mem, "u1", "employer") == ["Alphabet"]
     assert "Alphabet" in mem.retrieve("Where do I work?", user_id="u1", now=T0 + timedelta(days=4)).cards[0].text
+
+
+@pytest.mark.parametrize(
+    "texts,place",
+    [
+        (["I live in Boston.", "I'm flying to Paris next Friday."], "Boston"),
+        (["我住在北京。", "我下周三要去上海出差"], "北京"),
+    ],
+)
+def test_forget_a_premise_removes_the_conclusion_but_keeps_the_other_premise(memory, texts, place):
+    say(memory, "u1", texts)
+    assert any(place in i.text for i in memory.inferences("u1"))
+    trip_event = memory.events("u1")[1]
+    memory.forget("u1", turn_ids=["s1-0"])
+    assert not any(place in i.text for i in memory.inferences("u1", include_retracted=True))
+    assert memory.facts("u1", slot="lives_in") == []
+    assert [e.id for e in memory.events("u1")] == [trip_event.id]  # the trip itself stays
+    recall = memory.retrieve(
+        "Where am I going?" if place.isascii() else "我要去哪里？", user_id="u1", now=T0 + timedelta(days=2)
+    )
+    assert recall.cards and all(place not in c.text for c in recall.cards)

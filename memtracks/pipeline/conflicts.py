@@ -9,17 +9,29 @@ A pure function over records, so it can be tested without a database:
   itself recorded as a negated fact;
 - values of multi-valued slots accumulate; a value ends its opposite (likes / dislikes);
 - a turn said before the current fact was said (turns written out of order) is filed as
-  history, superseded by the fact that followed it.
+  history, superseded by the fact that followed it;
+- a correction ("sorry, I meant Cambridge", "43, not 34", 打错了) replaces the value it
+  corrects as of the original statement: the old one was never true (reason ``corrected``);
+- a replacement ("sold the Civic and bought a Tesla") ends the old value (``replaced``);
+- a dated plan starts in the future (``planned``); the value it replaces holds until then;
+  saying the same value again once it has begun confirms it.
+
+Every fact this ends carries a reason code (:data:`memtracks.records.REASONS`) and the
+time it was learned (``superseded_at``). :func:`supersede`, :func:`correct_fact` and
+:func:`retract_fact` are the same machinery for changes a user makes by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..catalogue import Catalogue
 from ..records import REASONS, Fact, SlotValue
+from ..tracks.facts import revise
+
+CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
 
 @dataclass(frozen=True)
@@ -56,20 +68,26 @@ class _Ledger:
     def current(self, subject: str, slot: str) -> list[Fact]:
         return [f for f in self.facts.values() if f.subject == subject and f.slot == slot and f.is_current]
 
-    def end(self, fact: Fact, at: datetime, by: int | None, reason: str) -> None:
-        """Close ``fact`` at ``at`` for ``reason``; ``by`` is the fact that replaced it, if any."""
-        self.put(end_fact(fact, at, by, reason))
+    def end(self, fact: Fact, at: datetime, by: int | None, reason: str, learned: datetime | None = None) -> None:
+        """Close ``fact`` at ``at`` for ``reason``; ``by`` is the fact that replaced it, if any;
+        ``learned``: when memtracks learned it (default ``at``)."""
+        self.put(supersede(fact, at, by, reason=reason, learned=learned or at))
         self.ended.append(fact.id)  # type: ignore[arg-type]
 
 
-def end_fact(fact: Fact, at: datetime, by: int | None, reason: str) -> Fact:
-    """``fact`` closed at ``at`` (never before it began), superseded by ``by`` if given.
+def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, learned: datetime) -> Fact:
+    """``fact`` closed at world time ``at`` for ``reason``, learned at ``learned`` (pure).
 
-    ``reason`` is one of :data:`~memtracks.records.REASONS`; the fact itself stays, with its
-    history, so questions about the past still reach it.
+    ``reason`` is one of :data:`~memtracks.records.REASONS`. A void reason (corrected,
+    retracted, cancelled) closes it where it began: it never held. The fact itself stays, with
+    its history, so questions about the past still reach it.
     """
-    assert reason in REASONS, reason
-    return replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by, reason=reason)
+    from ..tracks.facts import VOID_REASONS
+
+    if reason not in REASONS:
+        raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")
+    end = fact.valid_from if reason in VOID_REASONS else max(at, fact.valid_from)
+    return replace(fact, valid_to=end, superseded_by=by, reason=reason, superseded_at=learned)
 
 
 def resolve_conflicts(
@@ -105,6 +123,38 @@ def resolve_conflicts(
     return FactChanges(added, updated, tuple(dict.fromkeys(ledger.touched)), tuple(dict.fromkeys(ledger.ended)))
 
 
+def pair_replacements(
+    facts: dict[int, Fact], ended: Sequence[int], added: Sequence[int], catalogue: Catalogue, at: datetime
+) -> list[Fact]:
+    """ "Sold the Civic and bought a Tesla": a value a turn ended and a value it stated for the
+    same single-valued slot are one change — the old one is ``replaced`` by the new (pure;
+    returns the facts to update)."""
+    out = []
+    for fid in dict.fromkeys(ended):
+        old = facts.get(fid)
+        if (
+            old is None
+            or old.reason != "ended"
+            or old.negated
+            or old.slot not in catalogue
+            or not catalogue.is_single(old.slot)
+        ):
+            continue
+        after = [
+            facts[i]
+            for i in added
+            if i in facts
+            and i != fid
+            and facts[i].subject == old.subject
+            and facts[i].slot == old.slot
+            and not facts[i].negated
+            and facts[i].is_current
+        ]
+        if after:
+            out.append(replace(old, superseded_by=after[-1].id, reason="replaced", valid_to=max(at, old.valid_from)))
+    return out
+
+
 def _new_fact(value: SlotValue, user_id: str, turn_id: str, at: datetime, fact_id: int, source: str) -> Fact:
     return Fact(
         id=fact_id,
@@ -122,12 +172,19 @@ def _new_fact(value: SlotValue, user_id: str, turn_id: str, at: datetime, fact_i
         source_turn_ids=(turn_id,),
         lang=value.lang,
         origin=value.pattern_id,
+        planned=value.planned,
+        valid_to=value.valid_to,
+        reason="ended" if value.valid_to is not None else None,
+        superseded_at=at if value.valid_to is not None else None,
     )
 
 
 def _reinforce(ledger: _Ledger, fact: Fact, value: SlotValue, turn_id: str, at: datetime) -> Fact:
     turns = fact.source_turn_ids if turn_id in fact.source_turn_ids else (*fact.source_turn_ids, turn_id)
     valid_from = min(fact.valid_from, value.valid_from) if value.valid_from else fact.valid_from
+    confirmed = fact.planned and not value.planned and at >= fact.valid_from
+    if value.planned and fact.planned and value.valid_from:  # the plan was re-dated
+        valid_from = value.valid_from
     fact = replace(
         fact,
         mention_count=fact.mention_count + 1,
@@ -135,6 +192,7 @@ def _reinforce(ledger: _Ledger, fact: Fact, value: SlotValue, turn_id: str, at: 
         confidence=max(fact.confidence, value.confidence),
         source_turn_ids=turns,
         valid_from=valid_from,
+        planned=fact.planned and not confirmed,
     )
     ledger.put(fact)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
@@ -151,17 +209,42 @@ def _matches(fact: Fact, key: str) -> bool:
 def _negate(
     ledger: _Ledger, value: SlotValue, user_id: str, turn_id: str, at: datetime, new_id: Callable[[], int], source: str
 ) -> None:
+    """End the values a negation hits. A negated value with nothing to end is kept as a
+    negative fact ("I don't eat meat" answers "do I eat meat?"); a negation without a value
+    ("I quit my job") or a dated one ("I'm leaving at the end of the month") only ends."""
     current = ledger.current(value.subject, value.slot)
     targets = [f for f in current if not f.negated and _matches(f, value.value_key)]
-    same = [f for f in current if f.negated and f.value_key == value.value_key]
-    if same:
-        marker = _reinforce(ledger, same[0], value, turn_id, at)
-    else:
-        marker = _new_fact(value, user_id, turn_id, at, new_id(), source)
-        ledger.put(marker, new=True)
-        ledger.touched.append(marker.id)  # type: ignore[arg-type]
+    if value.planned and value.valid_from is not None:
+        for fact in targets:
+            ledger.put(replace(fact, valid_to=max(value.valid_from, fact.valid_from), reason="ended", superseded_at=at))
+            ledger.ended.append(fact.id)  # type: ignore[arg-type]
+            ledger.touched.append(fact.id)  # type: ignore[arg-type]
+        return
+    marker_id = None
+    if value.value_key and not value.ends_only:
+        same = [f for f in current if f.negated and f.value_key == value.value_key]
+        if same:
+            marker = _reinforce(ledger, same[0], value, turn_id, at)
+        else:
+            marker = _new_fact(value, user_id, turn_id, at, new_id(), source)
+            ledger.put(marker, new=True)
+            ledger.touched.append(marker.id)  # type: ignore[arg-type]
+        marker_id = marker.id
     for fact in targets:
-        ledger.end(fact, at, marker.id, "ended")  # type: ignore[arg-type]
+        reason = "cancelled" if fact.planned and fact.valid_from > at else "ended"
+        ledger.end(fact, at, marker_id, reason=reason, learned=at)
+
+
+def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) -> list[Fact]:
+    """The facts a correction replaces: the rejected value ("43, not 34"), else for a
+    single-valued slot its latest value said within the correction window."""
+    current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
+    if value.rejected_key:
+        return [f for f in current if f.value_key == value.rejected_key]
+    if not value.correction or not single:
+        return []
+    recent = [f for f in current if at - f.last_seen <= CORRECTION_WINDOW and f.value_key != value.value_key]
+    return sorted(recent, key=lambda f: f.last_seen)[-1:]
 
 
 def _assert(
@@ -179,32 +262,50 @@ def _assert(
     if same:
         fact = _reinforce(ledger, same[0], value, turn_id, at)
         if value.historical:  # "I used to live in X" about the current X: it no longer holds
-            ledger.end(fact, at, None, "ended")
+            ledger.end(fact, at, None, reason="ended", learned=at)
         return
     fact = _new_fact(value, user_id, turn_id, at, new_id(), source)
     if value.historical:
-        fact = replace(fact, valid_to=at, reason="ended")
+        fact = replace(fact, valid_to=value.valid_to or at, reason="ended", superseded_at=at)
         ledger.put(fact, new=True)
         ledger.touched.append(fact.id)  # type: ignore[arg-type]
         return
-    single = catalogue.is_single(value.slot)
-    for old in current:
+    single = catalogue.is_single(value.slot) and not value.additive
+    corrected = _corrected(ledger, value, single, at)
+    for old in corrected:  # the old value was never true: the new one holds from its start
+        fact = replace(fact, valid_from=min(fact.valid_from, old.valid_from))
+        ledger.end(old, at, fact.id, reason="corrected", learned=at)  # type: ignore[arg-type]
+    for old in ledger.current(value.subject, value.slot) if single else current:
+        if old.id in {c.id for c in corrected}:
+            continue
         if single and not old.negated and at < old.recorded_at:
             # said before the current value was said (turns written out of order): history
-            fact = replace(fact, valid_to=max(old.valid_from, fact.valid_from), superseded_by=old.id, reason="replaced")
+            fact = replace(
+                fact,
+                valid_to=max(old.valid_from, fact.valid_from),
+                superseded_by=old.id,
+                reason="replaced",
+                superseded_at=old.recorded_at,
+            )
         elif old.negated and (single or old.value_key == value.value_key):
-            ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
+            ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
+        elif single and old.planned and old.valid_from > at and not fact.planned:
+            continue  # a plan still ahead is not undone by restating the present
         elif single:
             # a coarse time ("last month") cannot start before the value it replaces was stated
             fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
-            ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
+            reason = "replaced"
+            if old.planned and old.valid_from > at:
+                reason = "cancelled"  # a new plan (or the present) takes the place of an old plan
+            ledger.end(old, fact.valid_from, fact.id, reason=reason, learned=at)  # type: ignore[arg-type]
         elif value.qualifier and old.value_key == value.qualifier:
-            ledger.end(old, fact.valid_from, fact.id, "replaced")  # "a cat" refined to "Luna (cat)"
+            # "a cat" refined to "Luna (cat)"
+            ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     opposite = catalogue[value.slot].opposite
     if opposite:
         for old in ledger.current(value.subject, opposite):
             if not old.negated and old.value_key == value.value_key:
-                ledger.end(old, fact.valid_from, fact.id, "replaced")  # type: ignore[arg-type]
+                ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
 
@@ -212,19 +313,31 @@ def _assert(
 # ------------------------------------------------------------------ changes made by the user
 
 
-def take_place(fact: Fact, gone: Fact) -> Fact:
+def take_place(fact: Fact, gone: Fact, learned: datetime | None = None) -> Fact:
     """``fact`` was superseded by ``gone``, which is being retracted or erased: ``fact`` takes
-    its place in the chain — current again if ``gone`` was current, else ending as it ended."""
-    return replace(fact, superseded_by=gone.superseded_by, valid_to=gone.valid_to, reason=gone.reason)
+    its place in the chain — current again if ``gone`` was current, else ending as it ended.
+    ``learned``: when a retraction made it so (its earlier ending stays readable for the
+    as-of rule); None for an erasure, after which it is as if ``gone`` had never been said."""
+    if learned is None:
+        return replace(
+            fact,
+            superseded_by=gone.superseded_by,
+            valid_to=gone.valid_to,
+            reason=gone.reason,
+            superseded_at=gone.superseded_at,
+        )
+    return revise(fact, learned, valid_to=gone.valid_to, superseded_by=gone.superseded_by, reason=gone.reason)
 
 
 def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id: int) -> FactChanges:
-    """The user says ``fact`` was wrong and ``value`` is right.
+    """The user says ``fact`` was wrong and ``value`` is right (learned at ``at``).
 
     The corrected value takes ``fact``'s place in its chain (held since the same time, ending
     as it ended); ``fact`` stays as history, superseded by the correction with reason
-    "corrected". Facts it had superseded still lead through it to the correction.
+    "corrected". Facts it had superseded still lead through it to the correction. Asked as
+    known before ``at``, the old value is still what memtracks knew.
     """
+    ends = fact.valid_to is not None or fact.superseded_by is not None or fact.reason is not None
     new = replace(
         fact,
         id=new_id,
@@ -238,19 +351,21 @@ def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id
         origin="user.correct",
         recorded_at=at,
         last_seen=at,
+        superseded_at=at if ends else None,
+        revisions=(),
     )
     until = fact.valid_to if fact.valid_to is not None else at
-    old = end_fact(fact, until, new_id, "corrected")
+    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=new_id, reason="corrected")
     return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
 
 
 def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
-    """The user says ``fact`` was never true: it ends with reason "retracted" (kept as
-    history), and the facts it had superseded take its place again."""
+    """The user says ``fact`` was never true (learned at ``at``): it ends with reason
+    "retracted" (kept as history), and the facts it had superseded take its place again."""
     until = fact.valid_to if fact.valid_to is not None else at
-    old = replace(fact, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
     assert fact.id is not None
-    reopened = tuple(take_place(p, fact) for p in predecessors if p.superseded_by == fact.id)
+    reopened = tuple(take_place(p, fact, learned=at) for p in predecessors if p.superseded_by == fact.id)
     return FactChanges(
         updated=(old, *reopened), touched=tuple(p.id for p in reopened if p.id is not None), ended=(fact.id,)
     )

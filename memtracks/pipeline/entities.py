@@ -133,7 +133,11 @@ def extract_entities(
         lexicons: entity lexicon with canonical keys.
         known: names already known for this user, ``{surface: (key, label)}``.
     """
-    found = lexicons.entities.find(analysis.text)
+    # the lexicon is Simplified; a Traditional text is looked up through its Simplified copy
+    found = [
+        Entity(analysis.text[e.span[0] : e.span[1]], e.label, e.key, e.span, e.source)
+        for e in lexicons.entities.find(lexicons.to_simplified(analysis.text))
+    ]
     found += _known_entities(analysis.text, known or {})
     found += _ner_entities(analysis)
     found += _tagger_entities(analysis, lexicons)

@@ -24,6 +24,7 @@ from .matching import (
     subject_is_filler,
 )
 from .patterns import Compiled, base_groups
+from .statements import Statement, statement_for
 
 _NOT_ARGS = {"subj", "pname"}
 
@@ -34,8 +35,15 @@ def extract_happenings(
     resolver: SubjectResolver,
     patterns: Sequence[Compiled],
     times: Sequence[TimeMention] = (),
+    statements: Sequence[Statement] = (),
+    parsed: Sequence = (),
+    search: str | None = None,
 ) -> tuple[Happening, ...]:
-    """Happenings in ``text``; at most one per kind and sentence (the first pattern wins)."""
+    """Happenings in ``text``; at most one per kind and sentence (the first pattern wins).
+
+    A clause that asks, imagines, wishes or denies ("if we moved to Denver", "I'm not going
+    to Tokyo") gives none; one said before it happens gives a planned happening.
+    """
     sents = sentences(text)
     found: list[Happening] = []
     taken: set[tuple[str, int]] = set()
@@ -48,9 +56,17 @@ def extract_happenings(
             sent = sentence_at(sents, m.start())
             if (spec.kind, sent.start) in taken:  # noqa: B023 - used within the loop
                 return None
-            return _happening(m, pattern, sent, resolver, times)  # noqa: B023
+            st = statement_for(statements, m.span(), parsed)
+            if not st.states or st.polarity != "affirmed":
+                return None
+            h = _happening(m, pattern, sent, resolver, times, text)  # noqa: B023
+            if h is not None and (st.planned or (h.start is not None and h.start > _said(times))):
+                from dataclasses import replace
 
-        for happening in find_all(pattern.regex, text, build):
+                h = replace(h, planned=True)
+            return h
+
+        for happening in find_all(pattern.regex, search or text, build):
             found.append(happening)
             taken.add((spec.kind, sentence_at(sents, happening.span[0]).start))
     return tuple(sorted(found, key=lambda h: h.span))
@@ -62,6 +78,7 @@ def _happening(
     sent: Sentence,
     resolver: SubjectResolver,
     times: Sequence[TimeMention],
+    text: str = "",
 ) -> Happening | None:
     spec = pattern.spec
     subject = resolver.resolve(m)
@@ -69,7 +86,7 @@ def _happening(
         subject = ""
     if subject is None or (subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start())):
         return None
-    args = _args(m, times, resolver.entities, spec.require_entity)
+    args = _args(m, times, resolver.entities, spec.require_entity, text or m.string)
     if args is None:
         return None
     when = _time_for(m.span(), sent, times)
@@ -94,13 +111,18 @@ def _args(
     times: Sequence[TimeMention],
     entities: tuple[Entity, ...],
     require: dict[str, str],
+    text: str,
 ) -> dict[str, str] | None:
     args: dict[str, str] = {}
-    spans = {re.sub(r"\d+$", "", k): m.span(k) for k, v in m.groupdict().items() if v}
-    for name, raw in base_groups(m).items():
+    spans: dict[str, tuple[int, int]] = {}
+    for k, v in m.groupdict().items():
+        if v:
+            spans.setdefault(re.sub(r"\d+$", "", k), m.span(k))
+    for name, _ in base_groups(m).items():
         if name in _NOT_ARGS:
             continue
         start = spans[name][0]
+        raw = text[start : spans[name][1]]  # as written (the match may be on the Simplified copy)
         value = clean_value(cut_before_times(raw, start, times))
         if not value:
             continue
@@ -114,6 +136,17 @@ def _args(
     if any(name not in args for name in require):
         return None
     return args
+
+
+def _said(times: Sequence[TimeMention]):
+    """A lower bound of when the text was said: the start of a mention that is present or past."""
+    from datetime import datetime, timezone
+
+    return (
+        datetime.max.replace(tzinfo=timezone.utc)
+        if not times
+        else min((t.end for t in times if t.direction != "future"), default=datetime.max.replace(tzinfo=timezone.utc))
+    )
 
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:

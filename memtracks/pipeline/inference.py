@@ -142,6 +142,7 @@ class Bound:
     said_at: datetime
     lang: str
     turn_ids: tuple[str, ...]
+    planned: bool = False  # a happening said before it happens
 
 
 def bind_fact(fact: Fact) -> Bound:
@@ -172,6 +173,7 @@ def bind_happening(event: Event, h: Happening) -> Bound:
         event.mentioned_at,
         event.lang,
         (event.turn_id,),
+        h.planned,
     )
 
 
@@ -378,7 +380,7 @@ def _fact_value(
     lang: str,
     valid_from: datetime | None,
     key_of: Callable[[str], str],
-) -> SlotValue:
+) -> SlotValue | None:
     spec = rule.conclusion.fact
     assert spec is not None
     templates: dict[str, str] = (
@@ -386,7 +388,11 @@ def _fact_value(
     )
     template = templates.get(lang, templates.get("en", ""))
     value = render(template, trig.subject, bound, lang)
+    planned = any(b.planned for b in bound.values())
+    if planned and (valid_from is None or valid_from <= trig.said_at):
+        return None  # an undated plan is a goal, not a fact that will start to hold
     return SlotValue(
+        planned=planned,
         subject=trig.subject,
         slot=spec.slot,
         value=value,
@@ -394,9 +400,12 @@ def _fact_value(
         span=(0, 0),
         pattern_id=f"rule:{rule.id}",
         lang=lang,
-        confidence=rule.confidence,
+        confidence=round(rule.confidence * (PLAN_CONFIDENCE if planned else 1.0), 2),
         valid_from=valid_from,
     )
+
+
+PLAN_CONFIDENCE = 0.7
 
 
 def retract(active: Sequence[Inference], ended: dict[int, Fact], at: datetime) -> list[Inference]:

@@ -22,7 +22,7 @@ _SELF_EN = {"i", "we", "my", "our", "me", "us"}
 _SELF_ZH = ("我们的", "我们", "我的", "我")
 _CUT_VALUE_TAIL = re.compile(
     r"(?:\s+(?:now|too|anymore|any more|again|already|as well|lately|so much|a lot|very much"
-    r"|right now|these days|though|haha|lol))+$|[了的呢啊吧呀哦嘛]+$",
+    r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
     re.IGNORECASE,
 )
 _RELATION_MENTION = re.compile(
@@ -149,6 +149,11 @@ class SubjectResolver:
             return self._antecedent(span[0])
         head, _, rest = lower.partition(" ")
         if head in ("my", "our") and rest:
+            named = re.match(r"(?P<kind>.+?),? (?P<name>[A-Z][a-z]+)$", text.partition(" ")[2])
+            if named:  # "my brother Tom", "my dog Biscuit": the named one is the subject
+                kind = named.group("kind").lower()
+                if self.lexicons.relations.key(kind) or self.lexicons.animals.key(kind):
+                    return named.group("name")
             rel = self.lexicons.relations.key(rest)
             return f"{self.speaker}'s {rel}" if rel else None
         return self._person(re.sub(r"'s$", "", text), span)
@@ -162,7 +167,10 @@ class SubjectResolver:
                 if not rest:
                     return self.speaker
                 rel = self.lexicons.relations.key(rest)
-                return f"{self.speaker}'s {rel}" if rel else None
+                if rel:  # 我闺蜜小美: the named one is the subject
+                    named = named_relations(self.text[span[0] : span[1] + 4], self.lexicons, self.entities)
+                    return named[0][1] if named else f"{self.speaker}'s {rel}"
+                return None
         return self._person(text, span)
 
     def _antecedent(self, pos: int) -> str | None:
@@ -174,20 +182,60 @@ class SubjectResolver:
             if rel:
                 best = (m.start(), f"{self.speaker}'s {rel}")
         for e in self.entities:
-            if e.label == "person" and e.span[1] <= pos and (best is None or e.span[0] > best[0]):
+            vocative = self.text[e.span[1] : e.span[1] + 1] in ("!", ",") and (
+                e.span[0] == 0 or self.text[e.span[0] - 2 : e.span[0]].strip() in ("", ",", "!", ".")
+            )  # "That's great, John!": the one spoken to, not the one spoken about
+            if e.label == "person" and e.span[1] <= pos and not vocative and (best is None or e.span[0] > best[0]):
                 best = (e.span[0], e.text)
         return best[1] if best else None
 
     def _person(self, name: str, span: tuple[int, int]) -> str | None:
-        """The person named at ``span``: a known participant or a person entity starting there."""
+        """The person (or pet) named at ``span``: a known participant or name, or a person
+        entity starting there."""
         lowered = name.lower()
         for person in self.people:
             if lowered == person.lower() or (not name.isascii() and name.startswith(person)):
                 return person
         for e in self.entities:
-            if e.label == "person" and e.span == (span[0], span[0] + len(name)):
+            if e.label in ("person", "pet") and e.span == (span[0], span[0] + len(name)):
                 return e.text
         return None
+
+
+_NAMED_RELATION_EN = re.compile(
+    r"\b(?i:my)\s+(?P<rel>(?:best |close |older |younger |little |big )?[a-z-]+),?\s+(?P<name>[A-Z][a-z]+)\b"
+)
+_NAMED_RELATION_ZH = r"我(?:的)?(?P<rel>{rels})(?P<name>小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}?)(?=[，。,.\s]|住|在|是|要|下|今|明|去|和|跟|说|结|开|养|喜|最)"
+
+
+def named_relations(text: str, lexicons: Lexicons, entities: Sequence[Entity] = ()) -> list[tuple[str, str]]:
+    """``(relation, name)`` for every "my brother Tom" / 我闺蜜小美 in ``text``: the grammar the
+    writer records people by and the reader resolves "my brother" with."""
+    out = []
+    for m in _NAMED_RELATION_EN.finditer(text):
+        rel = lexicons.relations.key(m.group("rel")) or lexicons.animals.key(m.group("rel"))
+        if rel:
+            out.append((rel, m.group("name")))
+    people = {e.text for e in entities if e.label == "person"}
+    for m in _zh_relation_regex(lexicons).finditer(lexicons.to_simplified(text)):
+        rel = lexicons.relations.key(m.group("rel")) or lexicons.animals.key(m.group("rel"))
+        name = m.group("name")
+        if rel and (name in people or name[0] in "小阿" or lexicons.is_chinese_name(name)):
+            out.append((rel, name))
+    return out
+
+
+_ZH_RELATION_CACHE: dict[int, re.Pattern[str]] = {}
+
+
+def _zh_relation_regex(lexicons: Lexicons) -> re.Pattern[str]:
+    key = id(lexicons)
+    if key not in _ZH_RELATION_CACHE:
+        from ..lexicon import alternation
+
+        forms = lexicons.relations.forms("zh") + lexicons.animals.forms("zh")
+        _ZH_RELATION_CACHE[key] = re.compile(_NAMED_RELATION_ZH.replace("{rels}", alternation(forms), 1))
+    return _ZH_RELATION_CACHE[key]
 
 
 def cut_before_times(value: str, start: int, times: Sequence[TimeMention]) -> str:

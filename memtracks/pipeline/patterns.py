@@ -40,6 +40,7 @@ class SlotPatternSpec(Strict):
     reject: str | None = None
     split_list: bool = False
     keep_times: bool = False
+    ends_only: bool = False
 
 
 class HappeningSpec(Strict):
@@ -229,6 +230,16 @@ def expand_safe(regex: str, macros: dict[str, str]) -> str:
         return expand(regex, macros)
     except KeyError:
         return regex
+
+
+def load_change_words(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """``changes`` of ``rules/happenings.yaml``: happening kind -> the nouns that name it."""
+    path = path or bundled("rules", "happenings.yaml")
+    doc = read_yaml(path)
+    section = doc.get("changes", {}) if isinstance(doc, dict) else {}
+    if not isinstance(section, dict) or not all(isinstance(v, list) for v in section.values()):
+        raise DataFileError(str(path), ["section 'changes' must map a happening kind to a list of words"])
+    return {kind: tuple(str(w).lower() for w in words) for kind, words in section.items()}
 
 
 @lru_cache(maxsize=1)

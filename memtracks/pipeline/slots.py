@@ -27,11 +27,13 @@ from .matching import (
 )
 from .numerals import parse_number
 from .patterns import Compiled, group
+from .statements import Statement, statement_for
+from .values import check_value
 
 _SPLIT = re.compile(r"\s*(?:,|、|，|\band\b|\bor\b|和|以及|还有)\s*", re.IGNORECASE)
 _MAX_ITEM_WORDS = 5
 _NOT_ITEM_START = frozenset(
-    "i i'm it it's me you us them him her that this those these there here was is are were be been being "
+    "i i'm it it's me you us them him her we they he she that this those these there here was is are were be been being "
     "have has had do does did can could will would should may might especially also so too very how "
     "what when where why who which both every all any some such as like just really "
     "for to in on at of with about from by into".split()
@@ -41,6 +43,27 @@ _NEEDS_OBJECT = frozenset(
     "bringing keeping finding telling showing working playing watching learning sharing".split()
 )
 _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
+
+
+_DATES = frozenset({"birthday", "anniversary"})  # a date said ahead is the date, not a plan
+_TASTES = frozenset({"likes", "dislikes", "hobbies"})  # lasting preferences: present tense only
+_REJECTED_EN = re.compile(
+    r"(?:,\s*|\b)not\s+(?:a |an |the )?(?P<r>[\w$.'-]+(?: [\w'-]+)?)(?=\s*(?:but\b|[,.;!?]|$))", re.IGNORECASE
+)
+_REJECTED_ZH = re.compile(r"不是(?P<r>[^，。！？,.!?、]{1,8}?)(?=[，。！？,.!?、]|$|而是|是)")
+PLAN_CONFIDENCE = 0.7  # a plan is believed this much less than a statement, until confirmed
+REPORTED_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class ValueContext:
+    """What the value checks and the statement analysis need beside the text."""
+
+    statements: tuple[Statement, ...] = ()
+    parsed: tuple = ()  # English ParsedTokens
+    tokens: tuple = ()  # Chinese jieba Tokens
+    kinds: dict[str, str] | None = None  # slot -> value kind
+    search: str | None = None  # the text the regexes run on (Traditional mapped to Simplified)
 
 
 @dataclass(frozen=True)
@@ -57,6 +80,7 @@ def extract_slots(
     lexicons: Lexicons,
     times: Sequence[TimeMention] = (),
     opposites: dict[str, str] | None = None,
+    context: ValueContext | None = None,
 ) -> tuple[SlotValue, ...]:
     """Slot values stated in ``text`` (a pure function of its inputs).
 
@@ -69,8 +93,17 @@ def extract_slots(
         times: time mentions of the text, so values stop where a time expression starts.
         opposites: slot -> opposite slot (likes/dislikes); overlapping matches of a slot and
             its opposite compete, the earlier pattern winning.
+        context: statements (how each clause is said), parse and tags for the value checks.
     """
     opposites = opposites or {}
+    context = context or ValueContext()
+    if not context.statements:
+        from dataclasses import replace as _replace
+
+        from .statements import analyze_statements, default_markers
+
+        context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
+    search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)
     sents = sentences(text)
     found: list[_Found] = []
     last_subject: dict[int, str] = {}
@@ -88,15 +121,134 @@ def extract_slots(
                 subject = ""
             if subject is None or (subject == "" and not at_clause_start(text, m.start())):
                 return None
+            if (
+                subject == ""
+                and re.match(r"(?:and|also)\b", m.group(0), re.IGNORECASE)
+                and not _subject_given(m, last_subject.get(sent.start), text)
+            ):
+                return None
             subject = subject or last_subject.get(sent.start, resolver.speaker)
+            st = statement_for(context.statements, m.span(), context.parsed)
+            if not _stated(st, pattern):  # noqa: B023
+                return None
+            if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
+                return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            return [_Found(v, m.span()) for v in values] or None
+            if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
+                return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
+            stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
+            return [_Found(v, m.span()) for v in stated if v is not None] or None
 
-        for items in find_all(pattern.regex, text, build):
+        for items in find_all(pattern.regex, search, build):
             found.extend(items)
             last_subject[sentence_at(sents, items[0].span[0]).start] = items[0].value.subject
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
+
+
+_TASTE_VERBS = frozenset({"like", "likes", "love", "loves", "enjoy", "enjoys", "adore", "adores"})
+
+
+def _verb_is_verb(m: re.Match[str], parsed: Sequence, pattern: Compiled) -> bool:
+    """ "We're like a family": "like" there is a preposition, not liking."""
+    if pattern.spec.slot not in _TASTES or not parsed:
+        return True
+    words = [t for t in parsed if m.start() <= t.idx < m.end() and t.lower in _TASTE_VERBS]
+    return not words or any(t.pos == "VERB" for t in words)
+
+
+def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:
+    """A match without a subject of its own ("and enjoy kayaking") takes the subject of the
+    clause before it: only trusted when that one was a first-person statement or a match."""
+    if previous is not None or not text.isascii():
+        return True
+    start = max(text.rfind(mark, 0, m.start()) for mark in ".!?\n") + 1
+    before = text[max(0, start) : m.start()]
+    return (
+        re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None
+        and re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
+    )
+
+
+def _stated(st: Statement, pattern: Compiled) -> bool:
+    """Does the clause assert something a fact can come from?"""
+    spec = pattern.spec
+    if not st.states:
+        return False  # a question, a wish, a condition: nothing is stated
+    if spec.slot in _TASTES and not spec.negate and "past" in st.cues and not spec.historical:
+        return False  # "I loved the show": an opinion of one occasion, not a lasting taste
+    if spec.slot in _TASTES and st.planned and not spec.negate:
+        return False
+    return True
+
+
+def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContext, text: str) -> bool:
+    if v.negated and not v.value:
+        return True  # "I quit my job": ends the current value, names none
+    kind = (context.kinds or {}).get(v.slot, "text")
+    span = _value_span(v, text)
+    return (
+        check_value(
+            v.value.split(" (")[0].split("（")[0], kind, v.lang, span, text, entities, context.parsed, context.tokens
+        )
+        is None
+    )
+
+
+def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
+    surface = v.value.split(" (")[0].split("（")[0]
+    start = text.find(surface, v.span[0], v.span[1] + len(surface))
+    return (start, start + len(surface)) if start >= 0 else None
+
+
+def _with_statement(
+    v: SlotValue, st: Statement, pattern: Compiled, times: Sequence[TimeMention], text: str, search: str
+) -> SlotValue | None:
+    """The value as the clause says it: negated, a dated plan, historical, a correction, an
+    addition; None when it is an undated plan (a goal, not a fact)."""
+    from dataclasses import replace
+
+    changes: dict = {}
+    own_polarity = pattern.spec.negate or pattern.spec.slot == "dislikes"  # "don't like", 不喜欢: the pattern's own
+    if st.polarity != "affirmed" and not v.negated and not own_polarity:
+        changes["negated"] = True
+    planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
+    if planned:
+        start = _future_start(st, times)
+        if start is None:
+            if not (v.negated or changes.get("negated")):
+                return None
+        elif v.negated or changes.get("negated"):
+            changes.update(planned=True, valid_from=start)  # "I'm leaving at the end of the month"
+        else:
+            changes.update(planned=True, valid_from=start, confidence=round(v.confidence * PLAN_CONFIDENCE, 2))
+    if "past" in st.cues and not planned and v.slot not in _TASTES and not v.negated and pattern.spec.slot != "age":
+        changes["historical"] = True
+    if "correction" in st.cues:
+        changes["correction"] = True
+        rejected = _rejected(search[st.start : st.end], v.lang)
+        if rejected and rejected != v.value_key:
+            changes["rejected_key"] = rejected
+    if "addition" in st.cues:
+        changes["additive"] = True
+    if st.modality == "reported":
+        changes["confidence"] = round(changes.get("confidence", v.confidence) * REPORTED_CONFIDENCE, 2)
+    return replace(v, **changes) if changes else v
+
+
+def _future_start(st: Statement, times: Sequence[TimeMention]):
+    ahead = [t for t in times if st.start <= t.span[0] < st.end and t.direction == "future"]
+    return ahead[0].start if ahead else None
+
+
+def _rejected(clause: str, lang: str) -> str | None:
+    m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(clause)
+    return value_key(parse_value_key(m.group("r"))) if m else None
+
+
+def parse_value_key(raw: str) -> str:
+    number = parse_number(raw.replace("岁", "").strip())
+    return str(number) if number is not None else raw
 
 
 def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
@@ -113,7 +265,7 @@ def _values(
     text: str,
 ) -> list[SlotValue]:
     spec = pattern.spec
-    raw, start = _raw_value(m)
+    raw, start = _raw_value(m, text)
     kind = group(m, "kind")
     if raw is None and kind is None:
         return [_slot_value(spec, subject, "", "", m.span(), None, times, text)] if spec.negate else []
@@ -131,10 +283,11 @@ def _values(
     return out
 
 
-def _raw_value(m: re.Match[str]) -> tuple[str | None, int]:
+def _raw_value(m: re.Match[str], text: str) -> tuple[str | None, int]:
+    """The value as written (``m`` may have matched the Simplified copy of a Traditional turn)."""
     for name in ("value", "value2", "value3"):
         if name in m.re.groupindex and m.group(name):
-            return m.group(name), m.start(name)
+            return text[m.start(name) : m.end(name)], m.start(name)
     return None, -1
 
 
@@ -145,7 +298,7 @@ def _split(raw: str, start: int) -> list[tuple[str, int]]:
     for piece in _SPLIT.split(raw):
         offset = raw.find(piece, pos)
         pos = offset + len(piece)
-        item = piece.strip()
+        item = clean_value(piece)  # "painting together lately" -> "painting together"
         if item and _reads_as_item(item):
             parts.append((item, start + offset))
     return parts
@@ -209,6 +362,7 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
         confidence=spec.confidence,
         negated=spec.negate,
         historical=spec.historical,
+        ends_only=spec.ends_only,
         valid_from=_since(span, times, text),
         qualifier=qualifier,
     )

@@ -7,10 +7,9 @@ past ("where did I live before?") they rank above the current value.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..records import Fact
 from ..storage.vectors import similarity
+from ..tracks.facts import FactState, as_known, fact_state
 from .hits import Hit, SearchContext, held_back, search_both
 from .lexical import tokenize
 from .query import Query
@@ -20,6 +19,7 @@ MANY_SLOT_BASE = 0.5
 MANY_SLOT_SPAN = 0.3
 ENTITY_MATCH = 0.85
 CURRENT_IN_PAST_QUESTION = 0.7  # a current fact still answers "before?" questions, less well
+PLANNED_FACTOR = 0.8  # a plan answers a question about now, after what holds now
 
 
 def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
@@ -27,12 +27,8 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     subjects = list(query.subjects) or None
     facts: dict[int, Fact] = {}
     evidence: dict[int, dict[str, float]] = {}
-    unread = 0  # stale facts of the asked slots, counted without being read
     if query.slots:
-        current_only = not query.wants_history
-        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots), current_only=current_only)
-        if current_only:  # stale ones are not even read, only counted
-            unread = ctx.store.count_stale_facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
+        slot_facts = ctx.store.facts(ctx.user_id, subjects=subjects, slots=list(query.slots))
         sims = similarity(ctx.vectors("fact"), [f.id for f in slot_facts], query.vector)  # type: ignore[misc]
         for fact in slot_facts:
             facts[fact.id] = fact  # type: ignore[index]
@@ -48,21 +44,25 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
             evidence[item]["entity"] = ENTITY_MATCH
         elif _value_named(fact, query):
             evidence[item]["value"] = SLOT_MATCH
-    visible = _as_of(list(facts.values()), query, ctx)
+    moment = query.as_of or query.now
     hits: list[Hit] = []
     stale: list[float] = []
-    for item, fact in visible.items():
+    for item, stored in facts.items():
+        state = fact_state(stored, moment, query.as_of)
+        if state is FactState.UNKNOWN:
+            continue
+        fact = as_known(stored, query.as_of) or stored
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
-        relevance *= _history_factor(fact, query)
+        if not _wanted(fact, state, query):  # type: ignore[arg-type]
+            stale.append(relevance)
+            continue
+        relevance *= _history_factor(state, query) * (PLANNED_FACTOR if state is FactState.PLANNED else 1.0)
         explain["relevance"] = relevance
-        if not _wanted(fact, query):
-            if not (unread and fact.slot in query.slots):  # counted already
-                stale.append(relevance)
-        elif relevance >= ctx.config.min_relevance:
-            hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))
+        if relevance >= ctx.config.min_relevance:
+            hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))  # type: ignore[arg-type]
     hits = sorted(hits, key=lambda h: -h.relevance)[:k]
-    return hits, unread + held_back(stale, hits, ctx.config.min_relevance)
+    return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 
 def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
@@ -73,24 +73,6 @@ def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
     if "entity" in explain:
         return "entity"
     return "semantic" if explain.get("semantic", 0.0) >= explain.get("lexical", 0.0) else "lexical"
-
-
-def _as_of(facts: list[Fact], query: Query, ctx: SearchContext) -> dict[int, Fact]:
-    """The facts as they stood at ``as_of``: those recorded later are left out, and one
-    superseded by a fact recorded later is still current. Without ``as_of``: all of them."""
-    if query.as_of is None:
-        return {f.id: f for f in facts}  # type: ignore[misc]
-    later = {f.superseded_by for f in facts if f.superseded_by is not None}
-    superseders = {f.id: f for f in ctx.store.facts_by_id(ctx.user_id, list(later))}
-    out = {}
-    for f in facts:
-        if f.recorded_at > query.as_of:
-            continue
-        by = superseders.get(f.superseded_by)  # type: ignore[arg-type]
-        if by is not None and by.recorded_at > query.as_of:
-            f = replace(f, superseded_by=None, valid_to=None)
-        out[f.id] = f
-    return out  # type: ignore[return-value]
 
 
 def _value_named(fact: Fact, query: Query) -> bool:
@@ -107,18 +89,23 @@ def _slot_match(fact: Fact, sims: dict[int, float], ctx: SearchContext) -> float
     return MANY_SLOT_BASE + MANY_SLOT_SPAN * max(0.0, sims.get(fact.id, 0.0))  # type: ignore[arg-type]
 
 
-def _wanted(fact: Fact, query: Query) -> bool:
-    if fact.is_current:
+def _wanted(fact: Fact, state: FactState, query: Query) -> bool:
+    """What holds at the question's moment (or is planned) answers it; what held before only
+    a question about the past or about a named time, when it held then."""
+    if state in (FactState.CURRENT, FactState.PLANNED):
         return True
-    if not query.wants_history:
+    if state is FactState.VOID or not query.wants_history:
         return False
-    moment = query.as_of or (query.window[0] if query.window and not query.past else None)
+    moment = query.window[0] if query.window and not query.past and not query.as_of else None
     if moment is None:
         return True
-    return fact.valid_from <= moment and (fact.valid_to is None or moment < fact.valid_to)
+    return fact_state(fact, moment) is FactState.CURRENT
 
 
-def _history_factor(fact: Fact, query: Query) -> float:
-    if query.past and not query.as_of and fact.is_current:
+def _history_factor(state: FactState, query: Query) -> float:
+    """A question about the past prefers what held before; any other prefers what holds."""
+    if query.past and not query.as_of and state is FactState.CURRENT:
+        return CURRENT_IN_PAST_QUESTION
+    if not query.past and state is FactState.PAST:
         return CURRENT_IN_PAST_QUESTION
     return 1.0

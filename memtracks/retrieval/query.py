@@ -9,7 +9,7 @@ question is about the past, so superseded facts may answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -24,7 +24,7 @@ from .lexical import tokenize
 
 _PAST = re.compile(
     r"\b(?:before|used to|use to|previous(?:ly)?|former(?:ly)?|originally|at first|in the past|prior|"
-    r"old|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
+    r"old (?:job|car|home|place|address|apartment|house|school|company)|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
     r"当时|先前|原先|早先|老家以前|从前",
     re.IGNORECASE,
 )
@@ -130,6 +130,7 @@ def analyze_query(
     known: Mapping[str, tuple[str, str]] | None = None,
     people: frozenset[str] = frozenset(),
     as_of: datetime | None = None,
+    relations: Sequence[tuple[str, str, str]] = (),
 ) -> Query:
     """Analyse ``text`` asked at ``now`` by ``speaker``.
 
@@ -141,7 +142,7 @@ def analyze_query(
     entities = extract_entities(analysis, toolkit.lexicons, known)
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
     times = tuple(normalize_time(text, now, lang=lang))
-    subjects = _subjects(text, entities, speaker, toolkit, people)
+    subjects = _subjects(text, entities, speaker, toolkit, people, relations)
     named = people & set(subjects)
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
@@ -158,11 +159,11 @@ def analyze_query(
         aggregate=_AGGREGATE.search(text) is not None,
         as_of=as_of,
         terms=_terms(text, topical, named),
-        vector=embedder.embed_batch([_without_names(text, named)])[0],
+        vector=embedder.embed_batch([without_names(text, named)])[0],
     )
 
 
-def _without_names(text: str, names: Set[str]) -> str:
+def without_names(text: str, names: Set[str]) -> str:
     """The question as embedded: about what, not about whom (the speaker is matched apart)."""
     for name in names:
         text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
@@ -188,8 +189,15 @@ def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
 
 
 def _subjects(
-    text: str, entities: tuple[Entity, ...], speaker: str, toolkit: Toolkit, people: frozenset[str]
+    text: str,
+    entities: tuple[Entity, ...],
+    speaker: str,
+    toolkit: Toolkit,
+    people: frozenset[str],
+    named: Sequence[tuple[str, str, str]] = (),
 ) -> tuple[str, ...]:
+    """Whom the question asks about: "my brother" is the speaker's brother and every brother
+    the speaker has named ("my brother Tom" -> Tom); a name is that person (and their relation)."""
     subjects: list[str] = []
     for m in _RELATION.finditer(text):
         words = m.group(1) or m.group(2) or ""
@@ -197,6 +205,7 @@ def _subjects(
         rel = relations.key(words) if m.group(1) else relations.key_of_prefix(words)
         if rel:
             subjects.append(f"{speaker}'s {rel}")
+            subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
     lowered = {p.lower(): p for p in people}
     for e in entities:
         name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)

@@ -8,7 +8,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from typing import Any, overload
 
-from ..records import Event, Fact, Happening, Inference, Premise, TimeMention, Turn
+from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:
@@ -30,8 +30,11 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin, reason"
+    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions"
 )
+
+
+FACT_MARKS = ",".join("?" * len(FACT_COLUMNS.split(",")))
 
 
 def fact_row(f: Fact) -> tuple[Any, ...]:
@@ -56,6 +59,25 @@ def fact_row(f: Fact) -> tuple[Any, ...]:
         f.lang,
         f.origin,
         f.reason,
+        dt_text(f.superseded_at),
+        int(f.planned),
+        json.dumps([_revision_json(r) for r in f.revisions]),
+    )
+
+
+def _revision_json(r: FactRevision) -> dict[str, Any]:
+    return {
+        "until": dt_text(r.until),
+        "valid_to": dt_text(r.valid_to),
+        "superseded_by": r.superseded_by,
+        "reason": r.reason,
+        "superseded_at": dt_text(r.superseded_at),
+    }
+
+
+def _json_revision(d: dict[str, Any]) -> FactRevision:
+    return FactRevision(
+        text_dt(d["until"]), text_dt(d["valid_to"]), d["superseded_by"], d["reason"], text_dt(d["superseded_at"])
     )
 
 
@@ -80,6 +102,9 @@ def row_fact(r: sqlite3.Row) -> Fact:
         lang=r["lang"],
         origin=r["origin"],
         reason=r["reason"],
+        superseded_at=text_dt(r["superseded_at"]),
+        planned=bool(r["planned"]),
+        revisions=tuple(_json_revision(d) for d in json.loads(r["revisions"])),
     )
 
 
@@ -130,6 +155,9 @@ def _happening_json(h: Happening) -> dict[str, Any]:
         "start": dt_text(h.start),
         "end": dt_text(h.end),
         "granularity": h.granularity,
+        "planned": h.planned,
+        "status": h.status,
+        "note": h.note,
     }
 
 
@@ -139,11 +167,18 @@ def _json_happening(d: dict[str, Any]) -> Happening:
         d["subject"],
         d["args"],
         tuple(d["span"]),
-        d["pattern_id"],
+        d["pattern_id"],  # type: ignore[arg-type]
         text_dt(d["start"]),
         text_dt(d["end"]),
         d["granularity"],
+        d.get("planned", False),
+        d.get("status", "active"),
+        d.get("note", ""),
     )
+
+
+def happenings_json(e: Event) -> str:
+    return json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False)
 
 
 EVENT_COLUMNS = (
@@ -171,7 +206,7 @@ def event_row(e: Event) -> tuple[Any, ...]:
         epoch(e.end),
         e.granularity,
         json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
-        json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False),
+        happenings_json(e),
         " ".join(e.kinds),
         json.dumps(list(e.entity_keys), ensure_ascii=False),
         e.source,

@@ -141,11 +141,38 @@ def m004_lifecycle(db: sqlite3.Connection) -> None:
     )
 
 
+def m005_fact_changes(db: sqlite3.Connection) -> None:
+    """When memtracks learned that a fact stopped holding, dated plans, and the people a
+    speaker names by their relation ("my brother Tom")."""
+    _run(
+        db,
+        """
+        ALTER TABLE facts ADD COLUMN superseded_at TEXT;
+        ALTER TABLE facts ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
+        UPDATE facts SET superseded_at = COALESCE((SELECT f.recorded_at FROM facts f WHERE f.id = facts.superseded_by),
+                                                  valid_to)
+            WHERE valid_to IS NOT NULL OR superseded_by IS NOT NULL;
+        CREATE TABLE relations (
+            user_id TEXT NOT NULL, owner TEXT NOT NULL, relation TEXT NOT NULL, name TEXT NOT NULL,
+            PRIMARY KEY (user_id, owner, relation, name)
+        );
+        """,
+    )
+
+
+def m006_fact_revisions(db: sqlite3.Connection) -> None:
+    """Earlier endings of a fact whose ending was rewritten by hand (a correction, a
+    retraction, a predecessor reopened), so the as-of rule reads it as it was known then."""
+    _run(db, "ALTER TABLE facts ADD COLUMN revisions TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
     m003_inference_kind_index,
     m004_lifecycle,
+    m005_fact_changes,
+    m006_fact_revisions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -244,14 +244,14 @@ class Store:
             sql += f" AND slot IN ({','.join('?' * len(slots))})"
             params += list(slots)
         if current_only:
-            sql += " AND superseded_by IS NULL AND valid_to IS NULL"
+            sql += " AND superseded_by IS NULL AND valid_to IS NULL AND reason IS NULL"
         return [codec.row_fact(r) for r in self._rows(sql + " ORDER BY id", params)]
 
     def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
         """How many superseded or ended facts there are for these subjects and slots."""
         sql = (
             f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
-            "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL)"
+            "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL OR reason IS NOT NULL)"
         )
         params: list[Any] = [user_id, *slots]
         if subjects is not None:
@@ -270,7 +270,7 @@ class Store:
 
     def save_facts(self, facts: Iterable[Fact]) -> None:
         self.db.executemany(
-            f"INSERT OR REPLACE INTO facts ({codec.FACT_COLUMNS}) VALUES ({','.join('?' * 20)})",
+            f"INSERT OR REPLACE INTO facts ({codec.FACT_COLUMNS}) VALUES ({codec.FACT_MARKS})",
             [codec.fact_row(f) for f in facts],
         )
 
@@ -388,6 +388,48 @@ class Store:
         rows = self._rows("SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND dst > ?", (user_id, after))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
+    def update_happenings(self, event: Event) -> None:
+        """Store an event's changed happenings (cancelled, re-dated) and its resolved time."""
+        self.db.execute(
+            'UPDATE events SET happenings = ?, start = ?, start_epoch = ?, "end" = ?, end_epoch = ?, '
+            "granularity = ? WHERE user_id = ? AND id = ?",
+            (
+                codec.happenings_json(event),
+                codec.dt_text(event.start),
+                codec.epoch(event.start),
+                codec.dt_text(event.end),
+                codec.epoch(event.end),
+                event.granularity,
+                event.user_id,
+                event.id,
+            ),
+        )
+
+    # ---------------------------------------------------------------- savepoints
+
+    @contextmanager
+    def savepoint(self, name: str) -> Iterator[None]:
+        """Inside a transaction: undo only this block's writes if it raises."""
+        self.db.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            self.db.execute(f"ROLLBACK TO {name}")
+            self.db.execute(f"RELEASE {name}")
+            raise
+        else:
+            self.db.execute(f"RELEASE {name}")
+
+    # ---------------------------------------------------------------- relations
+
+    def save_relations(self, user_id: str, relations: Iterable[tuple[str, str, str]]) -> None:
+        """``(owner, relation, name)``: "my brother Tom" said by ``owner``."""
+        self.db.executemany("INSERT OR IGNORE INTO relations VALUES (?, ?, ?, ?)", [(user_id, *r) for r in relations])
+
+    def relations(self, user_id: str) -> list[tuple[str, str, str]]:
+        rows = self._rows("SELECT owner, relation, name FROM relations WHERE user_id = ?", (user_id,))
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
     # ---------------------------------------------------------------- names
 
     def save_names(self, user_id: str, names: Iterable[tuple[str, str, str]]) -> None:
@@ -439,15 +481,15 @@ class Store:
             rows = self._rows(sql + " ORDER BY id", params)
         return [codec.row_inference(r) for r in rows]
 
-    def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int]) -> list[Inference]:
-        """Active inferences with one of ``fact_ids`` among their premises."""
+    def inferences_resting_on(self, user_id: str, fact_ids: Sequence[int], track: str = "fact") -> list[Inference]:
+        """Active inferences with one of ``fact_ids`` (event ids with ``track="event"``) among their premises."""
         if not fact_ids:
             return []
         rows = self._rows(
             "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
-            "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = 'fact' "
+            "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = ? "
             f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})",
-            (user_id, *fact_ids),
+            (user_id, track, *fact_ids),
         )
         seen: dict[int, Inference] = {}
         for r in rows:

@@ -109,7 +109,7 @@ class FaissIndex:
 
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored vectors of ``ids`` that are in the index."""
-        return {i: self.index.reconstruct(int(i)) for i in ids if i in self.known}
+        return {i: np.asarray(self.index.reconstruct(int(i))) for i in ids if i in self.known}
 
     def __contains__(self, item_id: int) -> bool:
         return item_id in self.known

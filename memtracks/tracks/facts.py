@@ -1,11 +1,136 @@
-"""The fact track: how facts read as text, and how their supersede chains are walked."""
+"""The fact track: the as-of rule, reason codes, how facts read as text, supersede chains.
+
+**The as-of rule** (written once, used by ``Memory.facts()``, ``retrieve()``, the cards and
+the CLI). Facts are bi-temporal: ``valid_from``/``valid_to`` say when a value held in the
+world, ``recorded_at``/``superseded_at`` when memtracks learned it began and ended. Asked
+about world time ``at`` with what was known at ``known_at`` (``None``: everything stored):
+
+1. a fact recorded after ``known_at`` is unknown; an end learned after ``known_at`` is not
+   seen, and an ending rewritten later (a correction or retraction by hand, a predecessor
+   reopened) is read as it stood then (``Fact.revisions``): the fact is as it was known then;
+2. a fact whose value was never true — corrected, retracted, or a plan that was cancelled
+   (``REASONS`` in :mod:`memtracks.records`) —
+   is void;
+3. a fact that starts after ``at`` is planned (never current before then);
+4. a fact that ended at or before ``at`` is past;
+5. anything else is current.
+"""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
+from dataclasses import replace
+from datetime import datetime
 
 from ..catalogue import Catalogue
-from ..records import Fact
+from ..records import Fact, FactRevision
+
+# Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be.
+VOID_REASONS = frozenset({"corrected", "retracted", "cancelled"})
+
+
+class FactState(enum.StrEnum):
+    UNKNOWN = "unknown"
+    VOID = "void"
+    PLANNED = "planned"
+    CURRENT = "current"
+    PAST = "past"
+
+
+def as_known(fact: Fact, known_at: datetime | None) -> Fact | None:
+    """``fact`` as memtracks knew it at ``known_at``: None if it was not yet recorded, its
+    ending as it stood then, hidden if that was learned later."""
+    if known_at is None:
+        return fact
+    if fact.recorded_at > known_at:
+        return None
+    earlier = next((r for r in fact.revisions if known_at < r.until), None)
+    if earlier is not None:
+        fact = replace(
+            fact,
+            valid_to=earlier.valid_to,
+            superseded_by=earlier.superseded_by,
+            reason=earlier.reason,
+            superseded_at=earlier.superseded_at,
+            revisions=(),
+        )
+    if fact.superseded_at is not None and fact.superseded_at > known_at:
+        return replace(fact, valid_to=None, superseded_by=None, reason=None, superseded_at=None)
+    return fact
+
+
+def revise(
+    fact: Fact,
+    learned: datetime,
+    *,
+    valid_to: datetime | None,
+    superseded_by: int | None,
+    reason: str | None,
+) -> Fact:
+    """``fact`` with a new ending, learned at ``learned`` (pure). The ending it had, if any,
+    is kept as a revision, so the as-of rule still reads it for earlier knowledge."""
+    had_end = fact.valid_to is not None or fact.superseded_by is not None or fact.reason is not None
+    revisions = fact.revisions
+    if had_end:
+        revisions = (
+            *revisions,
+            FactRevision(learned, fact.valid_to, fact.superseded_by, fact.reason, fact.superseded_at),
+        )
+    ends = valid_to is not None or superseded_by is not None or reason is not None
+    return replace(
+        fact,
+        valid_to=valid_to,
+        superseded_by=superseded_by,
+        reason=reason,
+        superseded_at=learned if ends else None,
+        revisions=revisions,
+    )
+
+
+def fact_state(fact: Fact, at: datetime, known_at: datetime | None = None) -> FactState:
+    """The state of ``fact`` at world time ``at``, as known at ``known_at`` (the as-of rule)."""
+    known = as_known(fact, known_at)
+    if known is None:
+        return FactState.UNKNOWN
+    if known.reason in VOID_REASONS:
+        return FactState.VOID
+    if known.valid_from > at:
+        return FactState.PLANNED
+    if known.valid_to is not None and known.valid_to <= at:
+        return FactState.PAST
+    if known.superseded_by is not None and known.valid_to is None:
+        return FactState.PAST  # history filed out of order: no end date, but not current
+    return FactState.CURRENT
+
+
+def facts_at(
+    facts: Iterable[Fact],
+    at: datetime,
+    known_at: datetime | None = None,
+    states: frozenset[FactState] = frozenset({FactState.CURRENT}),
+) -> list[Fact]:
+    """The facts in one of ``states`` at ``at``, each as it was known at ``known_at``."""
+    out = []
+    for f in facts:
+        if fact_state(f, at, known_at) in states:
+            out.append(as_known(f, known_at))
+    return out  # type: ignore[return-value]
+
+
+def years_between(start: datetime, end: datetime) -> int:
+    """Whole years from ``start`` to ``end`` (birthday arithmetic; 29 Feb counts as 28 Feb)."""
+    years = end.year - start.year
+    if (end.month, end.day) < (start.month, min(start.day, 28 if start.month == 2 else start.day)):
+        years -= 1
+    return max(0, years)
+
+
+def value_at(fact: Fact, at: datetime) -> str:
+    """The fact's value at ``at``: an age keeps ageing (whole years since it was said)."""
+    if fact.slot == "age" and fact.value.isdigit():
+        return str(int(fact.value) + years_between(fact.valid_from, at))
+    return fact.value
 
 
 def fact_sentence(fact: Fact, catalogue: Catalogue) -> str:

@@ -1,0 +1,259 @@
+"""Stage 1b: statement analysis — how each clause is said, before slots and happenings.
+
+For every clause of a turn: its polarity (affirmed / negated / ceased), its modality
+(stated, question, hypothetical, wish, reported), whether it is about the past or a plan,
+and whether it corrects or adds to what was said before. Markers are data
+(``lexicons/statements.yaml``); in English the dependency parse narrows them to the verb the
+slot or happening hangs on ("I don't think I'll ever stop loving pizza": the negation is on
+"think", not on "loving"), and its morphology gives the tense ("I loved the show" is past).
+
+A slot value or happening asks :func:`statement_for` about its own span; what it gets back
+decides whether it becomes a fact, a negative fact, a plan, a correction — or nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..datafiles import bundled, read_yaml
+from ..errors import DataFileError
+from ..nlp import ParsedToken
+from ..records import TimeMention
+
+CATEGORIES = (
+    "negated",
+    "ceased",
+    "question",
+    "hypothetical",
+    "wish",
+    "planned",
+    "reported",
+    "past",
+    "correction",
+    "addition",
+)  # (the parse adds "done": a finished act, in the past tense)
+_CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n]+[,;:.!?，。；：！？\n]*")
+_WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
+_SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
+_STATIVE = frozenset(
+    {
+        "be",
+        "live",
+        "work",
+        "have",
+        "own",
+        "drive",
+        "study",
+        "like",
+        "love",
+        "enjoy",
+        "hate",
+        "prefer",
+        "stay",
+        "reside",
+        "dislike",
+        "adore",
+    }
+)
+_FUTURE_AUX = frozenset({"will", "shall", "'ll", "wo", "gonna"})
+_HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "'d"})
+
+
+@dataclass(frozen=True)
+class Markers:
+    """Compiled marker regexes per language and category."""
+
+    by_lang: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
+
+    def found(self, lang: str, text: str) -> frozenset[str]:
+        table = self.by_lang.get(lang, {})
+        return frozenset(c for c, regexes in table.items() if any(r.search(text) for r in regexes))
+
+
+def load_markers(path: Path | None = None) -> Markers:
+    path = path or bundled("lexicons", "statements.yaml")
+    doc = read_yaml(path)
+    section = doc.get("markers") if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        raise DataFileError(str(path), ["missing top-level section 'markers' (language -> category -> regexes)"])
+    problems: list[str] = []
+    out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
+    for lang, table in section.items():
+        if not isinstance(table, dict):
+            problems.append(f"markers.{lang}: must map a category to a list of regexes")
+            continue
+        out[lang] = {}
+        for category, regexes in table.items():
+            if category not in CATEGORIES:
+                problems.append(f"markers.{lang}.{category}: unknown category; known: {', '.join(CATEGORIES)}")
+                continue
+            compiled = []
+            for i, rx in enumerate(regexes or []):
+                try:
+                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
+                except re.error as exc:
+                    problems.append(f"markers.{lang}.{category}[{i}]: bad regex {rx!r}: {exc}")
+            out[lang][category] = tuple(compiled)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Markers(out)
+
+
+@lru_cache(maxsize=1)
+def default_markers() -> Markers:
+    return load_markers()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """How one clause is said. ``cues`` are the categories found; the properties read them."""
+
+    start: int
+    end: int
+    cues: frozenset[str]
+    future_time: bool = False  # the clause names a time after it was said
+
+    @property
+    def polarity(self) -> str:
+        if "ceased" in self.cues:
+            return "ceased"
+        return "negated" if "negated" in self.cues else "affirmed"
+
+    @property
+    def modality(self) -> str:
+        for mood in ("question", "hypothetical", "wish", "reported"):
+            if mood in self.cues:
+                return mood
+        return "stated"
+
+    @property
+    def planned(self) -> bool:
+        return ("planned" in self.cues or self.future_time) and not self.cues & {"past", "done"}
+
+    @property
+    def states(self) -> bool:
+        """Does the clause assert something about the world (not asked, imagined, wished)?"""
+        return self.modality in ("stated", "reported")
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """Clause spans: split at punctuation; a clause never crosses a sentence end."""
+    return [(m.start(), m.end()) for m in _CLAUSE.finditer(text) if m.group().strip()]
+
+
+def analyze_statements(
+    text: str,
+    lang: str,
+    markers: Markers,
+    times: Sequence[TimeMention] = (),
+    parsed: Sequence[ParsedToken] = (),
+    said_at=None,
+) -> tuple[Statement, ...]:
+    """One :class:`Statement` per clause of ``text`` (pure)."""
+    from .matching import sentence_at, sentences
+
+    search = text if lang == "en" else markers_text(text)
+    sents = sentences(text)
+    out: list[Statement] = []
+    for start, end in clauses(text):
+        piece = search[start:end]
+        cues = set(markers.found(lang, piece))
+        cues.discard("question")  # a question is a sentence that ends in a question mark
+        if sentence_at(sents, start).question:
+            cues.add("question")
+        if out and "correction" in out[-1].cues and _marker_only(search[out[-1].start : out[-1].end]):
+            cues.add("correction")  # "Sorry, typo: I'm 43": the marker stands before what it corrects
+        future = any(start <= t.span[0] < end and t.direction == "future" for t in times)
+        out.append(Statement(start, end, frozenset(cues), future))
+    return tuple(out)
+
+
+def _marker_only(clause: str) -> bool:
+    """A clause that is only a correction marker ("sorry, typo:", 不好意思打错了)."""
+    return len(re.findall(r"[A-Za-z]+|[\u4e00-\u9fff]", clause)) <= 8
+
+
+def markers_text(text: str) -> str:
+    """Chinese text as the markers see it: Traditional characters mapped to Simplified."""
+    from ..lexicon import default_lexicons
+
+    return default_lexicons().to_simplified(text)
+
+
+def statement_for(
+    statements: Sequence[Statement], span: tuple[int, int], parsed: Sequence[ParsedToken] = ()
+) -> Statement:
+    """The statement a match at ``span`` belongs to; in English narrowed by the parse."""
+    inside = [s for s in statements if s.start <= span[0] < s.end]
+    if not inside:
+        return Statement(span[0], span[1], frozenset())
+    st = inside[0]
+    # a match spanning several clauses ("I live in Boston, not Chicago") takes their cues
+    extra = frozenset().union(*(s.cues for s in statements if span[0] < s.start < span[1]))
+    cues = st.cues | (extra & {"correction"})
+    future = st.future_time
+    if parsed:
+        cues = _narrow(cues, parsed, span)
+        # a fact said as a noun phrase ("my girlfriend Anna is coming tonight") is not planned
+        # by the time of the clause it stands in
+        future = future and _anchor_verb(parsed, span) is not None
+    return Statement(st.start, st.end, frozenset(cues), future)
+
+
+def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int]) -> frozenset[str]:
+    """Use the parse: cues count only when they attach to the verb the match hangs on."""
+    verb = _anchor_verb(parsed, span)
+    if verb is None:
+        return cues
+    chain = _head_chain(parsed, verb)
+    children = [t for t in parsed if t.head in {v.i for v in chain[:1]} and t.i != verb.i]
+    lemmas = {t.lower for t in children}
+    out = set(cues)
+    near = {verb.i} | {t.i for t in children}
+    negated = any((t.dep == "neg" or t.lower in ("never", "no", "not", "n't")) and t.head in near for t in parsed)
+    if not negated and "ceased" not in cues:
+        out.discard("negated")
+    if verb.tag in ("VBD", "VBN") and not (lemmas & (_FUTURE_AUX | _HYPOTHETICAL_AUX)) and "going" not in lemmas:
+        out.add("done")  # a finished act ("I quit on Friday") is no plan, whatever its time
+    if verb.tag == "VBD" and verb.lemma in _STATIVE and not (lemmas & (_FUTURE_AUX | _HYPOTHETICAL_AUX)):
+        out.add("past")  # "I lived in Boston" held then; "I adopted a puppy" still holds
+    if lemmas & _FUTURE_AUX:
+        out.add("planned")
+    if lemmas & _HYPOTHETICAL_AUX:
+        out.add("hypothetical")
+    if any(t.dep == "mark" and t.lower in ("if", "unless") for t in children):
+        out.add("hypothetical")
+    for up in (u for u in chain[1:3] if u.idx < verb.idx):  # "I want to ...", not a comma splice after
+        if up.lemma in _WISH_VERBS and verb.dep in ("xcomp", "ccomp"):
+            out.add("wish" if up.lemma != "plan" else "planned")
+        if up.lemma in _SAY_VERBS and verb.dep == "ccomp" and up.lemma in ("say", "tell", "hear"):
+            out.add("reported")
+    if verb.dep in ("xcomp", "advcl", "acl", "relcl", "pcomp") and not any(
+        t.dep in ("nsubj", "nsubjpass") for t in children
+    ):
+        out.add("hypothetical")  # "a way to ... enjoy nature": no subject of its own
+    if "question" not in out and any(t.text == "?" for t in parsed if t.idx >= verb.idx):
+        out.add("question")
+    return frozenset(out)
+
+
+def _anchor_verb(parsed: Sequence[ParsedToken], span: tuple[int, int]) -> ParsedToken | None:
+    inside = [t for t in parsed if span[0] <= t.idx < span[1]]
+    for t in inside:
+        if t.pos in ("VERB", "AUX") and t.dep not in ("aux", "auxpass", "neg"):
+            return t
+    return None
+
+
+def _head_chain(parsed: Sequence[ParsedToken], token: ParsedToken) -> list[ParsedToken]:
+    by_i = {t.i: t for t in parsed}
+    chain, seen = [token], {token.i}
+    while chain[-1].head in by_i and chain[-1].head not in seen:
+        nxt = by_i[chain[-1].head]
+        seen.add(nxt.i)
+        chain.append(nxt)
+    return chain

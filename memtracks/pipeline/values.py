@@ -1,0 +1,229 @@
+"""Well-formed slot values: a typed validator per value kind (``rules/slots.yaml``).
+
+A value must read as a noun phrase of its slot's kind — a place for ``lives_in``, an
+organisation for ``employer``, a thing or activity for ``likes`` — not a pronoun, a lone
+determiner, a verb, a time, an empty string or a fragment cut out of a longer phrase. When
+in doubt the value is refused: the turn stays an event (precision before recall).
+
+:func:`check_value` returns None for a good value, else the reason it was refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..nlp import ParsedToken, Token
+from ..records import Entity
+
+_PRONOUNS_EN = frozenset(
+    "i me my mine myself we us our ours you your yours he him his she her hers it its they them their "
+    "theirs this that these those something anything everything nothing someone anyone everyone one ones "
+    "what which who whom whose there here".split()
+)
+_FUNCTION_EN = frozenset(
+    "a an the of to in on at for with and or but from by into about like as than so if that which who "
+    "is are was were be been being am do does did have has had will would can could should up out off "
+    "more most even very too just also really".split()
+)
+# Head nouns that, liked, are comments on something at hand rather than lasting preferences.
+_VAGUE_EN = frozenset(
+    "upside downside way idea fact thing things stuff feeling feelings part moment moments time lot bit kind sort "
+    "process rush energy color colour colors texture smell taste thought thoughts tech vibe vibes freedom "
+    "connection structure diversity rest sound sounds look looks design atmosphere view views scenery sky "
+    "self place places spot job work goal goals pic pics picture photo photos one idea ideas result results "
+    "support effort effort progress experience experiences story stories detail details".split()
+)
+_PRONOUNS_ZH = (
+    "我",
+    "你",
+    "他",
+    "她",
+    "它",
+    "这",
+    "那",
+    "哪",
+    "谁",
+    "什么",
+    "啥",
+    "自己",
+    "大家",
+    "别人",
+    "人家",
+    "咱",
+)
+_INTERJECTIONS_ZH = set("哈呵嘿嗯啊哦呀吧呢嘛啦哇诶欸噢")
+_PLACE_SUFFIX_ZH = re.compile(r"(?:市|省|区|县|镇|村|州|岛|路|街|湾|港|城|国|山|湖|河|江)$")
+_ORG_SUFFIX_ZH = re.compile(
+    r"(?:公司|集团|银行|大学|学院|学校|医院|中心|研究所|研究院|工厂|厂|店|局|所|部|台|社|馆|科技|网络|事务所)$"
+)
+_NOT_THING_TAGS_ZH = ("v", "r", "t", "m", "d", "p", "c", "u", "y", "e", "q")  # verbs, pronouns, times, numbers...
+_MAX_WORDS = {
+    "place": 5,
+    "org": 6,
+    "person": 4,
+    "thing": 6,
+    "product": 6,
+    "title": 5,
+    "text": 8,
+    "pet": 5,
+    "language": 3,
+    "condition": 5,
+}
+
+
+def check_value(
+    value: str,
+    kind: str,
+    lang: str,
+    span: tuple[int, int] | None = None,
+    text: str = "",
+    entities: Sequence[Entity] = (),
+    parsed: Sequence[ParsedToken] = (),
+    tokens: Sequence[Token] = (),
+) -> str | None:
+    """None if ``value`` is a well-formed value of ``kind``, else why not.
+
+    Args:
+        value: the value as extracted (already cleaned).
+        kind: the slot's value kind: place, org, person, thing, product, title, number, date,
+            text, language, pet, condition.
+        lang: "en" or "zh".
+        span: where the value sits in ``text`` (for the parse, the tags and its neighbours).
+        entities, parsed, tokens: the turn's entities, English parse, Chinese words.
+    """
+    value = value.strip()
+    if not value:
+        return "empty"
+    if kind in ("number", "date"):
+        return None
+    if lang == "en" and value.isascii():
+        return _check_en(value, kind, span, text, entities, parsed)
+    return _check_zh(value, kind, span, tokens, entities)
+
+
+def _check_en(value, kind, span, text, entities, parsed) -> str | None:
+    words = re.findall(r"[\w'&.+-]+", value)
+    lower = [w.lower() for w in words]
+    if not words:
+        return "no words"
+    if len(words) > _MAX_WORDS.get(kind, 6):
+        return "too long for a value"
+    if any(w in _PRONOUNS_EN or w.rstrip("'s") in _PRONOUNS_EN for w in lower):
+        return "contains a pronoun"
+    if lower[-1] in _FUNCTION_EN or lower[0] in _FUNCTION_EN - {"a", "an", "the"}:
+        return "starts or ends with a function word (a fragment)"
+    if all(w in _FUNCTION_EN for w in lower):
+        return "only function words"
+    if span is not None and text:
+        after = text[span[1] : span[1] + 1]
+        before = text[span[0] - 1 : span[0]] if span[0] > 0 else ""
+        if after in "-'" and after != "" or before == "-":
+            return "cut out of a hyphenated word"
+    named = (
+        any(e.span[0] <= (span or (0, 0))[0] and (span or (0, 0))[1] <= e.span[1] for e in entities) if span else False
+    )
+    if kind in ("thing", "text") and not named:
+        if lower[0] == "the" and not (len(words) > 1 and words[1][:1].isupper()):
+            return "a definite 'the ...': a comment on something at hand"
+        if "to" in lower[1:]:
+            return "an infinitive inside ('events to practice ...'): a clause, not a thing"
+        if lower[-1] in _VAGUE_EN:
+            return f"vague head noun '{lower[-1]}'"
+    tags = _tags(parsed, span)
+    if tags and span is not None and kind in ("thing", "title", "condition", "product"):
+        cut = _cut_phrase(parsed, tags, span, kind)
+        if cut:
+            return cut
+    if tags:
+        if any(t.tag in ("VBD", "VBZ", "VBP", "MD") for t in tags):
+            return "contains a finite verb (a clause, not a thing)"
+        head = tags[-1]
+        if (
+            kind in ("thing", "product", "title", "condition")
+            and head.pos not in ("NOUN", "PROPN")
+            and not (tags[0].tag == "VBG")
+            and not (head.pos == "NUM" and kind == "product")
+        ):
+            return f"head '{head.text}' is {head.pos}, not a noun or an activity"
+        if (
+            kind in ("place", "org", "person")
+            and not named
+            and not all(w[:1].isupper() or w.lower() in ("of", "and", "the", "de") for w in words)
+        ):
+            return f"a {kind} must be a name"
+    elif kind in ("place", "org", "person") and not named and not words[0][:1].isupper():
+        return f"a {kind} must be a name"
+    return None
+
+
+def _cut_phrase(parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tuple[int, int], kind: str) -> str | None:
+    """The value was cut out of a longer phrase: its last word modifies a noun after it
+    ("action [and sci-fi] movies"), or a modifier of it was left out ("animals [with fur]")."""
+    last = tags[-1]
+    by_i = {t.i: t for t in parsed}
+    head = by_i.get(last.head)
+    if last.dep in ("compound", "amod", "nmod", "poss", "nummod") and head is not None and head.idx >= span[1]:
+        return f"'{last.text}' modifies a noun outside the value"
+    cut_deps = ("prep", "acl", "relcl") if kind == "thing" else ("acl", "relcl")  # "a nurse at X" is whole
+    for t in parsed:
+        if t.head != last.i or t.idx < span[1] or t.dep not in cut_deps:
+            continue
+        first = min([u.idx for u in parsed if u.idx >= span[1] and _within(parsed, u, t)], default=t.idx)
+        between = [u for u in parsed if span[1] <= u.idx < first]
+        if not any(u.pos == "PUNCT" for u in between):
+            return "a modifier of the value was cut off"
+    return None
+
+
+def _within(parsed: Sequence[ParsedToken], token: ParsedToken, root: ParsedToken) -> bool:
+    """Is ``token`` in the subtree of ``root``?"""
+    by_i = {t.i: t for t in parsed}
+    seen = set()
+    while token.i not in seen:
+        if token.i == root.i:
+            return True
+        seen.add(token.i)
+        nxt = by_i.get(token.head)
+        if nxt is None or nxt.i == token.i:
+            return False
+        token = nxt
+    return False
+
+
+def _tags(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> list[ParsedToken]:
+    if not parsed or span is None:
+        return []
+    return [t for t in parsed if span[0] <= t.idx < span[1] and t.pos != "PUNCT"]
+
+
+def _check_zh(value, kind, span, tokens, entities) -> str | None:
+    if all(ch in _INTERJECTIONS_ZH for ch in value):
+        return "an interjection"
+    if value.startswith(_PRONOUNS_ZH) or value.endswith(("这边", "那边", "这里", "那里", "这儿", "那儿")):
+        return "a pronoun or demonstrative, not a name"
+    if len(value) > 16:
+        return "too long for a value"
+    words = [t for t in tokens if span and span[0] <= t.start and t.end <= span[1] and t.tag != "x"]
+    named = bool(span) and any(e.span[0] <= span[0] and span[1] <= e.span[1] for e in entities)
+    if kind in ("place", "org", "person") and not named:
+        if any(_cls(t.tag) in _NOT_THING_TAGS_ZH for t in words):
+            return "contains a verb, pronoun, time or number"
+        nouns = bool(words) and all(_cls(t.tag) in ("n", "j", "eng") for t in words) and 2 <= len(value) <= 6
+        if kind == "place" and not (_PLACE_SUFFIX_ZH.search(value) or nouns):
+            return "not a known place"
+        if kind == "org" and not (_ORG_SUFFIX_ZH.search(value) or nouns or value.isascii()):
+            return "not an organisation"
+        if kind == "person" and len(value) > 4:
+            return "not a name"
+    if kind in ("thing", "text", "condition", "product") and words:
+        if _cls(words[0].tag) in ("r", "u", "y", "e", "c", "p") or _cls(words[-1].tag) in ("u", "y", "e", "c", "p"):
+            return "starts or ends with a function word (a fragment)"
+        if all(_cls(t.tag) in ("t", "m", "q") for t in words):
+            return "a time or number, not a thing"
+    return None
+
+
+def _cls(tag: str) -> str:
+    """The class of a jieba tag: its first letter ("uj" -> "u"), "eng" for Latin words."""
+    return tag if tag == "eng" else tag[:1]
