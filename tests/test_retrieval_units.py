@@ -36,6 +36,38 @@ def test_lexical_chinese_matches_without_a_segmenter():
     assert index.search(tokenize("吃辣的东西"), 2)[0][0] == 2
 
 
+@pytest.mark.parametrize(
+    "question,pleasantry,answer",
+    [
+        ("我上周末去哪里玩了？", "好的，还有什么需要我帮忙的吗？", "上周末我和朋友去杭州西湖划船了"),
+        ("你还记得我什么时候换的工作吗？", "哈哈，你说得对，那怎么办呢？", "三月份我换工作了，现在在一家律所"),
+        ("我們什麼時候去臺北的？", "好啊，那你們呢？", "我们十月去了台北看展"),
+    ],
+)
+def test_lexical_chinese_function_words_match_nothing(question, pleasantry, answer):
+    """Regression: 什么, 吗, 哪 gave a content-free reply the best word match."""
+    index = LexicalIndex()
+    index.add(1, tokenize(pleasantry))
+    index.add(2, tokenize(answer))
+    found = index.search(tokenize(question), 2)
+    assert found and found[0][0] == 2
+    assert 1 not in dict(found)  # nothing but function words in common
+
+
+def test_lexical_traditional_meets_simplified():
+    assert set(tokenize("臺灣的書店")) == set(tokenize("台湾的书店"))
+
+
+def test_lexical_stopwords_file_is_validated(tmp_path):
+    from memtracks.errors import DataFileError
+    from memtracks.retrieval.lexical import load_stopwords
+
+    bad = tmp_path / "stopwords.yaml"
+    bad.write_text("en: a the\nzh_chars: 的\nzh_words: [什么, 吗]\n", encoding="utf-8")
+    with pytest.raises(DataFileError, match="(?s)stopwords.yaml.*zh_words.*吗"):
+        load_stopwords(bad)
+
+
 def test_lexical_entity_keys_cross_languages(toolkit):
     index = LexicalIndex()
     index.add(1, tokenize("I moved to Shanghai.", ["shanghai"]))
