@@ -337,8 +337,9 @@ def _fact(i, value, last_seen, source="stated"):
     return Fact("user", "likes", value, value.lower(), "u1", last_seen, last_seen, last_seen, id=i, source=source)
 
 
-def _vectors(mapping):
-    return lambda track, ids: {i: mapping[i] for i in ids if i in mapping}
+def _vectors(mapping, track="fact"):
+    """Stored vectors of one track: another track's lookup finds nothing, as in the store."""
+    return lambda asked, ids: {i: mapping[i] for i in ids if i in mapping} if asked == track else {}
 
 
 def test_fusion_decay_prefers_recent_at_equal_relevance():
@@ -404,9 +405,31 @@ def test_fusion_dedup_merges_lookalikes_but_not_different_dates(embedder):
     assert float(vectors[0] @ vectors[2]) >= 0.9  # the embedder alone cannot tell them apart
     events = [Event("u1", "s", f"t{i}", "user", "user", t, "en", T0, id=i + 1) for i, t in enumerate(texts)]
     hits = [Hit("temporal", e, 0.9 - 0.01 * i, "semantic") for i, e in enumerate(events)]
-    ranked = fuse(hits, _query(), FusionConfig(), _vectors({i + 1: v for i, v in enumerate(vectors)}), 5)
+    stored = _vectors({i + 1: v for i, v in enumerate(vectors)}, track="temporal")
+    ranked = fuse(hits, _query(), FusionConfig(), stored, 5)
     assert [r.hit.item_id for r in ranked] == [1, 3]
     assert [h.item_id for h in ranked[0].merged] == [2]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("We have a team meeting on Tuesday at 10.", "We have a team meeting on Tuesday at 10!"),
+        ("我们周二上午十点开组会。", "我们周二上午十点要开组会。"),
+    ],
+)
+def test_fusion_dedup_runs_on_stored_event_vectors(embedder, toolkit, texts):
+    """Regression: fusion looked up event vectors under the track name "temporal" while they are
+    stored as "event", so dedup saw nothing and lookalike events took two cards."""
+    from memtracks import Memory
+
+    mem = Memory(embedder=embedder, toolkit=toolkit)
+    for n, text in enumerate(texts):
+        mem.write(text, user_id="u1", session_id=f"s{n}", turn_id=f"t{n}", timestamp=T0 + timedelta(hours=n))
+    recall = mem.retrieve(texts[0], user_id="u1", now=T0 + timedelta(days=3), tracks=["temporal"])
+    assert [sorted(c.source_turn_ids) for c in recall.cards] == [["t0", "t1"]]
+    with pytest.raises(KeyError, match="unknown track"):
+        mem.index("u1", "events")
 
 
 @pytest.mark.parametrize(
