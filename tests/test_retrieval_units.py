@@ -507,3 +507,39 @@ def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit
 
     clipped = clip_tokens(text, limit)
     assert clipped == expected and count_tokens(clipped) <= limit
+
+
+LONG_EN = (
+    "Honestly work has been a blur lately, with the kids at home and everything else going on at once. "
+    "We finally drove up to the lake cabin last weekend. "
+    "The water was freezing but the kids swam anyway and loved every minute of it. "
+    "My sister Ana came along with her new puppy, who chased the ducks all afternoon. "
+    "I really want to go back there in the summer when it is warmer and stay longer."
+)
+LONG_ZH = (
+    "这段时间工作特别忙，孩子们也放假在家，每天都像打仗一样，感觉一点自己的时间都没有。"
+    "我们上周六终于开车去了湖边的小木屋。"
+    "湖水特别凉，可孩子们还是下水玩了一下午，开心得不得了，回来的路上就都睡着了。"
+    "我姐姐安娜也带着她新养的小狗一起去了，小狗追了一下午的野鸭子，累得趴在车里不动。"
+    "等夏天天气暖和了，我还想再去住上一个星期，好好休息一下。"
+)
+
+
+@pytest.mark.parametrize(
+    "text,lang,question,kept,date",
+    [
+        (LONG_EN, "en", "Who did Ana bring along?", "puppy", "2024-01-06..2024-01-07"),
+        (LONG_ZH, "zh", "安娜带了什么？", "小狗", "2024-01-06"),
+    ],
+)
+def test_cards_long_turn_keeps_its_dated_sentence_and_the_asked_one(text, lang, question, kept, date):
+    """Regression: the snippet kept only sentences sharing words with the question and
+    dropped the one whose time was resolved, so the card lost its date."""
+    from memtracks.cards import snippet
+    from memtracks.pipeline.timenorm import normalize_time
+
+    times = normalize_time(text, T0 + timedelta(days=3), lang=lang)
+    anchor = next(t.start for t in times if date.startswith(t.start.date().isoformat()))  # the event's time
+    cut = snippet(text, times, tokenize(question), anchor=anchor)
+    assert count_tokens(cut) < count_tokens(text)
+    assert kept in cut and f"[{date}]" in cut
