@@ -247,3 +247,37 @@ def test_bench_locomo_splits_and_dump(tmp_path):
     assert main([*args[:-2], "--out", str(tmp_path / "one"), "--units", "1"]) == 0
     one = json.loads((tmp_path / "one" / "results.json").read_text())
     assert "splits" not in one and one["systems"]["memtracks"]["questions"] == 10
+
+
+ZH_CHAT = Path(__file__).parent.parent / "benchmarks" / "data" / "zh_chat.json"
+
+
+def test_bench_chinese_benchmark_is_well_formed():
+    """The Chinese benchmark: at least 4 multi-session conversations of 60+ turns over weeks, 120+
+    questions whose evidence ids all exist, some of it in Traditional Chinese."""
+    data = json.loads(ZH_CHAT.read_text(encoding="utf-8"))
+    units = load_locomo(ZH_CHAT)
+    assert len(units) >= 4 and sum(len(u.questions) for u in units) >= 120
+    for sample, unit in zip(data, units, strict=True):
+        assert len(unit.turns) >= 60
+        span = unit.turns[-1].timestamp - unit.turns[0].timestamp
+        assert span.days >= 21 and len({t.session_id for t in unit.turns}) >= 5
+        raw = [e for qa in sample["qa"] for e in qa["evidence"]]
+        assert all(q.evidence_turns for q in unit.questions) and len(evidence_ids(" ".join(raw))) == len(raw)
+        assert {q.category for q in unit.questions} >= {"1", "2", "4"}
+    traditional = sum(t.text.count("們") + t.text.count("說") for u in units for t in u.turns)
+    assert traditional > 10
+
+
+def test_bench_locomo_reader_detects_each_turns_language(toolkit, embedder):
+    """Regression: the LoCoMo reader marked every turn English, so a LoCoMo-format Chinese file
+    never reached the Chinese pipeline."""
+    from memtracks import Memory
+    from memtracks.io import read_locomo
+
+    turns = [t for t in read_locomo(ZH_CHAT, timezone.utc) if t.session_id == "session_1"]
+    assert all(t.lang is None for t in turns)
+    mem = Memory(toolkit=toolkit, embedder=embedder)
+    mem.write_many(turns)
+    langs = {e.lang for e in mem.events(user_id="zh-chat-1")} | {e.lang for e in mem.events(user_id="zh-chat-4")}
+    assert langs == {"zh"}
