@@ -66,6 +66,11 @@ class Catalogue:
         except KeyError:
             raise UnknownNameError(f"unknown slot {name!r}; known slots: {', '.join(sorted(self.by_name))}") from None
 
+    @cached_property
+    def kinds(self) -> dict[str, str]:
+        """Slot name -> its value kind."""
+        return {s.name: s.value_type for s in self.slots}
+
     def is_single(self, name: str) -> bool:
         return self[name].cardinality == "one"
 

@@ -335,7 +335,7 @@ def _user_changes(store: Store, scope: str) -> list[tuple[datetime, str, Fact, s
     out: list[tuple[datetime, str, Fact, str | None]] = []
     for f in facts:
         if f.reason == "retracted":
-            out.append((f.valid_to or f.recorded_at, "retract", f, None))
+            out.append((f.superseded_at or f.valid_to or f.recorded_at, "retract", f, None))
         elif f.reason == "corrected" and f.superseded_by in by_id:
             new = by_id[f.superseded_by]
             out.append((new.recorded_at, "correct", f, new.value))

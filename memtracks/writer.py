@@ -25,7 +25,18 @@ from .embedders import Embedder
 from .errors import StorageError
 from .nlp import Analysis
 from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
-from .pipeline.conflicts import FactChanges, pair_replacements, resolve_conflicts, supersede
+from .pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
+from .pipeline.corrections import (
+    BareCorrection,
+    Check,
+    correct_within_turn,
+    correction_of,
+    default_bare_corrections,
+    earlier_candidates,
+    find_bare_corrections,
+    pick_target,
+    redating,
+)
 from .pipeline.entities import add_names, extract_entities
 from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
@@ -34,6 +45,7 @@ from .pipeline.matching import SubjectResolver, named_relations
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
+from .pipeline.values import check_value
 from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
 from .toolkit import Toolkit
@@ -43,6 +55,7 @@ from .validation import content_hash
 
 log = logging.getLogger(__name__)
 
+NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
 _NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person"}
 
 
@@ -54,6 +67,8 @@ class Extraction:
     times: tuple[TimeMention, ...] = ()
     values: tuple[SlotValue, ...] = ()
     happenings: tuple[Happening, ...] = ()
+    corrections: tuple[BareCorrection, ...] = ()  # bare corrections of what earlier turns said
+    check: Check | None = None  # the typed value check, with the turn's parse and entities
 
 
 @dataclass
@@ -111,6 +126,17 @@ def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list
         if h.args.get("name"):
             names.append((h.args["name"], h.args["name"].lower(), "person"))
     return names
+
+
+def _value_check(analysis: Analysis, entities: tuple[Entity, ...]) -> Check:
+    """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
+    lang = "zh" if analysis.primary == "zh" else "en"
+
+    def check(value: str, kind: str, span: tuple[int, int]) -> bool:
+        text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens) is None
+
+    return check
 
 
 class Writer:
@@ -264,9 +290,7 @@ class Writer:
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
         lang = analysis.primary
         statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
-        context = ValueContext(
-            statements, analysis.parsed, analysis.tokens, {s.name: s.value_type for s in tk.catalogue.slots}, search
-        )
+        context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
         values = extract_slots(
             analysis.text,
             lang,
@@ -283,8 +307,47 @@ class Writer:
         if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
             values = tuple(v for v in values if v.subject != subject)
             happenings = tuple(h for h in happenings if h.subject != subject)
+            return Extraction(add_names(analysis.text, entities, _names(values, happenings)), times, values, happenings)
+        bare = find_bare_corrections(
+            analysis.text,
+            lang,
+            default_bare_corrections(),
+            times,
+            entities,
+            search if lang == "zh" else None,
+            claimed=[v.span for v in values] + [h.span for h in happenings],
+        )
+        check = _value_check(analysis, entities)
+        values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
         entities = add_names(analysis.text, entities, _names(values, happenings))
-        return Extraction(entities, times, values, happenings)
+        return Extraction(entities, times, values, happenings, bare, check)
+
+    # ------------------------------------------------------------------ bare corrections
+
+    def _correct_earlier(self, turn: Turn, found: Extraction, event: Event, outcome: _TurnOutcome) -> list[SlotValue]:
+        """Bare corrections of what the speaker said in the turns just before: the values that
+        correct facts; a corrected time re-dates its happening at once."""
+        assert turn.user_id and turn.timestamp
+        if not found.corrections or found.check is None:
+            return []
+        recent = [
+            e
+            for e in self.store.events(turn.user_id, subjects=[event.subject], limit=NEARBY_TURNS + 1)
+            if e.id != event.id and turn.timestamp - e.mentioned_at <= CORRECTION_WINDOW
+        ][:NEARBY_TURNS]
+        if not recent:
+            return []
+        facts = self.store.facts(turn.user_id, current_only=True)
+        cands = earlier_candidates(recent, facts, self.toolkit.catalogue.kinds, event.subject)
+        values = []
+        for c in found.corrections:
+            target = pick_target(c, cands, lambda value, kind: found.check(value, kind, c.span))  # type: ignore[misc]  # noqa: B023
+            if target is not None and target.fact is not None:
+                values.append(correction_of(c, target))
+            elif target is not None and target.event is not None:
+                change = redating(c, target, event.subject)
+                self._redate(turn, event, target.event, target.index, change, "date corrected", outcome)
+        return values
 
     def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
         assert turn.user_id and turn.session_id
@@ -315,7 +378,8 @@ class Writer:
 
     def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
         outcome = _TurnOutcome()
-        self._apply_values(turn, found.values, "stated" if turn.source == "stated" else turn.source, outcome)
+        values = [*found.values, *self._correct_earlier(turn, found, event, outcome)]
+        self._apply_values(turn, values, "stated" if turn.source == "stated" else turn.source, outcome)
         self._follow(turn, [outcome.facts[i] for i in outcome.touched], [event] if event.happenings else [], outcome)
         self._apply_changes(turn, event, outcome)
         return outcome
@@ -391,15 +455,24 @@ class Writer:
             if found is None:
                 continue
             target, index = found
-            verb = "cancelled" if change.kind == "cancel" else "moved"
-            updated = changed_event(
-                target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
+            self._redate(
+                turn, event, target, index, change, "cancelled" if change.kind == "cancel" else "moved", outcome
             )
-            self.store.update_happenings(updated)
-            self._withdraw(turn, target, change, outcome)
-            if change.kind == "postpone" and change.start is not None:
-                for d in self._infer(turn, [], [updated], outcome, (Premise("event", event.id),)):  # type: ignore[arg-type]
-                    self._save_inference(turn, d, outcome)
+
+    def _redate(
+        self, turn: Turn, event: Event, target: Event, index: int, change: Happening, verb: str, outcome: _TurnOutcome
+    ) -> None:
+        """Mark ``target``'s happening cancelled or re-dated by ``change`` (said in ``event``),
+        retract what was inferred from it and, for a new date, draw it again."""
+        assert turn.timestamp is not None
+        updated = changed_event(
+            target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
+        )
+        self.store.update_happenings(updated)
+        self._withdraw(turn, target, change, outcome)
+        if change.kind == "postpone" and change.start is not None:
+            for d in self._infer(turn, [], [updated], outcome, (Premise("event", event.id),)):  # type: ignore[arg-type]
+                self._save_inference(turn, d, outcome)
 
     def _withdraw(self, turn: Turn, target: Event, change: Happening, outcome: _TurnOutcome) -> None:
         assert turn.user_id and turn.timestamp

@@ -20,6 +20,7 @@ SAYINGS = {
     "moved": "I moved to {city} last week.",
     "not": "I don't live in {city} anymore.",
     "correct": "Sorry, I meant {city}, I live in {city}.",
+    "meant": "Sorry, I meant {city}.",
 }
 statements = st.lists(
     st.tuples(st.sampled_from(sorted(SAYINGS)), st.sampled_from(CITIES), st.integers(min_value=1, max_value=40)),
@@ -86,3 +87,51 @@ def test_asof_plan_is_never_current_before_it_starts(memory):
     assert [f.value for f in memory.facts("u", as_of=after)] == ["Denver"]
     card = memory.retrieve("Where will I live?", user_id="u", now=before).cards
     assert any("Denver" in c.text and "planned from" in c.text for c in card)
+
+
+def test_asof_sees_manual_corrections_and_retractions_only_once_made(make_memory):
+    """A correction or retraction by hand is knowledge of its own time: asked as known before
+    it, the facts read as they were known then (the ending they had then, if any)."""
+    clock = [T0]
+    mem = make_memory(clock=lambda: clock[0])
+    _write(mem, [("live", "Boston", 1), ("moved", "Denver", 9)])
+    facts = {f.value: f for f in mem.facts("u", include_superseded=True)}
+    clock[0] = T0 + timedelta(days=20)
+    mem.correct("u", facts["Boston"].id, value="Cambridge")  # Boston was wrong: it was Cambridge
+    clock[0] = T0 + timedelta(days=30)
+    mem.retract("u", facts["Denver"].id)  # and the move never happened
+
+    def held(day: int) -> set[str]:
+        known = T0 + timedelta(days=day, hours=12)
+        return {f.value for f in mem.facts("u", slot="lives_in", as_of=known)}
+
+    assert held(5) == {"Boston"}  # before the move was said
+    assert held(15) == {"Denver"}  # the move said, nothing corrected yet
+    assert held(25) == {"Denver"}  # corrected: Cambridge, but it was replaced by the move then
+    assert held(35) == {"Cambridge"}  # the move retracted: what it replaced holds again
+    everything = {f.value: f for f in mem.facts("u", include_superseded=True, as_of=T0 + timedelta(days=15))}
+    assert "Cambridge" not in everything  # the correction is not known before it was made
+    assert everything["Boston"].reason == "replaced" and everything["Denver"].reason is None
+    for day in (5, 15, 25, 35):
+        at = T0 + timedelta(days=day, hours=12)
+        stored = mem.store.facts("u", slots=["lives_in"])
+        assert {f.value for f in stored if fact_state(f, at, at) is FactState.CURRENT} == held(day)
+        recall = mem.retrieve("Where do I live?", user_id="u", now=at, as_of=at)
+        shown = [c.text for c in recall.cards if c.track == "fact" and "lives in:" in c.text and " since " in c.text]
+        assert [s.split(": ", 1)[1].split(" (")[0] for s in shown] == sorted(held(day)), shown
+
+
+def test_revisions_survive_export_and_import(make_memory, tmp_path):
+    clock = [T0 + timedelta(days=5)]
+    mem = make_memory(clock=lambda: clock[0])
+    _write(mem, [("live", "Boston", 1), ("moved", "Denver", 2)])
+    denver = next(f for f in mem.facts("u") if f.value == "Denver")
+    clock[0] = T0 + timedelta(days=10)
+    mem.retract("u", denver.id)
+    path = tmp_path / "u.jsonl"
+    mem.export(path, user_id="u")
+    other = make_memory()
+    other.import_(path)
+    for mem_ in (mem, other):
+        assert [f.value for f in mem_.facts("u", as_of=T0 + timedelta(days=6))] == ["Denver"]
+        assert [f.value for f in mem_.facts("u", as_of=T0 + timedelta(days=11))] == ["Boston"]

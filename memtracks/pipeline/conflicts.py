@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 
 from ..catalogue import Catalogue
 from ..records import REASONS, Fact, SlotValue
+from ..tracks.facts import revise
 
 CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
@@ -87,13 +88,6 @@ def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, l
         raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")
     end = fact.valid_from if reason in VOID_REASONS else max(at, fact.valid_from)
     return replace(fact, valid_to=end, superseded_by=by, reason=reason, superseded_at=learned)
-
-
-def end_fact(fact: Fact, at: datetime, by: int | None, reason: str) -> Fact:
-    """``fact`` closed at ``at`` (never before it began), superseded by ``by`` if given: a
-    change the user makes by hand (see :mod:`memtracks.lifecycle`), learned at ``at``."""
-    assert reason in REASONS, reason
-    return replace(fact, valid_to=max(at, fact.valid_from), superseded_by=by, reason=reason, superseded_at=at)
 
 
 def resolve_conflicts(
@@ -319,19 +313,31 @@ def _assert(
 # ------------------------------------------------------------------ changes made by the user
 
 
-def take_place(fact: Fact, gone: Fact) -> Fact:
+def take_place(fact: Fact, gone: Fact, learned: datetime | None = None) -> Fact:
     """``fact`` was superseded by ``gone``, which is being retracted or erased: ``fact`` takes
-    its place in the chain — current again if ``gone`` was current, else ending as it ended."""
-    return replace(fact, superseded_by=gone.superseded_by, valid_to=gone.valid_to, reason=gone.reason)
+    its place in the chain — current again if ``gone`` was current, else ending as it ended.
+    ``learned``: when a retraction made it so (its earlier ending stays readable for the
+    as-of rule); None for an erasure, after which it is as if ``gone`` had never been said."""
+    if learned is None:
+        return replace(
+            fact,
+            superseded_by=gone.superseded_by,
+            valid_to=gone.valid_to,
+            reason=gone.reason,
+            superseded_at=gone.superseded_at,
+        )
+    return revise(fact, learned, valid_to=gone.valid_to, superseded_by=gone.superseded_by, reason=gone.reason)
 
 
 def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id: int) -> FactChanges:
-    """The user says ``fact`` was wrong and ``value`` is right.
+    """The user says ``fact`` was wrong and ``value`` is right (learned at ``at``).
 
     The corrected value takes ``fact``'s place in its chain (held since the same time, ending
     as it ended); ``fact`` stays as history, superseded by the correction with reason
-    "corrected". Facts it had superseded still lead through it to the correction.
+    "corrected". Facts it had superseded still lead through it to the correction. Asked as
+    known before ``at``, the old value is still what memtracks knew.
     """
+    ends = fact.valid_to is not None or fact.superseded_by is not None or fact.reason is not None
     new = replace(
         fact,
         id=new_id,
@@ -345,19 +351,21 @@ def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id
         origin="user.correct",
         recorded_at=at,
         last_seen=at,
+        superseded_at=at if ends else None,
+        revisions=(),
     )
     until = fact.valid_to if fact.valid_to is not None else at
-    old = end_fact(fact, until, new_id, "corrected")
+    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=new_id, reason="corrected")
     return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
 
 
 def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
-    """The user says ``fact`` was never true: it ends with reason "retracted" (kept as
-    history), and the facts it had superseded take its place again."""
+    """The user says ``fact`` was never true (learned at ``at``): it ends with reason
+    "retracted" (kept as history), and the facts it had superseded take its place again."""
     until = fact.valid_to if fact.valid_to is not None else at
-    old = replace(fact, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
     assert fact.id is not None
-    reopened = tuple(take_place(p, fact) for p in predecessors if p.superseded_by == fact.id)
+    reopened = tuple(take_place(p, fact, learned=at) for p in predecessors if p.superseded_by == fact.id)
     return FactChanges(
         updated=(old, *reopened), touched=tuple(p.id for p in reopened if p.id is not None), ended=(fact.id,)
     )

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, overload
 
-from ..records import Event, Fact, Happening, Inference, Premise, TimeMention, Turn
+from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:
@@ -30,7 +30,7 @@ def epoch(value: datetime | None) -> float | None:
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin, reason, superseded_at, planned"
+    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions"
 )
 
 
@@ -61,6 +61,23 @@ def fact_row(f: Fact) -> tuple[Any, ...]:
         f.reason,
         dt_text(f.superseded_at),
         int(f.planned),
+        json.dumps([_revision_json(r) for r in f.revisions]),
+    )
+
+
+def _revision_json(r: FactRevision) -> dict[str, Any]:
+    return {
+        "until": dt_text(r.until),
+        "valid_to": dt_text(r.valid_to),
+        "superseded_by": r.superseded_by,
+        "reason": r.reason,
+        "superseded_at": dt_text(r.superseded_at),
+    }
+
+
+def _json_revision(d: dict[str, Any]) -> FactRevision:
+    return FactRevision(
+        text_dt(d["until"]), text_dt(d["valid_to"]), d["superseded_by"], d["reason"], text_dt(d["superseded_at"])
     )
 
 
@@ -87,11 +104,12 @@ def row_fact(r: sqlite3.Row) -> Fact:
         reason=r["reason"],
         superseded_at=text_dt(r["superseded_at"]),
         planned=bool(r["planned"]),
+        revisions=tuple(_json_revision(d) for d in json.loads(r["revisions"])),
     )
 
 
 def _time_json(t: TimeMention) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "text": t.text,
         "start": dt_text(t.start),
         "end": dt_text(t.end),
@@ -101,9 +119,17 @@ def _time_json(t: TimeMention) -> dict[str, Any]:
         "confidence": t.confidence,
         "direction": t.direction,
     }
+    if t.approximate:
+        out["approximate"] = True
+    if t.unbounded:
+        out["unbounded"] = t.unbounded
+    if t.duration is not None:
+        out["duration_s"] = t.duration.total_seconds()
+    return out
 
 
 def _json_time(d: dict[str, Any]) -> TimeMention:
+    duration = timedelta(seconds=d["duration_s"]) if "duration_s" in d else None
     return TimeMention(
         d["text"],
         text_dt(d["start"]),
@@ -113,6 +139,9 @@ def _json_time(d: dict[str, Any]) -> TimeMention:
         d["lang"],
         d["confidence"],
         d["direction"],
+        d.get("approximate", False),
+        d.get("unbounded"),
+        duration,
     )
 
 

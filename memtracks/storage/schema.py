@@ -160,12 +160,19 @@ def m005_fact_changes(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_fact_revisions(db: sqlite3.Connection) -> None:
+    """Earlier endings of a fact whose ending was rewritten by hand (a correction, a
+    retraction, a predecessor reopened), so the as-of rule reads it as it was known then."""
+    _run(db, "ALTER TABLE facts ADD COLUMN revisions TEXT NOT NULL DEFAULT '[]'")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
     m003_inference_kind_index,
     m004_lifecycle,
     m005_fact_changes,
+    m006_fact_revisions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

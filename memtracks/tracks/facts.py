@@ -6,7 +6,8 @@ world, ``recorded_at``/``superseded_at`` when memtracks learned it began and end
 about world time ``at`` with what was known at ``known_at`` (``None``: everything stored):
 
 1. a fact recorded after ``known_at`` is unknown; an end learned after ``known_at`` is not
-   seen (the fact is as it was known then);
+   seen, and an ending rewritten later (a correction or retraction by hand, a predecessor
+   reopened) is read as it stood then (``Fact.revisions``): the fact is as it was known then;
 2. a fact whose value was never true — corrected, retracted, or a plan that was cancelled
    (``REASONS`` in :mod:`memtracks.records`) —
    is void;
@@ -23,7 +24,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..catalogue import Catalogue
-from ..records import Fact
+from ..records import Fact, FactRevision
 
 # Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be.
 VOID_REASONS = frozenset({"corrected", "retracted", "cancelled"})
@@ -38,15 +39,53 @@ class FactState(enum.StrEnum):
 
 
 def as_known(fact: Fact, known_at: datetime | None) -> Fact | None:
-    """``fact`` as memtracks knew it at ``known_at``: None if it was not yet recorded, its end
-    hidden if that was learned later."""
+    """``fact`` as memtracks knew it at ``known_at``: None if it was not yet recorded, its
+    ending as it stood then, hidden if that was learned later."""
     if known_at is None:
         return fact
     if fact.recorded_at > known_at:
         return None
+    earlier = next((r for r in fact.revisions if known_at < r.until), None)
+    if earlier is not None:
+        fact = replace(
+            fact,
+            valid_to=earlier.valid_to,
+            superseded_by=earlier.superseded_by,
+            reason=earlier.reason,
+            superseded_at=earlier.superseded_at,
+            revisions=(),
+        )
     if fact.superseded_at is not None and fact.superseded_at > known_at:
         return replace(fact, valid_to=None, superseded_by=None, reason=None, superseded_at=None)
     return fact
+
+
+def revise(
+    fact: Fact,
+    learned: datetime,
+    *,
+    valid_to: datetime | None,
+    superseded_by: int | None,
+    reason: str | None,
+) -> Fact:
+    """``fact`` with a new ending, learned at ``learned`` (pure). The ending it had, if any,
+    is kept as a revision, so the as-of rule still reads it for earlier knowledge."""
+    had_end = fact.valid_to is not None or fact.superseded_by is not None or fact.reason is not None
+    revisions = fact.revisions
+    if had_end:
+        revisions = (
+            *revisions,
+            FactRevision(learned, fact.valid_to, fact.superseded_by, fact.reason, fact.superseded_at),
+        )
+    ends = valid_to is not None or superseded_by is not None or reason is not None
+    return replace(
+        fact,
+        valid_to=valid_to,
+        superseded_by=superseded_by,
+        reason=reason,
+        superseded_at=learned if ends else None,
+        revisions=revisions,
+    )
 
 
 def fact_state(fact: Fact, at: datetime, known_at: datetime | None = None) -> FactState:
