@@ -72,7 +72,8 @@ def locomo_turn_text(turn: dict[str, Any]) -> str:
 
 
 def locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None = None) -> Iterator[Turn]:
-    """The turns of one LoCoMo sample, sessions in order, stamped with their session time."""
+    """The turns of one LoCoMo sample, sessions in order, stamped with their session time;
+    each turn's language is detected when it is written."""
     try:
         yield from _locomo_turns(sample, tz, user_id)
     except (KeyError, TypeError, AttributeError) as exc:
@@ -95,7 +96,7 @@ def _locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None) -> It
                 user_id=user,
                 session_id=key,
                 turn_id=turn["dia_id"],
-                lang="en",
+                lang=None,  # detected per turn: a LoCoMo-format file may be Chinese, or mixed
             )
 
 
