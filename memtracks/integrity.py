@@ -25,8 +25,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .scopes import split_scope
-from .storage import codec
+from .scopes import SEPARATOR, split_scope
+from .storage import audit, codec
 from .storage.schema import APPLICATION_ID, SCHEMA_VERSION
 from .tracks.facts import fact_sentence
 from .validation import content_hash
@@ -87,12 +87,8 @@ def check(mem: Memory, *, quick: bool = False) -> CheckReport:
     start = time.perf_counter()
     report = CheckReport(mem.store.path)
     store = mem.store
-    rows = store._rows("PRAGMA quick_check" if quick else "PRAGMA integrity_check")
-    for row in rows:
-        if row[0] != "ok":
-            report.problems.append(Problem("sqlite", row[0]))
-    application = store._rows("PRAGMA application_id")[0][0]
-    version = store._rows("PRAGMA user_version")[0][0]
+    report.problems += [Problem("sqlite", error) for error in audit.integrity_errors(store, quick=quick)]
+    application, version = audit.header(store)
     if application != APPLICATION_ID or version != SCHEMA_VERSION:
         report.problems.append(
             Problem(
@@ -100,13 +96,7 @@ def check(mem: Memory, *, quick: bool = False) -> CheckReport:
                 f"application_id {application:#x}, schema {version} (expected {APPLICATION_ID:#x}, {SCHEMA_VERSION})",
             )
         )
-    scopes = sorted(
-        {
-            r[0]
-            for table in ("turns", "facts", "events", "inferences", "vectors")
-            for r in store._rows(f"SELECT DISTINCT user_id FROM {table}")
-        }
-    )
+    scopes = audit.scopes(store)
     for scope in scopes:
         _check_scope(mem, scope, report)
     report.counts["scopes"] = len(scopes)
@@ -169,14 +159,10 @@ def _check_chains(facts: dict[Any, Any], problem: Any) -> None:
 
 def _check_vectors(store: Any, scope: str, texts: dict[str, dict[Any, str]], problem: Any) -> None:
     for track, items in texts.items():
-        rows = store._rows(
-            "SELECT item_id, content_hash, vector, checksum FROM vectors WHERE user_id = ? AND track = ?",
-            (scope, track),
-        )
         have = set()
-        for item_id, text_hash, blob, checksum in rows:
+        for item_id, text_hash, sound in audit.vectors(store, scope, track):
             have.add(item_id)
-            if codec.vector_checksum(scope, track, item_id, blob) != checksum:
+            if not sound:
                 problem("vector-checksum", f"the vector of {track} #{item_id} is damaged", track, item_id)
             elif item_id not in items:
                 problem(
@@ -203,12 +189,7 @@ def _check_links(store: Any, scope: str, events: dict[Any, Any], problem: Any) -
 
 
 def _check_lookups(store: Any, scope: str, events: dict[Any, Any], inferences: dict[Any, Any], problem: Any) -> None:
-    keys: dict[int, set[str]] = defaultdict(set)
-    for key, event_id in store._rows("SELECT key, event_id FROM event_entities WHERE user_id = ?", (scope,)):
-        keys[event_id].add(key)
-    kinds: dict[int, set[str]] = defaultdict(set)
-    for kind, event_id in store._rows("SELECT kind, event_id FROM event_kinds WHERE user_id = ?", (scope,)):
-        kinds[event_id].add(kind)
+    keys, kinds = audit.event_lookups(store, scope)
     for event_id in sorted(set(events) | set(keys) | set(kinds)):
         event = events.get(event_id)
         if (
@@ -219,11 +200,7 @@ def _check_lookups(store: Any, scope: str, events: dict[Any, Any], inferences: d
             problem(
                 "event-index", f"the entity/kind lookups of event #{event_id} do not match the event", "event", event_id
             )
-    premises: dict[int, set[tuple[str, int]]] = defaultdict(set)
-    for track, premise, inference in store._rows(
-        "SELECT track, premise_id, inference_id FROM inference_premises WHERE user_id = ?", (scope,)
-    ):
-        premises[inference].add((track, premise))
+    premises = audit.premise_lookups(store, scope)
     for inference_id in sorted(set(inferences) | set(premises)):
         found = inferences.get(inference_id)
         if found is None or premises.get(inference_id, set()) != {(p.track, p.id) for p in found.premises}:
@@ -240,7 +217,7 @@ def repair(mem: Memory, report: CheckReport) -> int:
     todo: dict[tuple[str, str], list[int]] = defaultdict(list)
     for p in report.problems:
         if p.kind in ("vector-checksum", "vector-missing") and p.user_id is not None and p.track and p.item_id:
-            scope = p.user_id if p.agent_id is None else f"{p.user_id}\x1f{p.agent_id}"
+            scope = p.user_id if p.agent_id is None else f"{p.user_id}{SEPARATOR}{p.agent_id}"
             todo[(scope, p.track)].append(p.item_id)
     done = 0
     with mem.store.transaction():
