@@ -7,10 +7,11 @@ date three ways:
 
 - this process's own writes are added as they commit (:meth:`Indexes.added`);
 - before each read, :meth:`Indexes.refresh` asks SQLite whether another connection changed
-  the file (``PRAGMA data_version``, a cheap counter); if so, each cached scope reads only the
-  tail written since it last looked (ids above the highest it has), or, when its memories
-  were rewritten rather than appended to (erased, rebuilt: the scope's generation changed),
-  is dropped and rebuilt on next use;
+  the file (``PRAGMA data_version``, a cheap counter); if so, each cached scope takes out the
+  memories erased since it last looked (the store's log of erased ids) and reads only the
+  tail written since (ids above the highest it has), or, when its memories were rewritten
+  rather than appended to (rebuilt, imported: the scope's generation changed), is dropped and
+  rebuilt on next use;
 - scopes are kept in least-recently-used order within a memory budget, so a server with many
   users does not grow without bound.
 """
@@ -54,6 +55,7 @@ class ScopeIndexes:
     """One scope's indexes; ``synced`` is the highest item id read from the store per track."""
 
     generation: int
+    erased: int = 0  # the position in the store's log of erased ids taken in so far
     vectors: dict[str, Any] = field(default_factory=dict)
     lexical: dict[str, LexicalIndex] = field(default_factory=dict)
     synced: dict[str, int] = field(default_factory=dict)
@@ -101,7 +103,7 @@ class Indexes:
     def _entry(self, scope: str) -> ScopeIndexes:
         entry = self._scopes.get(scope)
         if entry is None:
-            entry = self._scopes[scope] = ScopeIndexes(self.store.generation(scope))
+            entry = self._scopes[scope] = ScopeIndexes(self.store.generation(scope), self.store.erased_seq(scope))
         self._scopes.move_to_end(scope)
         return entry
 
@@ -207,6 +209,7 @@ class Indexes:
                 if self.store.generation(scope) != entry.generation:
                     del self._scopes[scope]  # rewritten elsewhere: rebuilt on next use
                 else:
+                    self._take_out(entry, *self.store.erased(scope, after=entry.erased))
                     self._tail(scope, entry)
             self._fit_budget()
             return True
@@ -229,6 +232,30 @@ class Indexes:
             links = self.store.links(scope, after=entry.graph_synced)
             add_links(entry.graph, links)
             entry.graph_synced = max((dst for _, dst, _, _ in links), default=entry.graph_synced)
+
+    def erased(self, scope: str, items: dict[str, set[int]]) -> None:
+        """This process erased ``items`` ({track: ids}) of ``scope``: take them out of its
+        cached indexes, and rewrite the scope's snapshots without them (files that still held
+        them are removed first)."""
+        with self._lock:
+            entry = self._scopes.get(scope)
+            if self.snapshots is not None:
+                self.snapshots.drop(scope)
+            if entry is None:
+                return
+            self._take_out(entry, self.store.erased_seq(scope), items)
+            if self.snapshots is not None:
+                self._save(scope, entry)
+
+    @staticmethod
+    def _take_out(entry: ScopeIndexes, seq: int, items: dict[str, set[int]]) -> None:
+        for track, ids in items.items():
+            if track in entry.vectors:
+                entry.vectors[track].remove(ids)
+                entry.lexical[track].remove(ids)
+        if items.get("event"):
+            entry.graph = None  # links were rejoined across the gap: read again when next asked for
+        entry.erased = max(entry.erased, seq)
 
     def evict(self, scope: str) -> None:
         """Forget the cached indexes of ``scope`` (after this process rewrote it)."""
@@ -256,11 +283,15 @@ class Indexes:
         if self.snapshots is None:
             return 0
         with self._lock:
-            written = 0
-            for scope, entry in self._scopes.items():
-                for track, index in entry.vectors.items():
-                    last = entry.synced.get(track, 0)
-                    written += self.snapshots.save(scope, track, index, last, entry.generation)
-                    lexical = entry.lexical[track]
-                    written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation)
-            return written
+            self.refresh()  # what others erased meanwhile must not be written back to disk
+            return sum(self._save(scope, entry) for scope, entry in self._scopes.items())
+
+    def _save(self, scope: str, entry: ScopeIndexes) -> int:
+        assert self.snapshots is not None
+        written = 0
+        for track, index in entry.vectors.items():
+            last = entry.synced.get(track, 0)
+            written += self.snapshots.save(scope, track, index, last, entry.generation, entry.erased)
+            lexical = entry.lexical[track]
+            written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
+        return written

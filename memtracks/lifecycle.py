@@ -263,9 +263,11 @@ def forget(
             tuple(i.id for i in reactivated if i.id is not None),
         )
         erase.record_erasure(store, scope, mem.clock(), selector, report.counts())
-        store.bump_generation(scope)
+        erased = {"fact": set(plan.facts), "event": set(plan.events), "inference": set(plan.inferences)}
+        store.record_erased(scope, erased)  # other processes take these out of their indexes
     erase.scrub(store, vacuum=vacuum)
-    _rewritten(mem, scope)
+    mem.indexes.erased(scope, erased)  # a tail operation: no index is rebuilt
+    mem.writer.reset_caches()
     return report
 
 

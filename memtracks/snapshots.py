@@ -2,9 +2,10 @@
 
 Building the HNSW index over 100k vectors takes tens of seconds; loading a saved one takes a
 fraction of a second. A snapshot is an index file (FAISS, numpy, or the BM25 index's arrays) plus a small JSON
-record of what it holds: the embedder, the index kind, the scope's generation, how many vectors and the
-highest memory id. It is used only when all of these still match the store; the vectors
-written after it are then added from the store (the tail). Anything else — a missing,
+record of what it holds: the embedder, the index kind, the scope's generation, how many vectors, the
+highest memory id and how far into the store's log of erased ids it is. Memories erased
+since it was saved are taken out when it is loaded; it is then used only when all of these
+match the store; the vectors written after it are then added from the store (the tail). Anything else — a missing,
 stale or damaged snapshot — means the index is rebuilt from the store, which stays the one
 source of truth. Files are written to a temporary name and renamed, so a reader never sees
 half a file.
@@ -62,13 +63,14 @@ class Snapshots:
             index_class: Any = INDEXES[kind]
             return index_class.load(path, dim)
 
-        return self._load(scope, track, generation, kind, count, read)
+        return self._load(scope, track, track, generation, kind, count, read)
 
     def load_lexical(self, scope: str, track: str, generation: int) -> tuple[LexicalIndex, int] | None:
         """``(BM25 index, highest id it holds)`` if a snapshot matches the store, else None."""
         return self._load(
             scope,
             f"{track}.lexical",
+            track,
             generation,
             TOKENIZER,
             lambda upto: self.store.item_count(scope, track, upto),
@@ -79,6 +81,7 @@ class Snapshots:
         self,
         scope: str,
         name: str,
+        track: str,
         generation: int,
         kind: str,
         count: Callable[[int], int],
@@ -90,7 +93,8 @@ class Snapshots:
         wanted = {"format": FORMAT, "scope": scope, "embedder": self.embedder, "kind": kind, "generation": generation}
         if any(meta.get(k) != v for k, v in wanted.items()):
             return None
-        if count(meta["last_id"]) != meta["count"]:
+        _, erased = self.store.erased(scope, after=int(meta.get("erased", 0)))
+        if not erased.get(track) and count(meta["last_id"]) != meta["count"]:
             return None  # items were removed or rewritten under it
         try:
             index = loader(self.dir / meta["file"])
@@ -99,16 +103,26 @@ class Snapshots:
             return None
         if len(index) != meta["count"]:
             return None
+        if erased.get(track):
+            index.remove(erased[track])  # erased since it was saved
+            if len(index) != count(meta["last_id"]):
+                return None
         return index, int(meta["last_id"])
 
-    def save(self, scope: str, name: str, index: Any, last_id: int, generation: int) -> int:
+    def save(self, scope: str, name: str, index: Any, last_id: int, generation: int, erased: int = 0) -> int:
         """Save ``index`` (a vector or BM25 index; ``name`` is the track, or "event.lexical") if
         it is large enough and differs from the saved one; returns 1 if a file was written."""
         if len(index) < self.min_items:
             return 0
         meta = self._meta(scope, name)
         kind = TOKENIZER if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
-        same = {"count": len(index), "last_id": last_id, "generation": generation, "embedder": self.embedder}
+        same = {
+            "count": len(index),
+            "last_id": last_id,
+            "generation": generation,
+            "erased": erased,
+            "embedder": self.embedder,
+        }
         if meta and meta.get("kind") == kind and all(meta.get(k) == v for k, v in same.items()):
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -139,7 +139,7 @@ class LexicalIndex:
         self._tfs = np.zeros(0, dtype=np.float32)
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.known)
 
     def __contains__(self, item_id: int) -> bool:
         return item_id in self.known
@@ -170,6 +170,35 @@ class LexicalIndex:
                 tfs = np.concatenate([self._tfs[start:end], tfs])
             self._arrays[term] = (rows, tfs)
         return self._arrays[term]
+
+    def remove(self, item_ids: Iterable[int]) -> int:
+        """Take erased memories out of the index, their words with them (so neither memory nor
+        a saved snapshot keeps a term only they used); returns how many it held. Their rows
+        stay as empty placeholders (id -1): no posting points to them, so they never score."""
+        gone = {int(i) for i in item_ids} & self.known
+        if not gone:
+            return 0
+        rows = np.fromiter((r for r, i in enumerate(self.ids) if i in gone), dtype=np.int64)
+        terms = sorted(set(self._slots) | set(self._postings))
+        parts = [self._array(t) for t in terms]
+        every_row = np.concatenate([r for r, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+        every_tf = np.concatenate([f for _, f in parts]) if parts else np.zeros(0, dtype=np.float32)
+        term_of = np.repeat(np.arange(len(terms)), [len(r) for r, _ in parts])
+        keep = ~np.isin(every_row, rows)
+        counts = np.bincount(term_of[keep], minlength=len(terms))
+        used = np.flatnonzero(counts)
+        self._slots = {terms[t]: n for n, t in enumerate(used.tolist())}
+        self._offsets = np.zeros(len(used) + 1, dtype=np.int64)
+        self._offsets[1:] = np.cumsum(counts[used])
+        self._rows, self._tfs = every_row[keep], every_tf[keep]
+        self._postings.clear()
+        self._arrays.clear()
+        for row in rows.tolist():
+            self.ids[row], self.lengths[row] = -1, 0
+        self.known -= gone
+        self.postings = len(self._rows)
+        self._lengths_np = None
+        return len(gone)
 
     # ------------------------------------------------------------------ snapshots
 
@@ -205,7 +234,7 @@ class LexicalIndex:
             terms = words.split("\0") if words else []
             index._slots = dict(zip(terms, range(len(terms)), strict=True))
             index._offsets, index._rows, index._tfs = data["offsets"], data["rows"], data["tfs"]
-        index.known = set(index.ids)
+        index.known = set(index.ids) - {-1}  # -1: an erased memory's placeholder
         index.postings = len(index._rows)
         return index
 
@@ -222,13 +251,14 @@ class LexicalIndex:
 
     def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """The ``k`` best (item id, BM25 score) pairs for the query ``terms``."""
-        if not self.ids or not terms or k <= 0:
+        if not self.known or not terms or k <= 0:
             return []
         if self._lengths_np is None:
             self._lengths_np = np.asarray(self.lengths, dtype=np.float32)
         lengths = self._lengths_np
-        n, avg = len(self.ids), float(lengths.mean()) or 1.0
-        scores = np.zeros(n, dtype=np.float32)
+        n = len(self.known)  # erased placeholders count for nothing
+        avg = float(lengths.sum()) / n or 1.0
+        scores = np.zeros(len(self.ids), dtype=np.float32)
         for term in dict.fromkeys(terms):
             rows, tfs = self._array(term)
             if not len(rows):

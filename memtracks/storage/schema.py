@@ -179,6 +179,7 @@ def m007_integrity(db: sqlite3.Connection) -> None:
             seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL, track TEXT NOT NULL, item_id INTEGER NOT NULL
         );
         CREATE INDEX erased_items_user ON erased_items (user_id, seq);
+        CREATE INDEX erased_items_id ON erased_items (track, item_id);
         """,
     )
     rows = db.execute("SELECT rowid, user_id, track, item_id, vector FROM vectors").fetchall()

@@ -205,8 +205,15 @@ class Store:
                 raise translate(exc, self.path, self.config.busy_timeout) from exc
 
     def next_id(self, table: str) -> int:
-        assert table in ("facts", "events", "inferences")
-        return (self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table}")[0][0]) + 1
+        """The id for a new row: above every id ever used, erased ones included, so an id
+        that another process saw erased is never given to something else."""
+        track = {"facts": "fact", "events": "event", "inferences": "inference"}[table]
+        row = self._rows(
+            f"SELECT MAX(COALESCE((SELECT MAX(id) FROM {table}), 0), "
+            "COALESCE((SELECT MAX(item_id) FROM erased_items WHERE track = ?), 0))",
+            (track,),
+        )
+        return row[0][0] + 1
 
     # ---------------------------------------------------------------- change tracking
 
@@ -221,6 +228,29 @@ class Store:
 
     def bump_generation(self, user_id: str) -> None:
         self.set_meta(f"generation:{user_id}", str(self.generation(user_id) + 1))
+
+    def record_erased(self, user_id: str, items: Mapping[str, Iterable[int]]) -> None:
+        """Log the ids of erased memories per track ("fact", "event", "inference"), so other
+        connections take them out of their indexes instead of rebuilding them."""
+        self.db.executemany(
+            "INSERT INTO erased_items (user_id, track, item_id) VALUES (?, ?, ?)",
+            [(user_id, track, int(i)) for track, ids in items.items() for i in ids],
+        )
+
+    def erased(self, user_id: str, after: int = 0) -> tuple[int, dict[str, set[int]]]:
+        """(the newest log position, {track: ids}) of ``user_id``'s memories erased after
+        log position ``after`` (0: all that were ever erased)."""
+        rows = self._rows(
+            "SELECT seq, track, item_id FROM erased_items WHERE user_id = ? AND seq > ? ORDER BY seq", (user_id, after)
+        )
+        out: dict[str, set[int]] = {}
+        for _, track, item_id in rows:
+            out.setdefault(track, set()).add(item_id)
+        return (rows[-1][0] if rows else after), out
+
+    def erased_seq(self, user_id: str) -> int:
+        """The log position of ``user_id``'s latest erasure (0: none)."""
+        return self._rows("SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?", (user_id,))[0][0]
 
     # ---------------------------------------------------------------- meta
 

@@ -9,6 +9,7 @@ rebuild it (see :mod:`memtracks.snapshots`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,15 @@ class NumpyIndex:
     def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
         """The stored vectors of ``ids`` that are in the index."""
         return {i: self.matrix[self.rows[i]] for i in ids if i in self.rows}
+
+    def remove(self, ids: Iterable[int]) -> int:
+        """Take ``ids`` (erased memories) out of the index; returns how many it held."""
+        gone = {int(i) for i in ids} & self.rows.keys()
+        if gone:
+            keep = ~np.isin(self.ids, np.fromiter(gone, dtype=np.int64, count=len(gone)))
+            self.ids, self.matrix = self.ids[keep], self.matrix[keep]
+            self.rows = {int(i): n for n, i in enumerate(self.ids)}
+        return len(gone)
 
     def __contains__(self, item_id: int) -> bool:
         return item_id in self.rows
@@ -81,18 +91,53 @@ class FaissIndex:
         self.hnsw_from = hnsw_from
         self.index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
         self.known: set[int] = set()
+        self.removed: set[int] = set()  # erased from an HNSW graph, which cannot delete: zeroed, never returned
         self.approximate = False
 
     def __len__(self) -> int:
-        return int(self.index.ntotal)
+        return int(self.index.ntotal) - len(self.removed)
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim))
         ids = np.asarray(ids, dtype=np.int64)
+        if self.removed and not self.removed.isdisjoint(ids.tolist()):
+            self._compact()  # an erased id written again: the graph must not hold it twice
         if not self.approximate and len(self) + len(ids) >= self.hnsw_from:
             self._to_hnsw()
         self.index.add_with_ids(vectors, ids)
         self.known.update(int(i) for i in ids)
+
+    def remove(self, ids: Iterable[int]) -> int:
+        """Take ``ids`` (erased memories) out of the index; returns how many it held. The exact
+        index deletes them; an HNSW graph cannot, so their stored vectors are overwritten with
+        zeros (nothing of them is left in memory or in a saved snapshot) and they are never
+        returned. Past a quarter of the graph, it is built again without them."""
+        gone = {int(i) for i in ids} & self.known
+        if not gone:
+            return 0
+        self.known -= gone
+        if not self.approximate:
+            self.index.remove_ids(np.fromiter(gone, dtype=np.int64, count=len(gone)))  # type: ignore[arg-type]
+            return len(gone)
+        faiss = self._faiss
+        stored = faiss.downcast_index(self.index.index).storage
+        matrix = faiss.rev_swig_ptr(faiss.downcast_index(stored).get_xb(), self.index.ntotal * self.dim)
+        matrix = matrix.reshape(-1, self.dim)
+        positions = np.flatnonzero(np.isin(faiss.vector_to_array(self.index.id_map), list(gone)))
+        matrix[positions] = 0.0
+        self.removed |= gone
+        if len(self.removed) * 4 > self.index.ntotal:
+            self._compact()
+        return len(gone)
+
+    def _compact(self) -> None:
+        """Build the HNSW graph again from the vectors still in it."""
+        keep = np.fromiter(self.known, dtype=np.int64, count=len(self.known))
+        vectors = np.vstack([self.index.reconstruct(int(i)) for i in keep]) if len(keep) else None
+        self.index = self._faiss.IndexIDMap2(self._faiss.IndexFlatIP(self.dim))
+        self.known, self.removed, self.approximate = set(), set(), False
+        if vectors is not None:
+            self.add(keep, vectors)
 
     def _to_hnsw(self) -> None:
         """Move what the exact index holds into an HNSW graph (once, when it grows large)."""
@@ -135,11 +180,20 @@ class FaissIndex:
         if not len(self) or k <= 0:
             return []
         q = np.ascontiguousarray(np.asarray(query, dtype=np.float32).reshape(1, -1))
+        total = int(self.index.ntotal)
+        fetch = min(k + min(len(self.removed), k), total)  # erased ones may come up: ask for a few more
+        while True:
+            found = [(i, s) for i, s in self._search(q, fetch) if i not in self.removed]
+            if len(found) >= k or fetch >= total:
+                return found[:k]
+            fetch = min(total, fetch * 4)
+
+    def _search(self, q: np.ndarray, k: int) -> list[tuple[int, float]]:
         faiss = self._faiss
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(1)
         try:
-            scores, ids = self.index.search(q, min(k, len(self)))
+            scores, ids = self.index.search(q, k)
         finally:
             faiss.omp_set_num_threads(threads)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i != -1]
