@@ -7,7 +7,7 @@ question -> query analysis -> fact / temporal / inference retrievers (each its o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -52,6 +52,8 @@ class Filters:
         end: datetime | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> Filters:
+        if tracks is not None and (isinstance(tracks, str | bytes) or not isinstance(tracks, Iterable)):
+            raise InvalidTurnError(f"tracks must be a list of track names, e.g. ['fact']; found {tracks!r:.80}")
         chosen = frozenset(RETRIEVERS) if tracks is None else frozenset(tracks)
         unknown = sorted(chosen - set(RETRIEVERS))
         if unknown or not chosen:

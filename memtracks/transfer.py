@@ -172,6 +172,8 @@ def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
 
 def export(mem: Memory, path: Path, scopes: list[str], *, vectors: bool = True) -> int:
     """Write ``scopes`` to ``path``; returns the number of lines after the header."""
+    if not path.name or path.is_dir():
+        raise InvalidInputError(f"cannot export to {str(path)!r}: give a file name")
     header = Header(
         exported_at=mem.clock(),
         embedder=f"{mem.embedder.name}:{mem.embedder.dim}",

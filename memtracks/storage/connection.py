@@ -205,6 +205,8 @@ def backup(db: sqlite3.Connection, target: str, *, overwrite: bool = False) -> i
     connections keep reading and writing. The copy is written beside ``target`` and renamed
     into place once complete and synced. Returns its size in bytes."""
     dest = Path(target)
+    if not dest.name or dest.is_dir():
+        raise StorageError(f"cannot back up to {target!r}: give a file name")
     if dest.exists() and not overwrite:
         raise StorageError(f"{target} exists; pass overwrite=True (--force) to replace it")
     if not dest.parent.is_dir():
