@@ -195,6 +195,6 @@ class MemoryConfig:
     index: str = "faiss"  # "faiss" or "numpy" (the exact reference)
     cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
     snapshots: bool = True  # save vector indexes beside a database file for a warm next start
-    snapshot_min: int = 2_000  # smaller indexes are rebuilt (well under a second), not saved
+    snapshot_min: int = 500  # smaller indexes are rebuilt (a small fraction of a second), not saved
     limits: Limits = field(default_factory=Limits)
     storage: StorageConfig = field(default_factory=StorageConfig)

@@ -32,7 +32,7 @@ from .storage.vectors import INDEXES
 log = logging.getLogger(__name__)
 
 FORMAT = 1
-MIN_ITEMS = 2_000  # smaller indexes rebuild in well under a second
+MIN_ITEMS = 500  # smaller indexes rebuild in a small fraction of a second
 
 
 class Snapshots:

@@ -9,8 +9,10 @@ rebuild it (see :mod:`memtracks.snapshots`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -93,6 +95,7 @@ class FaissIndex:
         self.known: set[int] = set()
         self.removed: set[int] = set()  # erased from an HNSW graph, which cannot delete: zeroed, never returned
         self.approximate = False
+        self._source: BinaryIO | None = None  # the snapshot file whose vectors are mapped, not read: see load()
 
     def __len__(self) -> int:
         return int(self.index.ntotal) - len(self.removed)
@@ -100,6 +103,7 @@ class FaissIndex:
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).reshape(-1, self.dim))
         ids = np.asarray(ids, dtype=np.int64)
+        self._own()
         if self.removed and not self.removed.isdisjoint(ids.tolist()):
             self._compact()  # an erased id written again: the graph must not hold it twice
         if not self.approximate and len(self) + len(ids) >= self.hnsw_from:
@@ -115,6 +119,7 @@ class FaissIndex:
         gone = {int(i) for i in ids} & self.known
         if not gone:
             return 0
+        self._own()
         self.known -= gone
         if not self.approximate:
             self.index.remove_ids(np.fromiter(gone, dtype=np.int64, count=len(gone)))  # type: ignore[arg-type]
@@ -129,6 +134,19 @@ class FaissIndex:
         if len(self.removed) * 4 > self.index.ntotal:
             self._compact()
         return len(gone)
+
+    def _own(self) -> None:
+        """Before the index changes: vectors mapped from a snapshot file cannot grow or be
+        overwritten (FAISS would abort), so they are read into memory first, once."""
+        if self._source is None:
+            return
+        source, self._source = self._source, None
+        faiss: Any = self._faiss
+        with source:
+            source.seek(0)
+            self.index = faiss.read_index(faiss.PyCallbackIOReader(source.read))
+        if self.approximate:
+            faiss.downcast_index(self.index.index).hnsw.efSearch = self.HNSW_EF_SEARCH
 
     def _compact(self) -> None:
         """Build the HNSW graph again from the vectors still in it."""
@@ -164,8 +182,23 @@ class FaissIndex:
 
     @classmethod
     def load(cls, path: Path, dim: int, hnsw_from: int = 50_000) -> FaissIndex:
+        """The index saved at ``path``, its vectors mapped from the file rather than read: a new
+        process answers without copying them all in (a search touches few), and they are read
+        in, from the same file, only when the index first changes (:meth:`_own`). Snapshot files
+        are replaced, never rewritten in place, and the file is held open, so what is mapped
+        and what is read in later are the index that was loaded."""
         index = cls(dim, hnsw_from)
-        loaded = index._faiss.read_index(str(path))
+        source = open(path, "rb")
+        try:
+            loaded = index._faiss.read_index(str(path), index._faiss.IO_FLAG_MMAP_IFC)
+            if os.fstat(source.fileno()).st_ino != os.stat(path).st_ino:  # replaced meanwhile: read what is open
+                loaded = index._faiss.read_index(index._faiss.PyCallbackIOReader(source.read))
+                source.close()
+            else:
+                index._source = source
+        except BaseException:
+            source.close()
+            raise
         if loaded.d != dim:
             raise ValueError(f"{path} holds {loaded.d}-dimensional vectors, not {dim}")
         inner = index._faiss.downcast_index(loaded.index)
