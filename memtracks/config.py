@@ -184,7 +184,7 @@ class StorageConfig:
     """
 
     synchronous: str = "normal"
-    busy_timeout: float = 10.0
+    busy_timeout: float = 30.0
     lock_retries: int = 8
 
 
