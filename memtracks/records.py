@@ -16,8 +16,9 @@ SOURCES = ("stated", "inferred", "imported")
 # Why a fact stopped holding (``Fact.reason``): a new value replaced it ("I moved to X", "sold
 # X and bought Y"), the speaker said it ended ("I don't live there anymore", "I used to...",
 # "until June"), it was corrected (never true: "sorry, I meant..."), the user retracted it,
-# or it was a plan that was called off before it began.
-REASONS = ("replaced", "ended", "corrected", "retracted", "cancelled")
+# or it was a plan that was called off before it began; or consolidation folded it into a
+# near-duplicate fact that now carries its value, time and provenance ("merged").
+REASONS = ("replaced", "ended", "corrected", "retracted", "cancelled", "merged")
 
 
 @dataclass(frozen=True)
