@@ -320,16 +320,24 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
             return 0
         if not args.user:
             raise MemtracksError("pass --user (whose memories to consolidate), or --undo OPERATION_ID")
+        llm = None
+        if args.llm_url or args.llm_model or os.environ.get("MEMTRACKS_LLM_BASE_URL"):
+            from .llm import OpenAIClient
+
+            llm = OpenAIClient(base_url=args.llm_url, model=args.llm_model, api_key=args.llm_key)
         report = mem.consolidate(
             args.user,
             agent_id=args.agent,
             dry_run=args.dry_run,
             find_threshold=args.find,
             replace_threshold=args.replace,
+            llm=llm,
         )
     if args.json:
         _print(report.to_dict())
     else:
+        if report.llm is not None:
+            print(f"LLM {report.llm.model}: {report.llm.totals()}")
         print(report.diff())
         print(f"live memories {report.before} -> {report.after}")
         if report.operation_id:
@@ -457,6 +465,11 @@ def build_parser() -> argparse.ArgumentParser:
     cons.add_argument("--replace", type=float, default=None, help="cosine to fold or supersede (default 0.9)")
     cons.add_argument("--undo", metavar="OPERATION_ID", help="take a consolidation run back exactly")
     cons.add_argument("--json", action="store_true", help="JSON instead of a diff")
+    cons.add_argument(
+        "--llm-url", help="OpenAI-compatible base URL: extract with an LLM first (or MEMTRACKS_LLM_BASE_URL)"
+    )
+    cons.add_argument("--llm-model", help="the LLM's model name (or MEMTRACKS_LLM_MODEL)")
+    cons.add_argument("--llm-key", help="API key (or MEMTRACKS_LLM_API_KEY / OPENAI_API_KEY)")
     cons.set_defaults(func=cmd_consolidate)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)

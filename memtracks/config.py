@@ -107,6 +107,7 @@ class FusionConfig:
     stated: float = 1.0
     inferred: float = 0.85
     imported: float = 0.7
+    llm: float = 0.8
     fact_decay_days: float = 180.0
     temporal_decay_days: float = 7.0
     inference_decay_days: float = 3.0
@@ -118,7 +119,8 @@ class FusionConfig:
     aggregate_session_free: int = 1
 
     def source_weight(self, source: str) -> float:
-        return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)
+        weights = {"stated": self.stated, "inferred": self.inferred, "imported": self.imported, "llm": self.llm}
+        return weights.get(source, self.imported)
 
     def decay_days(self, track: str) -> float:
         return {

@@ -77,3 +77,7 @@ class UnknownNameError(MemtracksError, KeyError):
 
 class ConsolidationError(MemtracksError, RuntimeError):
     """A consolidation cannot be done or undone as asked (e.g. what it changed changed since)."""
+
+
+class LLMError(MemtracksError, RuntimeError):
+    """A language model could not be reached, or did not answer in the expected form."""

@@ -549,11 +549,15 @@ class Memory:
         dry_run: bool = False,
         find_threshold: float | None = None,
         replace_threshold: float | None = None,
+        llm: Any = None,
     ) -> consolidation.ConsolidationReport:
         """Fold near-duplicate facts and events, update facts restated with more detail in
         place, supersede contradicted values (:mod:`memtracks.consolidation`). Nothing is
         deleted; ``dry_run=True`` only reports (``report.diff()``); ``undo(report.operation_id)``
-        takes a run back. Thresholds default to ``config.consolidation`` (0.7 and 0.9)."""
+        takes a run back. Thresholds default to ``config.consolidation`` (0.7 and 0.9).
+        ``llm``: a :class:`~memtracks.llm.ConsolidationLLM` (or an ``LLMExtractor``) that
+        first reads the turns it has not read yet (:mod:`memtracks.llm`); its failures are
+        reported in ``report.llm``, never raised."""
         config = self.config.consolidation
         if find_threshold is not None:
             config = replace(config, find_threshold=find_threshold)
@@ -562,7 +566,7 @@ class Memory:
         with self._lock:
             self._fresh()
             return consolidation.consolidate(
-                self, scope_key(user_id, agent_id), dry_run=dry_run, config=config, at=self.clock()
+                self, scope_key(user_id, agent_id), dry_run=dry_run, config=config, at=self.clock(), llm=llm
             )
 
     def undo(self, operation_id: str) -> None:

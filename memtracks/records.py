@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 TRACKS = ("fact", "temporal", "inference")
-SOURCES = ("stated", "inferred", "imported")
+SOURCES = ("stated", "inferred", "imported")  # of a turn; a fact the LLM extractor wrote has "llm"
 # Why a fact stopped holding (``Fact.reason``): a new value replaced it ("I moved to X", "sold
 # X and bought Y"), the speaker said it ended ("I don't live there anymore", "I used to...",
 # "until June"), it was corrected (never true: "sorry, I meant..."), the user retracted it,

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import ConsolidationConfig
 from ..errors import InvalidInputError
+from ..llm.client import ConsolidationLLM
+from ..llm.extractor import LLMExtractor, LLMReport
 from ..storage import consolidations as sql
 from .apply import apply, merge_metadata, undo
 from .plan import Action, event_actions, fact_actions
@@ -47,6 +49,7 @@ class ConsolidationReport:
     after: dict[str, int]
     actions: tuple[Action, ...] = ()
     thresholds: dict[str, float] = field(default_factory=dict)
+    llm: LLMReport | None = None  # what the optional LLM extractor did first, with its cost
 
     def counts(self) -> dict[str, int]:
         found = Counter(a.kind for a in self.actions)
@@ -77,6 +80,7 @@ class ConsolidationReport:
             "counts": self.counts(),
             "thresholds": self.thresholds,
             "actions": [a.to_dict() for a in self.actions],
+            "llm": self.llm.to_dict() if self.llm else None,
         }
 
 
@@ -120,7 +124,12 @@ def consolidate(
     dry_run: bool,
     config: ConsolidationConfig,
     at: datetime,
+    llm: ConsolidationLLM | LLMExtractor | None = None,
 ) -> ConsolidationReport:
+    extracted = None
+    if llm is not None and not dry_run:
+        extractor = llm if isinstance(llm, LLMExtractor) else LLMExtractor(llm)
+        extracted = extractor.run(mem, scope)
     actions = plan(mem, scope, config)
     before = live_counts(mem, scope)
     thresholds = {"find": config.find_threshold, "replace": config.replace_threshold}
@@ -128,7 +137,7 @@ def consolidate(
     if dry_run or not changing:
         gone = Counter(f"{a.track}s" for a in changing for _ in a.members)
         after = {k: v - gone.get(k, 0) for k, v in before.items()}
-        return ConsolidationReport(None, dry_run, before, after, tuple(actions), thresholds)
+        return ConsolidationReport(None, dry_run, before, after, tuple(actions), thresholds, extracted)
     operation_id = apply(mem, scope, actions, at)
     after = live_counts(mem, scope)
-    return ConsolidationReport(operation_id, False, before, after, tuple(actions), thresholds)
+    return ConsolidationReport(operation_id, False, before, after, tuple(actions), thresholds, extracted)

@@ -167,3 +167,12 @@ def drop_runs(store: Store, scope: str) -> None:
     """Forget every run of ``scope`` with its images (their content goes with an erasure)."""
     store.db.execute("DELETE FROM consolidations WHERE user_id = ?", (scope,))
     store.db.execute("DELETE FROM merged_events WHERE user_id = ?", (scope,))
+
+
+# ---------------------------------------------------------------------- the LLM extractor's progress
+
+
+def turns_after(store: Store, scope: str, rowid: int) -> list[tuple[int, Any]]:
+    """``scope``'s turns written after row ``rowid``, in the order written: ``(rowid, row)``."""
+    found = store._rows("SELECT rowid, * FROM turns WHERE user_id = ? AND rowid > ? ORDER BY rowid", (scope, rowid))
+    return [(r[0], r) for r in found]
