@@ -26,6 +26,7 @@ import yaml
 
 from memtracks import Memory
 from memtracks.embedders import USEEmbedder
+from memtracks.storage import consolidations
 from memtracks.toolkit import Toolkit
 
 from . import metrics
@@ -98,9 +99,12 @@ def run_pairs(path: Path, toolkit: Toolkit, embedder: USEEmbedder) -> dict[str, 
         with Memory(toolkit=toolkit, embedder=embedder) as mem:
             for i, text in enumerate((case["first"], case["second"])):
                 mem.write(text, user_id="u", session_id="s", turn_id=f"t{i}", timestamp=start + i * gap)
+            events = [e.id for e in mem.events("u") if e.id is not None]
+            vectors = consolidations.matrix(mem.store, "u", "event", events)
+            cosine = float(vectors[events[0]] @ vectors[events[1]])
             report = mem.consolidate("u")
         folded = [a for a in report.actions if a.kind in ("merge", "update")]
-        rows.append({"id": case["id"], "expect": case["expect"], "folded": bool(folded)})
+        rows.append({"id": case["id"], "expect": case["expect"], "folded": bool(folded), "cosine": round(cosine, 4)})
         if folded and case["expect"] == "separate":
             wrong.append(case["id"])
         if folded and case["expect"] == "merge":
@@ -114,6 +118,10 @@ def run_pairs(path: Path, toolkit: Toolkit, embedder: USEEmbedder) -> dict[str, 
         "merged": len(found),
         "missed": [c["id"] for c in pairs if c["expect"] == "merge" and c["id"] not in found],
         "by_language": {lang: sum(1 for c in pairs if c["lang"] == lang and c["id"] in wrong) for lang in ("en", "zh")},
+        # what a rule on the turns' cosine alone would have merged (the thresholds, no text check)
+        "cosine_only_wrong_merges": {
+            str(t): sum(1 for r in rows if r["expect"] == "separate" and r["cosine"] >= t) for t in (0.7, 0.9)
+        },
         "rows": rows,
     }
 
