@@ -10,6 +10,7 @@
     memtracks --db memory.db rebuild --user u1 [--rules DIR] [--lexicons DIR]
     memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
     memtracks --db memory.db status
+    memtracks --db memory.db audit [--user u1] [--json]      # duplicates, junk, stale, orphans
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.
@@ -26,6 +27,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import upkeep_cli
 from ._version import __version__
 from .errors import MemtracksError
 from .io import detect_format, read_jsonl, read_locomo, read_messages
@@ -427,6 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)
+    upkeep_cli.add_commands(sub, _open)
     return parser
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import networkx as nx
 
 from . import lifecycle, transfer
+from .audit import NEAR_DUPLICATE, AuditReport, audit_scopes
 from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
@@ -476,6 +477,16 @@ class Memory:
 
     def stats(self, user_id: str, *, agent_id: str | None = None) -> dict[str, int]:
         return self.store.counts(scope_key(user_id, agent_id))
+
+    def audit(
+        self, user_id: str | None = None, *, agent_id: str | None = None, near: float = NEAR_DUPLICATE
+    ) -> AuditReport:
+        """Duplicate, near-duplicate, junk, stale and orphan memories of one user (or, with no
+        user, of every user and agent), counted with example ids (:mod:`memtracks.audit`)."""
+        with self._lock:
+            self._fresh()
+            scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
+            return audit_scopes(self, scopes, near)
 
     # ------------------------------------------------------------------ managing what is kept
 
