@@ -11,6 +11,7 @@
     memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
     memtracks --db memory.db status
     memtracks --db memory.db audit [--user u1] [--json]      # duplicates, junk, stale, orphans
+    memtracks --db memory.db export-md DIR --user u1        # DIR/MEMORY.md, DIR/memory/YYYY-MM-DD.md
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.
@@ -429,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)
-    upkeep_cli.add_commands(sub, _open)
+    upkeep_cli.add_commands(sub, _open, _when)
     return parser
 
 

@@ -28,6 +28,7 @@ from .embedders import Embedder, get_embedder
 from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, StorageError
 from .indexes import Indexes
 from .io import messages_to_turns
+from .markdown_export import MAX_LINES, MarkdownReport, export_markdown
 from .progress import reporter
 from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
@@ -562,6 +563,28 @@ class Memory:
             self._fresh()
             scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
             return transfer.export(self, Path(path), scopes, vectors=vectors)
+
+    def export_markdown(
+        self,
+        folder: str | Path,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        now: datetime | None = None,
+        lang: str | None = None,
+        max_lines: int = MAX_LINES,
+    ) -> MarkdownReport:
+        """Write ``folder/MEMORY.md`` (current facts and active plans, most important first, at
+        most ``max_lines`` lines, with a note of what was left out) and ``folder/memory/
+        YYYY-MM-DD.md`` (each day's turns, dates resolved); see :mod:`memtracks.markdown_export`.
+        ``lang``: "en" or "zh" for the headings (default: the language most memories are in)."""
+        if now is not None:
+            _check_aware(now, "now")
+        with self._lock:
+            self._fresh()
+            scope = scope_key(user_id, agent_id)
+            when = now or self.clock()
+            return export_markdown(self, Path(folder), scope, user_id, now=when, lang=lang, max_lines=max_lines)
 
     def import_(self, path: str | Path, *, user_id: str | None = None) -> transfer.ImportReport:
         """Read an export file: history, validity, provenance and vectors come back as they
