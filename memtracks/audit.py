@@ -145,7 +145,7 @@ def _audit_scope(memory: Memory, scope: str, report: UserAudit, near: float) -> 
     inferences = store.inferences(scope)
     report.memories = {"facts": len(facts), "events": len(events), "inferences": len(inferences)}
     current = [f for f in facts if f.is_current]
-    noise = _noise_turns(memory, scope, events)
+    noise = noise_turns(memory, scope, events)
     report.noise_turns = len(noise)
     clean_events = [e for e in events if e.turn_id not in noise]
     report.add("duplicate", _duplicate_facts(current))
@@ -159,7 +159,8 @@ def _audit_scope(memory: Memory, scope: str, report: UserAudit, near: float) -> 
     report.add("orphan", _orphans(inferences, {f.id: f for f in facts}, {e.id: e for e in events}))
 
 
-def _noise_turns(memory: Memory, scope: str, events: Sequence[Event]) -> set[str]:
+def noise_turns(memory: Memory, scope: str, events: Sequence[Event]) -> set[str]:
+    """The turn ids of ``events`` whose turn the write gate finds to be nothing but noise."""
     texts = memory.store.turn_texts(scope, [e.turn_id for e in events])
     return {turn_id for turn_id, text in texts.items() if _screen(memory, text).blocked}
 

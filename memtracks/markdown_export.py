@@ -22,6 +22,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .audit import noise_turns
 from .cards import resolved, with_dates
 from .catalogue import Catalogue
 from .config import FusionConfig
@@ -117,7 +118,7 @@ def export_markdown(
     folder.mkdir(parents=True, exist_ok=True)
     report.memory_file = folder / "MEMORY.md"
     _write(report.memory_file, body)
-    noise = _noise(memory, scope, events)
+    noise = noise_turns(memory, scope, events)
     for day, lines in _daily(events, noise, words, tz).items():
         path = folder / "memory" / f"{day.isoformat()}.md"
         path.parent.mkdir(exist_ok=True)
@@ -218,12 +219,6 @@ def _memory_lines(
         lines=len(lines),
     )
     return lines, report
-
-
-def _noise(memory: Memory, scope: str, events: Sequence[Event]) -> set[str]:
-    gate, simplify = memory.toolkit.gate, memory.toolkit.lexicons.to_simplified
-    texts = memory.store.turn_texts(scope, [e.turn_id for e in events])
-    return {t for t, text in texts.items() if gate.screen(text, simplify).blocked}
 
 
 def _daily(events: Sequence[Event], noise: set[str], words: dict[str, str], tz: tzinfo | None) -> dict[date, list[str]]:
