@@ -147,8 +147,11 @@ class Memory:
     def _drain(self, scope: str | None = None) -> None:
         """Before a write, a change made by hand or a read of ``scope``'s tracks: what is
         queued (for that scope) is written first."""
-        if self._queue is not None and (scope is None or self._queue.hot(scope)):
-            self._queue.flush()
+        if self._queue is None or (scope is not None and not self._queue.hot(scope)):
+            return
+        if self._lock._is_owned():  # type: ignore[attr-defined]  # called from inside a write: the worker waits for us
+            return
+        self._queue.flush()
 
     @property
     def _signature(self) -> str:

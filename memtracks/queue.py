@@ -42,6 +42,8 @@ BATCH = 32  # turns the worker writes per transaction at most
 RETRY_SECONDS = 0.5  # after a storage failure, the worker waits this long before trying again
 HOT_RELEVANCE = 0.15  # a queued turn joins the cards, ahead of stored ones, from this cosine to the question
 HOT_CONFIDENCE = 0.8
+CLOSE_SECONDS = 60.0  # close() waits this long for the queue; what is left stays in the journal
+_OPEN: set[str] = set()  # journals open in this process (their owners are alive)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise StorageError(f"cannot open the write queue journal {path}: {exc}") from exc
         self.lock = threading.Lock()
+        _OPEN.add(self.owner)
 
     def add(self, turn: Turn, warnings: Sequence[str], user_id: str) -> int:
         row = json.dumps(_turn_json(turn), ensure_ascii=False)
@@ -108,6 +111,7 @@ class Journal:
         ]
 
     def close(self) -> None:
+        _OPEN.discard(self.owner)
         with self.lock:
             self.db.close()
 
@@ -115,7 +119,7 @@ class Journal:
 def _alive(owner: str) -> bool:
     pid = int(owner.split(":")[0])
     if pid == os.getpid():
-        return False  # an earlier Memory of this process: it is closed, or this is its file again
+        return owner in _OPEN  # another Memory of this process, still open
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -213,7 +217,7 @@ class WriteQueue:
                 self.report.written, self.report.pending, list(self.report.failed), self.report.recovered
             )
 
-    def close(self, timeout: float | None = None) -> QueueReport:
+    def close(self, timeout: float | None = CLOSE_SECONDS) -> QueueReport:
         """Drain the queue, stop the worker and close the journal."""
         report = self.flush(timeout)
         with self._cond:
