@@ -27,30 +27,30 @@ from memtracks.toolkit import Toolkit
 ADDED = ["By the way, I moved to Denver last month.", "顺便说一下，我上个月搬到杭州了。"]
 
 
-def run(turns, questions, gate: bool, toolkit, embedder) -> dict[str, int]:
+def run(turns, questions, gate: bool, toolkit, embedder) -> dict[str, int | str]:
     mem = Memory(toolkit=toolkit, embedder=embedder, config=MemoryConfig(writer=WriterConfig(gate=gate)))
     mem.write_many(turns)
     user, when = turns[-1].user_id, turns[-1].timestamp
-    created = superseded = added = 0
+    created = superseded = added = asked = 0
     for n, question in enumerate(questions):
         when = when + timedelta(minutes=1)
         block = mem.retrieve(question, user_id=user, now=when).render().text
         if not block:
             continue
-        extra = ADDED[n % 2] if n % 4 == 0 else ""
+        extra = ADDED[(n // 4) % 2] if n % 4 == 0 else ""
         text = f"{block}\n{extra}" if extra else block
         result = mem.write(text, user_id=user, timestamp=when)
-        facts = [f for f in result.facts if f.mention_count == 1]
-        own = [f for f in facts if f.value in ("Denver", "杭州")]
-        created += len(facts) - len(own)
-        added += len(own)
-        superseded += len(result.superseded)
+        own = [f for f in result.facts if extra and f.value in ("Denver", "杭州")]
+        created += len([f for f in result.facts if f.mention_count == 1 and f not in own])
+        asked += bool(extra)
+        added += bool(own)
+        superseded += len([f for f in result.superseded if f.value not in ("Denver", "杭州")])
     counts = mem.audit(user).totals
     mem.close()
     return {
         "facts_created_by_loop": created,
         "facts_superseded_by_loop": superseded,
-        "own_words_facts": added,
+        "own_words_kept": f"{added}/{asked}",
         **counts,
     }
 

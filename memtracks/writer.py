@@ -173,8 +173,9 @@ class Writer:
         self._links = []
         limit = self.config.max_analyzed_chars
         screens = [self.screen(t.text[:limit]) for t, _ in turns]
+        # a turn that is all noise keeps the language it is written in; the others, their own words'
         langs = [
-            t.lang or (detect_language(s.text) if s.noise else None) for (t, _), s in zip(turns, screens, strict=True)
+            t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
         ]
         analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
         results: list[WriteResult] = []
