@@ -657,6 +657,7 @@ class Memory:
             config = replace(config, find_threshold=find_threshold)
         if replace_threshold is not None:
             config = replace(config, replace_threshold=replace_threshold)
+        self._drain()
         with self._lock:
             self._fresh()
             return consolidation.consolidate(
@@ -666,6 +667,7 @@ class Memory:
     def undo(self, operation_id: str) -> None:
         """Restore exactly what consolidation run ``operation_id`` changed (refused, with
         nothing changed, if those memories changed since)."""
+        self._drain()
         with self._lock:
             self._fresh()
             consolidation.undo(self, operation_id, self.clock())
