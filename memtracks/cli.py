@@ -14,6 +14,8 @@
     memtracks --db memory.db check [--quick] [--repair] [--json]   # exit status 1 if a problem is found
     memtracks --db memory.db backup copy.db [--force]      # online backup, consistent with the log
     memtracks --db memory.db --read-only recall ...        # never writes (also a read-only folder)
+    memtracks --db memory.db audit [--user u1] [--json]      # duplicates, junk, stale, orphans
+    memtracks --db memory.db export-md DIR --user u1        # DIR/MEMORY.md, DIR/memory/YYYY-MM-DD.md
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.
@@ -30,6 +32,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import upkeep_cli
 from ._version import __version__
 from .errors import MemtracksError, ReadOnlyError
 from .io import detect_format, read_jsonl, read_locomo, read_messages
@@ -522,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("file")
     backup.add_argument("--force", action="store_true", help="replace the file if it exists")
     backup.set_defaults(func=cmd_backup)
+    upkeep_cli.add_commands(sub, _open, _when)
     return parser
 
 
