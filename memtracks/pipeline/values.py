@@ -97,6 +97,8 @@ def check_value(
         return "empty"
     if kind in ("number", "date"):
         return None
+    if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
+        return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed)
     return _check_zh(value, kind, span, tokens, entities)
