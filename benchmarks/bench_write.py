@@ -8,7 +8,9 @@ Measures, in one run on the same machine:
 - baselines in the same run: spaCy as the writer uses it (NER on every turn, the tagger and
   parser on the sentences that may state a fact), spaCy NER alone, the full spaCy pipeline on
   every turn (what parsing everything would cost), and the embedder alone, so a slow, noisy
-  machine shows up in them too.
+  machine shows up in them too;
+- time normalisation alone (``normalize_time`` on each turn, with the language the writer
+  detects): median and p95 microseconds per turn, and its share of a ``write_many`` turn.
 Reports medians over ``--repeat`` runs.
 """
 
@@ -27,6 +29,7 @@ from pathlib import Path
 from memtracks import Memory
 from memtracks.embedders import USEEmbedder
 from memtracks.io import read_locomo
+from memtracks.pipeline.timenorm import normalize_time
 from memtracks.toolkit import Toolkit
 
 
@@ -70,6 +73,15 @@ def main(argv=None) -> int:
             flush=True,
         )
 
+    timenorm = time_normalisation(turns, [a.lang for a in toolkit.nlp.analyze(texts)], args.repeat)
+    per_turn_us = statistics.median(many) / len(turns) * 1e6
+    timenorm["share_of_write_many_turn"] = timenorm["median_us"] / per_turn_us
+    print(
+        f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us, "
+        f"{100 * timenorm['share_of_write_many_turn']:.1f}% of a write_many turn ({per_turn_us:.0f} us)",
+        flush=True,
+    )
+
     latencies = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in (("memory", ":memory:"), ("file", str(Path(tmp) / "bench.db"))):
@@ -95,12 +107,35 @@ def main(argv=None) -> int:
         "baseline_parse_everything_turns_per_s": len(turns) / statistics.median(full),
         "baseline_embedder_only_turns_per_s": len(turns) / statistics.median(embed),
         "single_write": latencies,
+        "time_normalisation": timenorm,
         "repeat": args.repeat,
     }
     print(json.dumps(figures, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2))
     return 0
+
+
+def time_normalisation(turns, langs, repeat: int) -> dict[str, float]:
+    """Per-turn cost of ``normalize_time`` alone: for each turn the fastest of ``repeat`` calls
+    (the machine is shared), then the median and p95 over turns."""
+    for turn, lang in zip(turns[:64], langs[:64], strict=True):  # warm the grammars before timing
+        normalize_time(turn.text, turn.timestamp, lang=lang)
+    samples = []
+    for turn, lang in zip(turns, langs, strict=True):
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter_ns()
+            normalize_time(turn.text, turn.timestamp, lang=lang)
+            best = min(best, time.perf_counter_ns() - start)
+        samples.append(best / 1000)
+    samples.sort()
+    return {
+        "median_us": statistics.median(samples),
+        "mean_us": statistics.fmean(samples),
+        "p95_us": samples[int(0.95 * (len(samples) - 1))],
+        "total_s": sum(samples) / 1e6,
+    }
 
 
 if __name__ == "__main__":

@@ -158,14 +158,30 @@ def _day(d: datetime | None) -> str:
 
 
 def resolved(mention: TimeMention) -> str:
-    """A resolved time as ISO: 2024-01-17, 2024-05, 2024, or first..last day."""
+    """A resolved time as ISO: 2024-01-17, 2024-05, 2024, or first..last day; "~2024-01-03"
+    for an approximate day ("two weeks ago"); "until 2018-01-01" / "from 2019-01-01" (Chinese
+    "2018-01-01之前" / "2019-01-01起") for an open interval; "" for a bare duration, which
+    names no time."""
+    if not mention.anchored:
+        return ""
+    if mention.unbounded:
+        edge = mention.end if mention.unbounded == "start" else mention.start
+        clock = edge.hour or edge.minute
+        when = f"{edge:%Y-%m-%d %H:%M}" if clock else _day(edge)
+        if mention.lang == "zh":
+            return f"{when}之前" if mention.unbounded == "start" else f"{when}起"
+        return f"until {when}" if mention.unbounded == "start" else f"from {when}"
+    return ("~" if mention.approximate else "") + _interval_text(mention)
+
+
+def _interval_text(mention: TimeMention) -> str:
     last = mention.end - timedelta(microseconds=1)
     if mention.granularity == "month" and mention.start.day == 1 and last.month == mention.start.month:
         return f"{mention.start:%Y-%m}"
     if mention.granularity == "year":
         return f"{mention.start:%Y}"
     if last.date() == mention.start.date():
-        if mention.granularity in ("hour", "minute"):
+        if mention.granularity in ("hour", "minute", "second"):
             return f"{mention.start:%Y-%m-%d %H:%M}"
         return _day(mention.start)
     return f"{_day(mention.start)}..{_day(last)}"
@@ -176,7 +192,7 @@ def with_dates(text: str, times: Sequence[TimeMention]) -> str:
     out, pos = [], 0
     for t in sorted(times, key=lambda t: t.span):
         start, end = t.span
-        if start < pos or end > len(text) or text[start:end] != t.text:
+        if start < pos or end > len(text) or text[start:end] != t.text or not t.dated:
             continue
         out.append(text[pos:end])
         out.append(f" [{resolved(t)}]")

@@ -42,10 +42,13 @@ def bundled(kind: str, name: str) -> Path:
     return data_dir(kind) / name
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
+
+
 def read_yaml(path: Path) -> Any:
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+            return yaml.load(fh, Loader=_LOADER)  # a safe loader (C or pure Python)
     except OSError as exc:
         raise DataFileError(str(path), [f"cannot read file: {exc}"]) from exc
     except yaml.YAMLError as exc:

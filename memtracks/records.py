@@ -8,7 +8,7 @@ timezone-aware.
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 TRACKS = ("fact", "temporal", "inference")
@@ -50,7 +50,14 @@ class TimeMention:
     """A time expression found in a text, resolved to the interval ``[start, end)``.
 
     ``start``/``end`` are aware datetimes in the reference time's zone; ``span`` holds the
-    character offsets of ``text`` in the analysed string.
+    character offsets of ``text`` in the analysed string. Three kinds carry more:
+
+    * ``approximate``: an offset counted from the turn ("two weeks ago", 三天前) is the day it
+      lands on, but the speaker meant "about then";
+    * ``unbounded``: "start" for "before 2018" (the interval reaches back without limit; its
+      start is a far horizon), "end" for "since March";
+    * ``duration``: a length of time that is not a point in time ("for two weeks", 五年没…):
+      ``start == end ==`` the reference time, granularity "duration". ``anchored`` is False.
     """
 
     text: str
@@ -61,6 +68,30 @@ class TimeMention:
     lang: str
     confidence: float = 0.9
     direction: str = "present"  # past | present | future, relative to the reference time
+    approximate: bool = False
+    unbounded: str | None = None  # None | "start" | "end"
+    duration: timedelta | None = None
+
+    @property
+    def anchored(self) -> bool:
+        """True when the mention is a time (not a bare duration)."""
+        return self.duration is None
+
+    @property
+    def when(self) -> tuple[datetime, datetime | None]:
+        """The time an event or happening takes from this mention: its interval, or for an
+        open one its known edge alone ("since 2019": from 2019-01-01, no end)."""
+        if self.unbounded == "end":
+            return self.start, None
+        if self.unbounded == "start":
+            return self.end, None
+        return self.start, self.end
+
+    @property
+    def dated(self) -> bool:
+        """True when the mention dates something: a time, and not the moment of saying ("now",
+        现在: one second at the reference), which the turn's own timestamp already gives."""
+        return self.anchored and not (self.granularity == "second" and self.direction == "present")
 
 
 @dataclass(frozen=True)

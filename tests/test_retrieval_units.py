@@ -11,6 +11,7 @@ from memtracks import Turn
 from memtracks.cards import count_tokens, resolved, with_dates
 from memtracks.config import FusionConfig
 from memtracks.fusion import age_days, distinctive, fuse
+from memtracks.pipeline.timenorm import normalize_time
 from memtracks.records import Event, Fact, Inference, Premise, TimeMention
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
@@ -452,3 +453,15 @@ def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit
 
     clipped = clip_tokens(text, limit)
     assert clipped == expected and count_tokens(clipped) <= limit
+
+
+def test_cards_show_one_date_per_kind_of_mention():
+    """An approximate day gets "~", an open interval "until / from", a duration and "now" no
+    date at all (a duration is not a time; "now" is the card's own date)."""
+    ref = datetime(2024, 9, 2, 10, tzinfo=CST)
+    text = "two weeks ago I stopped; since March I run; for two weeks right now; 2018年以前"
+    times = normalize_time(text, ref)
+    assert with_dates(text, times) == (
+        "two weeks ago [~2024-08-19] I stopped; since March [from 2024-03-01] I run; "
+        "for two weeks right now; 2018年以前 [2018-01-01之前]"
+    )

@@ -1,4 +1,4 @@
-"""English time normalization: golden table, negatives, errors, lexicon files, dateparser oracle."""
+"""English time normalization: golden table, negatives, errors, lexicon files, arithmetic oracle."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import dateparser
 import pytest
 import pytz
 import yaml
+from timegolden import check_golden, golden_cases
 
 from memtracks.datafiles import bundled
 from memtracks.errors import DataFileError, InvalidTimeError, UnsupportedLanguageError
@@ -19,36 +19,6 @@ from memtracks.records import TimeMention
 
 GOLDEN = Path(__file__).parent / "data" / "time_golden_en.yaml"
 WEDNESDAY = datetime(2024, 1, 10, 10, 0, tzinfo=timezone(timedelta(hours=8)))
-
-
-def golden_cases(path: Path) -> list:
-    """The cases of a golden table, as pytest params with the text as id."""
-    cases = yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
-    return [pytest.param(case, id=case["text"]) for case in cases]
-
-
-def reference(case: dict) -> datetime:
-    ref = datetime.fromisoformat(case["ref"])
-    return ref.astimezone(ZoneInfo(case["zone"])) if case.get("zone") else ref
-
-
-def check_golden(case: dict) -> None:
-    """Every expected mention, exactly, with the offset the reference zone gives it."""
-    mentions = normalize_time(case["text"], reference(case))
-    got = [(m.text, m.start, m.end, m.granularity) for m in mentions]
-    want = [
-        (
-            e["phrase"],
-            datetime.fromisoformat(e["start"]),
-            datetime.fromisoformat(e["end"]),
-            e["granularity"],
-        )
-        for e in case["expect"]
-    ]
-    assert got == want
-    for mention, expected in zip(mentions, case["expect"], strict=True):
-        assert mention.start.isoformat() == expected["start"]
-        assert mention.end.isoformat() == expected["end"]
 
 
 @pytest.mark.parametrize("case", golden_cases(GOLDEN))
@@ -76,14 +46,37 @@ def test_timenorm_golden_en_is_large_enough() -> None:
         "every Monday I swim",
         "Sun is shining",
         "I'm 30 years old",
-        "I've lived here for 3 years",
         "Mondays are hard",
-        "I finished the book in three days",
+        "This may take longer than expected.",
+        "Cortana, can you please set something up the 21st.",
+        "My dentist uses the most up to date equipment",
+        "Happy new year!",
+        "I sat down and had a coffee",
+        "She wed him in a small chapel",
+        "I have 3-4 cats",
         "",
     ],
 )
 def test_timenorm_no_time_en(text: str) -> None:
     assert normalize_time(text, WEDNESDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "days"),
+    [
+        ("I've lived here for 3 years", "for 3 years", 1096),
+        ("I finished the book in three days", "in three days", 3),
+        ("I haven't eaten meat in five years", "in five years", 1827),
+        ("we haven't talked in 2 weeks", "in 2 weeks", 14),
+        ("stayed for a couple of days", "for a couple of days", 2),
+    ],
+)
+def test_timenorm_durations_are_not_times_en(text: str, phrase: str, days: int) -> None:
+    """A length of time is kept as a duration, never as a point in time (no future date)."""
+    (m,) = normalize_time(text, WEDNESDAY)
+    assert (m.text, m.anchored, m.granularity) == (phrase, False, "duration")
+    assert m.duration == timedelta(days=days)
+    assert m.start == m.end == WEDNESDAY
 
 
 def test_timenorm_returns_time_mentions_with_spans() -> None:
@@ -144,10 +137,13 @@ def test_timenorm_rejects_unknown_language(lang: str) -> None:
         normalize_time("yesterday", WEDNESDAY, lang=lang)
 
 
-def test_timenorm_forced_language() -> None:
-    assert normalize_time("明天见", WEDNESDAY, lang="en") == []
-    assert normalize_time("see you tomorrow", WEDNESDAY, lang="zh") == []
-    assert [m.text for m in normalize_time("see you tomorrow", WEDNESDAY, lang="en")] == ["tomorrow"]
+def test_timenorm_reads_both_scripts_whatever_the_language() -> None:
+    """English forms inside a Chinese turn and Chinese inside an English one are read."""
+    assert [(m.text, m.lang) for m in normalize_time("明天见", WEDNESDAY, lang="en")] == [("明天", "zh")]
+    assert [m.text for m in normalize_time("see you tomorrow", WEDNESDAY, lang="zh")] == ["tomorrow"]
+    assert [m.text for m in normalize_time("我们3pm在公司见", WEDNESDAY, lang="zh")] == ["3pm"]
+    assert [m.text for m in normalize_time("发票日期3/3/2015", WEDNESDAY, lang="zh")] == ["3/3/2015"]
+    assert [m.text for m in normalize_time("我tomorrow去", WEDNESDAY, lang="zh")] == ["tomorrow"]
 
 
 def test_timenorm_pytz_reference_keeps_local_midnights() -> None:
@@ -159,31 +155,30 @@ def test_timenorm_pytz_reference_keeps_local_midnights() -> None:
     assert today.end.utcoffset() == timedelta(hours=-4)
 
 
-@pytest.mark.parametrize(
-    "phrase",
-    [
-        "January 17th, 2024",
-        "8 May, 2023",
-        "17 January 2024",
-        "Jan 17 2024",
-        "March 3, 2022",
-        "2023-05-08",
-        "yesterday",
-        "today",
-        "tomorrow",
-        "the day before yesterday",
-        "tomorrow at 3pm",
-        "3 days ago",
-        "two weeks ago",
-        "a month ago",
-        "5 months ago",
-        "2 years ago",
-        "in 5 days",
-        "in 2 weeks",
-        "last week",
-        "next month",
-    ],
-)
+_DAY = timedelta(days=1)
+ORACLE = {  # phrase -> the moment it names, by plain arithmetic on the reference (local wall time)
+    "yesterday": lambda r: r - _DAY,
+    "today": lambda r: r,
+    "tomorrow": lambda r: r + _DAY,
+    "the day before yesterday": lambda r: r - 2 * _DAY,
+    "tomorrow at 3pm": lambda r: (r + _DAY).replace(hour=15, minute=0),
+    "3 days ago": lambda r: r - 3 * _DAY,
+    "two weeks ago": lambda r: r - 14 * _DAY,
+    "in 5 days": lambda r: r + 5 * _DAY,
+    "in 2 weeks": lambda r: r + 14 * _DAY,
+    "a fortnight ago": lambda r: r - 14 * _DAY,
+    "last week": lambda r: r - 7 * _DAY,
+    "January 17th, 2024": lambda r: datetime(2024, 1, 17, 12),
+    "8 May, 2023": lambda r: datetime(2023, 5, 8, 12),
+    "17 January 2024": lambda r: datetime(2024, 1, 17, 12),
+    "Jan 17 2024": lambda r: datetime(2024, 1, 17, 12),
+    "March 3, 2022": lambda r: datetime(2022, 3, 3, 12),
+    "2023-05-08": lambda r: datetime(2023, 5, 8, 12),
+    "5/8/2023": lambda r: datetime(2023, 5, 8, 12),
+}
+
+
+@pytest.mark.parametrize("phrase", list(ORACLE))
 @pytest.mark.parametrize(
     "ref",
     [
@@ -193,17 +188,12 @@ def test_timenorm_pytz_reference_keeps_local_midnights() -> None:
     ],
     ids=["wed+08", "new-york", "leap-day-kolkata"],
 )
-def test_timenorm_agrees_with_dateparser(phrase: str, ref: datetime) -> None:
-    """Oracle: dateparser's reading (in local wall time) falls inside our interval.
-
-    Not compared: "next Wednesday" / "last Friday", where dateparser takes the nearest such day
-    and memtracks the weekday of next / last week, as specified.
-    """
-    parsed = dateparser.parse(phrase, languages=["en"], settings={"RELATIVE_BASE": ref.replace(tzinfo=None)})
-    assert parsed is not None
+def test_timenorm_agrees_with_arithmetic(phrase: str, ref: datetime) -> None:
+    """Oracle: the moment the phrase names (reference arithmetic, local wall time) falls inside
+    the interval, which is one day (or one clock hour) long."""
+    moment = ORACLE[phrase](ref.replace(tzinfo=None))
     (mention,) = normalize_time(phrase, ref)
-    local = mention.start.replace(tzinfo=None)
-    assert local <= parsed < mention.end.replace(tzinfo=None)
+    assert mention.start.replace(tzinfo=None) <= moment < mention.end.replace(tzinfo=None)
 
 
 # -- lexicon files ----------------------------------------------------------------------------
@@ -267,16 +257,16 @@ def test_timenorm_lexicon_unknown_language(tmp_path: Path) -> None:
         load_lexicon(tmp_path / "x.yaml", "fr")
 
 
-FALLBACK_CASES = [
+NUMERIC_CASES = [
     ("I met her on 5/8/2023.", "5/8/2023", "2023-05-08"),
     ("See you on 3/4!", "3/4", "2024-03-04"),
-    ("The party is on the 17th.", "on the 17th", "2024-01-17"),
-    ("I paid the rent on the 25th.", "on the 25th", "2023-12-25"),  # past tense: last month's 25th
+    ("The party is on the 17th.", "the 17th", "2024-01-17"),
+    ("I paid the rent on the 25th.", "the 25th", "2023-12-25"),  # past tense: last month's 25th
 ]
 
 
-@pytest.mark.parametrize("text,phrase,day", FALLBACK_CASES, ids=[c[0] for c in FALLBACK_CASES])
-def test_timenorm_fallback_numeric_and_ordinal_dates(text, phrase, day):
+@pytest.mark.parametrize("text,phrase,day", NUMERIC_CASES, ids=[c[0] for c in NUMERIC_CASES])
+def test_timenorm_numeric_and_ordinal_dates(text, phrase, day):
     ref = datetime(2024, 1, 10, 10, tzinfo=timezone(timedelta(hours=8)))
     [m] = normalize_time(text, ref)
     assert (m.text, m.start.date().isoformat(), m.granularity) == (phrase, day, "day")
@@ -284,6 +274,29 @@ def test_timenorm_fallback_numeric_and_ordinal_dates(text, phrase, day):
 
 
 @pytest.mark.parametrize("text", ["The score was 3/4.", "I have 3 cats and 2/3 of them sleep all day."])
-def test_timenorm_fallback_ignores_fractions(text):
+def test_timenorm_numeric_ignores_fractions(text):
     ref = datetime(2024, 1, 10, 10, tzinfo=timezone.utc)
     assert normalize_time(text, ref) == []
+
+
+def test_timenorm_date_order_is_configurable() -> None:
+    (us,) = normalize_time("we met on 5/8/2023", WEDNESDAY)
+    (eu,) = normalize_time("we met on 5/8/2023", WEDNESDAY, date_order="dmy")
+    (forced,) = normalize_time("we met on 23/12/2023", WEDNESDAY)  # 23 cannot be a month
+    assert (us.start.month, us.start.day) == (5, 8)
+    assert (eu.start.month, eu.start.day) == (8, 5)
+    assert (forced.start.month, forced.start.day) == (12, 23)
+    with pytest.raises(UnsupportedLanguageError, match="date_order"):
+        normalize_time("5/8/2023", WEDNESDAY, date_order="ymd")
+
+
+def test_timenorm_lexicon_checks_holidays_and_zones(tmp_path: Path) -> None:
+    def edit(doc: dict) -> None:
+        doc["holidays"][0] = {"word": "founders day", "month": 5}
+        doc["zones"][0] = {"word": "mars time", "iana": "Mars/Olympus_Mons"}
+
+    with pytest.raises(DataFileError) as caught:
+        load_lexicon(write_lexicon(tmp_path, edit), "en")
+    problems = caught.value.problems
+    assert any("holidays[0] 'founders day'" in p and "exactly one of" in p for p in problems)
+    assert any("zones[0] 'mars time'" in p and "unknown time zone" in p for p in problems)

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtracks.pipeline.timenorm import normalize_time
+from memtracks.pipeline.timenorm import GRANULARITIES, normalize_time
 
 ZONES = [
     UTC,
@@ -21,18 +21,7 @@ ZONES = [
     ZoneInfo("Australia/Lord_Howe"),  # half-hour DST shift
     ZoneInfo("America/Sao_Paulo"),
 ]
-GRANULARITIES = {
-    "minute",
-    "hour",
-    "part_of_day",
-    "day",
-    "weekend",
-    "week",
-    "month",
-    "season",
-    "year",
-}
-CALENDAR_ALIGNED = {"day", "weekend", "week", "month", "season", "year"}
+CALENDAR_ALIGNED = {"day", "weekend", "week", "month", "quarter", "season", "half_year", "year", "decade", "century"}
 
 PHRASES = [
     "today",
@@ -180,7 +169,7 @@ PHRASES = [
     "几天前",
     "前几天",
     "过两天",
-    "15号",
+    "15号见",
 ]
 TEMPLATES = [
     "{}",
@@ -255,6 +244,11 @@ def check_mentions(text: str, ref: datetime) -> None:
     mentions = normalize_time(text, ref)
     previous_end = -1
     for m in mentions:
+        if not m.anchored:  # a duration: no point in time, only a positive length
+            assert m.start == m.end == ref and m.granularity == "duration" and m.duration.total_seconds() > 0, m
+            assert m.span[0] >= previous_end and text[m.span[0] : m.span[1]] == m.text
+            previous_end = m.span[1]
+            continue
         assert m.start < m.end, m
         assert m.start.timestamp() < m.end.timestamp(), m
         assert m.start.tzinfo is not None and m.end.tzinfo is not None

@@ -8,26 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import yaml
+from timegolden import check_golden, golden_cases
 
 from memtracks.pipeline.timenorm import normalize_time
 
 GOLDEN = Path(__file__).parent / "data" / "time_golden_zh.yaml"
 WEDNESDAY = datetime(2024, 1, 10, 10, 0, tzinfo=timezone(timedelta(hours=8)))
-
-
-def golden_cases(path: Path) -> list:
-    """The cases of a golden table, as pytest params with the text as id."""
-    cases = yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
-    return [pytest.param(case, id=case["text"]) for case in cases]
-
-
-def check_golden(case: dict) -> None:
-    """Every expected mention, exactly, with the offset the reference zone gives it."""
-    ref = datetime.fromisoformat(case["ref"])
-    if case.get("zone"):
-        ref = ref.astimezone(ZoneInfo(case["zone"]))
-    got = [(m.text, m.start.isoformat(), m.end.isoformat(), m.granularity) for m in normalize_time(case["text"], ref)]
-    assert got == [(e["phrase"], e["start"], e["end"], e["granularity"]) for e in case["expect"]]
 
 
 REFERENCES = [
@@ -149,7 +135,9 @@ def test_timenorm_mixed_text_finds_both_languages() -> None:
         mentions = normalize_time(text, WEDNESDAY, lang=lang)
         assert [(m.text, m.lang) for m in mentions] == [("下周三", "zh"), ("next Wednesday", "en")]
         assert mentions[0].start == mentions[1].start
-    assert [m.text for m in normalize_time(text, WEDNESDAY, lang="zh")] == ["下周三"]
+    # the turn's language does not hide the other script's times (an English phrase in a
+    # Chinese turn is still read)
+    assert [m.text for m in normalize_time(text, WEDNESDAY, lang="zh")] == ["下周三", "next Wednesday"]
 
 
 def test_timenorm_clock_times_in_chinese() -> None:
@@ -166,3 +154,46 @@ def test_timenorm_clock_times_in_chinese() -> None:
         (mention,) = normalize_time(text, WEDNESDAY)
         assert mention.start.replace(tzinfo=None) == start, text
         assert mention.granularity == granularity, text
+
+
+@pytest.mark.parametrize(
+    ("traditional", "simplified"),
+    [
+        ("後天你有空嗎", "后天你有空吗"),
+        ("兩天前", "两天前"),
+        ("三天後", "三天后"),
+        ("下週二開會", "下周二开会"),
+        ("這週末", "这周末"),
+        ("三月一號", "三月一号"),
+        ("上上個週三", "上上个周三"),
+        ("禮拜六晚上八點", "礼拜六晚上八点"),
+        ("現在", "现在"),
+        ("兩個星期後", "两个星期后"),
+    ],
+)
+@pytest.mark.parametrize("ref", REFERENCES[:2], ids=["wed+08", "new-year-eve"])
+def test_timenorm_traditional_reads_like_simplified(traditional: str, simplified: str, ref: datetime) -> None:
+    """Traditional characters are mapped onto the simplified grammar: same times, and the
+    phrase is the user's own text."""
+    a, b = normalize_time(traditional, ref), normalize_time(simplified, ref)
+    assert a and [(m.start, m.end, m.granularity, m.span) for m in a] == [
+        (m.start, m.end, m.granularity, m.span) for m in b
+    ]
+    assert all(traditional[m.span[0] : m.span[1]] == m.text for m in a)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "days"),
+    [
+        ("我五年没吃肉了", "五年没", 1827),
+        ("会议持续三天", "持续三天", 3),
+        ("他们已经走了两个星期了", "了两个星期了", 14),
+        ("这个项目花了半年", "花了半年", 182),
+    ],
+)
+def test_timenorm_durations_are_not_times_zh(text: str, phrase: str, days: int) -> None:
+    """五年没…, 持续三天: a duration on the mention, never a point in time."""
+    (m,) = normalize_time(text, WEDNESDAY)
+    assert (m.text, m.anchored, m.granularity) == (phrase, False, "duration")
+    assert abs(m.duration - timedelta(days=days)) <= timedelta(days=1)
+    assert m.start == m.end == WEDNESDAY

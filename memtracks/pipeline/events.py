@@ -3,7 +3,8 @@
 An event keeps when it was said (``mentioned_at``) and, when the turn talks about another
 time, the resolved interval of what it talks about (``start``/``end``): a happening's own
 time first ("flying to Tokyo next Wednesday"), else the turn's first confident time
-expression.
+expression that dates something ("for two weeks" and "now" do not; "since 2019" gives
+its start).
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ def build_event(
     if timed:
         start, end, granularity = timed[0].start, timed[0].end, timed[0].granularity
     else:
-        confident = [t for t in times if t.confidence >= 0.7]
+        confident = [t for t in times if t.confidence >= 0.7 and t.dated]
         if confident:
-            start, end, granularity = confident[0].start, confident[0].end, confident[0].granularity
+            (start, end), granularity = confident[0].when, confident[0].granularity
     keys = tuple(dict.fromkeys(e.key for e in entities if e.label in LINKED_LABELS))
     return Event(
         id=event_id,

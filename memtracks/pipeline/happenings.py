@@ -104,8 +104,8 @@ def _happening(
         args=args,
         span=m.span(),
         pattern_id=spec.id,
-        start=when.start if when else None,
-        end=when.end if when else None,
+        start=when.when[0] if when else None,
+        end=when.when[1] if when else None,
         granularity=when.granularity if when else None,
     )
 
@@ -155,7 +155,7 @@ def _said(times: Sequence[TimeMention]):
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:
     """The time expression of the happening's sentence closest to it."""
-    inside = [t for t in times if sent.start <= t.span[0] < sent.end]
+    inside = [t for t in times if sent.start <= t.span[0] < sent.end and t.dated]
     if not inside:
         return None
     return min(inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))

@@ -443,6 +443,7 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
 def _since(span: tuple[int, int], times: Sequence[TimeMention], text: str):
     """ "I have lived here since 2020": the fact holds from the time after since/从/自从."""
     for t in times:
-        if span[0] <= t.span[0] <= span[1] + 20 and _SINCE.search(text[max(0, t.span[0] - 8) : t.span[0]]):
+        opens = t.unbounded == "end" or _SINCE.search(text[max(0, t.span[0] - 8) : t.span[0]])
+        if span[0] <= t.span[0] <= span[1] + 20 and opens:
             return t.start
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -48,6 +48,41 @@ _RELATION = re.compile(
 )
 
 
+# How long one unit of a mention's granularity is, for the windows of open and approximate times.
+_UNIT = {
+    "second": timedelta(seconds=1),
+    "minute": timedelta(minutes=1),
+    "hour": timedelta(hours=1),
+    "part_of_day": timedelta(hours=6),
+    "day": timedelta(days=1),
+    "weekend": timedelta(days=2),
+    "week": timedelta(days=7),
+    "month": timedelta(days=31),
+    "quarter": timedelta(days=92),
+    "season": timedelta(days=92),
+    "half_year": timedelta(days=183),
+    "year": timedelta(days=366),
+    "decade": timedelta(days=3653),
+    "century": timedelta(days=36525),
+}
+
+
+def search_span(t: TimeMention, now: datetime) -> tuple[datetime, datetime]:
+    """The part of time a question's time expression searches. An open bound searches around
+    its known edge ("before July 10": the unit around July 10; "since March": from March to
+    now), not the century its open side reaches; an approximate offset ("4 years ago") its day
+    widened by a sixth of its distance from now, since the speaker meant about then."""
+    unit = _UNIT.get(t.granularity, timedelta(days=1))
+    if t.unbounded == "start":
+        return t.end - unit, t.end + unit
+    if t.unbounded == "end":
+        return t.start, max(t.start + unit, now)
+    if t.approximate:
+        slack = max(abs(now - t.start) / 6, timedelta(days=1))
+        return t.start - slack, t.end + slack
+    return t.start, t.end
+
+
 @dataclass(frozen=True)
 class Query:
     """A question after analysis."""
@@ -68,10 +103,12 @@ class Query:
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
-        """The time the question points at: the span of its time expressions."""
-        if not self.times:
+        """The time the question points at: the span of its time expressions ("for two
+        weeks" and "now" point at no time of their own; see ``search_span``)."""
+        spans = [search_span(t, self.now) for t in self.times if t.dated]
+        if not spans:
             return None
-        return min(t.start for t in self.times), max(t.end for t in self.times)
+        return min(s for s, _ in spans), max(e for _, e in spans)
 
     @property
     def entity_keys(self) -> tuple[str, ...]:

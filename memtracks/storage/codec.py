@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, overload
 
 from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
@@ -109,7 +109,7 @@ def row_fact(r: sqlite3.Row) -> Fact:
 
 
 def _time_json(t: TimeMention) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "text": t.text,
         "start": dt_text(t.start),
         "end": dt_text(t.end),
@@ -119,9 +119,17 @@ def _time_json(t: TimeMention) -> dict[str, Any]:
         "confidence": t.confidence,
         "direction": t.direction,
     }
+    if t.approximate:
+        out["approximate"] = True
+    if t.unbounded:
+        out["unbounded"] = t.unbounded
+    if t.duration is not None:
+        out["duration_s"] = t.duration.total_seconds()
+    return out
 
 
 def _json_time(d: dict[str, Any]) -> TimeMention:
+    duration = timedelta(seconds=d["duration_s"]) if "duration_s" in d else None
     return TimeMention(
         d["text"],
         text_dt(d["start"]),
@@ -131,6 +139,9 @@ def _json_time(d: dict[str, Any]) -> TimeMention:
         d["lang"],
         d["confidence"],
         d["direction"],
+        d.get("approximate", False),
+        d.get("unbounded"),
+        duration,
     )
 
 

@@ -7,31 +7,10 @@ own timestamp and timezone into an interval ``[start, end)``.
     ...  for m in normalize_time("我下周三要去北京出差", ref)]
     [('下周三', (1, 4), '2024-01-17T00:00:00+08:00', 'day', 'future')]
 
-Conventions (English and Chinese agree):
-
-* Days run from local midnight to local midnight in the reference's zone (DST-safe).
-* Weeks start on Monday. "next Wednesday" / 下周三 = Wednesday of next week; "last Friday" /
-  上周五 = Friday of last week; "this Wednesday" / 这周三 = Wednesday of the current week.
-* A bare weekday, month, weekend or season takes its tense from cues in the clause around
-  it (English: -ed and irregular past verbs, "ago" vs will / 'll / going to / am + -ing ...;
-  Chinese: 了 过 已经 刚 vs 要 会 将 打算 准备 想 计划). Past: the latest one before today
-  (a month or season: the latest one already begun); future: the next one after today (not
-  yet over); no cue: the one in the current week / year.
-* "N days ago" is that day; "N weeks ago" the Monday-start week containing ref - 7N days;
-  "N months ago" the month containing ref - N months; "N years ago" that year. Vague
-  quantities ("a few days ago", 几天前) cover a range of units with lower confidence.
-* Beginning / middle / end of a month (月初 / 月中旬 / 月底, "early / mid / late May") are the
-  thirds of the month: days 1-10, 11-20, 21-end, granularity "week" (they are about a week and
-  a half long and not Monday-aligned; "day" would claim one day). "End of the year" / 年底 is
-  December and "beginning of the year" / 年初 January (granularity "month"); "late 2023" is
-  Sep-Dec (granularity "season").
-* Parts of the day: morning 06-12, afternoon 12-18, evening 18-24, night 18-06 ("last night"
-  reaches into today's small hours). A clock time with minutes is granularity "minute", a
-  whole hour "hour" ("3pm" = 15:00-16:00).
-* Written calendar formats the rules do not cover ("5/8/2023" read month first, "on the 17th")
-  go to dateparser with ``RELATIVE_BASE`` = the reference's local time (see ``fallback``).
-* Seasons are northern-hemisphere meteorological: spring Mar-May, summer Jun-Aug, autumn
-  Sep-Nov, winter Dec-Feb.
+The conventions (weeks, parts of the day, the year rule for a date said without one, offsets,
+ranges, open bounds, durations, and where memtracks differs from Microsoft Recognizers-Text)
+are written down once, in ``docs/time.md``. The grammars are data: ``lexicons/time_en.yaml``
+and ``lexicons/time_zh.yaml``.
 """
 
 from __future__ import annotations
@@ -41,44 +20,54 @@ from datetime import datetime
 
 from ...errors import InvalidTimeError, UnsupportedLanguageError
 from ...records import TimeMention
-from . import chinese, english, fallback
-from .engine import Context, Found, Grammar, recognise, select
+from .compose import compose
+from .engine import Context, Found, Grammar, pieces_of, select, units_of
 from .lexicon import load_lexicon
+from .spans import GRANULARITIES
 
-__all__ = ["LANGUAGES", "load_lexicon", "normalize_time"]
+__all__ = ["DATE_ORDERS", "GRANULARITIES", "LANGUAGES", "load_lexicon", "normalize_time"]
 
 LANGUAGES = (None, "en", "zh", "mixed")
+DATE_ORDERS = ("mdy", "dmy")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _DIGIT = re.compile(r"\d")
 
 
-def normalize_time(text: str, reference_time: datetime, lang: str | None = None) -> list[TimeMention]:
+def normalize_time(
+    text: str, reference_time: datetime, lang: str | None = None, date_order: str = "mdy"
+) -> list[TimeMention]:
     """Find the time expressions in ``text`` and resolve them against ``reference_time``.
 
     Args:
         text: one conversation turn.
         reference_time: when the turn was said; must be timezone-aware. All arithmetic happens
             in its zone and the results carry its tzinfo.
-        lang: None to detect (Chinese recogniser if the text has CJK characters, English if it
-            has Latin letters), "en", "zh", or "mixed" for both.
+        lang: "en", "zh", "mixed" or None (detect). The language of the turn; an English
+            phrase inside a Chinese turn ("3pm", "tomorrow") and Chinese inside an English one
+            are read too, by the other grammar, whatever ``lang`` says.
+        date_order: how ``5/8/2023`` is read: "mdy" (month first, the default) or "dmy".
+            Day first is used anyway where the first number cannot be a month (23/12).
 
     Returns:
-        The mentions in text order; where two recognisers overlap, the earlier (then longer)
+        The mentions in text order; where two readings overlap, the earlier (then longer)
         span wins.
 
     Raises:
         InvalidTimeError: ``reference_time`` is not an aware datetime.
-        UnsupportedLanguageError: ``lang`` is not one of None, "en", "zh", "mixed".
+        UnsupportedLanguageError: ``lang`` is not one of None, "en", "zh", "mixed", or
+            ``date_order`` not "mdy" / "dmy".
     """
     _check_reference(reference_time)
+    if date_order not in DATE_ORDERS:
+        raise UnsupportedLanguageError(f"unsupported date_order {date_order!r}; expected 'mdy' or 'dmy'")
     found: list[Found] = []
-    lower = text.lower()
     for code, grammar in _grammars(text, lang):
-        if grammar.trigger.search(lower):
-            found.extend(recognise(grammar.rules, grammar.joiner, Context(text, reference_time, grammar.cues), code))
-        if code == "en" and _DIGIT.search(text):
-            found.extend(fallback.find(text, reference_time, grammar.cues, [f.span for f in found]))
+        prepared = grammar.prepare(text)
+        if grammar.trigger.search(prepared.lower()):
+            ctx = Context(prepared, reference_time, grammar.cues, date_order)
+            units = units_of(pieces_of(grammar.rules, ctx), ctx, grammar.joiner, code)
+            found.extend(compose(units, ctx, grammar.connectors))
     return [_mention(text, item, reference_time) for item in select(found)]
 
 
@@ -100,11 +89,15 @@ def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
         raise UnsupportedLanguageError(
             f"unsupported language {lang!r} for time normalization; expected one of None (detect), 'en', 'zh', 'mixed'"
         )
-    if lang is None:
-        has_cjk = _CJK.search(text) is not None
-        use_en, use_zh = _LATIN.search(text) is not None or not has_cjk, has_cjk
-    else:
-        use_en, use_zh = lang in ("en", "mixed"), lang in ("zh", "mixed")
+    from . import chinese, english
+
+    has_cjk = _CJK.search(text) is not None
+    use_zh = has_cjk or lang in ("zh", "mixed") and _DIGIT.search(text) is not None
+    use_en = (
+        _LATIN.search(text) is not None
+        or (not has_cjk and lang != "zh")
+        or (lang != "zh" and _DIGIT.search(text) is not None)
+    )
     chosen = []
     if use_zh:
         chosen.append(("zh", chinese.grammar()))
@@ -115,12 +108,12 @@ def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
 
 def _mention(text: str, item: Found, ref: datetime) -> TimeMention:
     start, end = item.interval.start, item.interval.end
-    if end.timestamp() <= ref.timestamp():
-        direction = "past"
-    elif start.timestamp() > ref.timestamp():
-        direction = "future"
-    else:
+    if item.duration is not None or start.timestamp() <= ref.timestamp() < end.timestamp():
         direction = "present"
+    elif end.timestamp() <= ref.timestamp():
+        direction = "past"
+    else:
+        direction = "future"
     return TimeMention(
         text=text[item.span[0] : item.span[1]],
         start=start,
@@ -130,4 +123,7 @@ def _mention(text: str, item: Found, ref: datetime) -> TimeMention:
         lang=item.lang,
         confidence=item.confidence,
         direction=direction,
+        approximate=item.approximate,
+        unbounded=item.unbounded,
+        duration=item.duration,
     )

@@ -1,10 +1,17 @@
 """The recogniser machinery shared by English and Chinese.
 
-A language is a list of :class:`Rule` (a compiled regex and a handler). Each handler turns a
-match into a :class:`Piece`: either a finished interval, or a day, a part of the day and/or a
-clock time. Overlapping pieces are resolved (earlier start wins, then the longer one), and
-adjacent day / part-of-day / clock pieces are joined, so "tomorrow at 3pm", "Friday night" and
-明天下午三点 each become one mention.
+Three passes over a text:
+
+1. **rules**: a language's regexes (built from its lexicon) turn matches into :class:`Piece`:
+   a finished interval, or a day, a part of the day and/or a clock time (or clock range), with
+   hints for the next passes (a weekday, a bare day of the month, a date without its year ...);
+2. **join**: overlapping pieces are resolved (earlier start wins, then the longer one), and
+   adjacent day / part-of-day / clock pieces are joined, so "tomorrow at 3pm", "Friday night",
+   "Monday 8-9am" and 明天下午三点 each become one; every piece is then resolved to a
+   :class:`Found` interval;
+3. **compose** (``compose.py``): neighbouring units combine across connector words: ranges
+   ("from X to Y"), open bounds ("since X"), "the first Monday of X", "3 days after X", a year
+   lent to a date without one ("26 June ... in 2020").
 """
 
 from __future__ import annotations
@@ -12,26 +19,59 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, TypeVar
 
 from . import calendar as cal
 from .calendar import Interval
 from .tense import Cues, tense_near
 
+Mode = int | str | None  # see resolve.py
+
 
 @dataclass(frozen=True)
 class Clock:
-    """A clock time as said: hour 0-24, minute, and "am" / "pm" if given."""
+    """A clock time as said. ``meridiem`` is "am", "pm", None (not said) or "24h" (written as
+    a 24-hour time, 13:05, or already resolved: the hour is final)."""
 
     hour: int
     minute: int = 0
+    second: int | None = None
     meridiem: str | None = None
+    minutes_written: bool = False  # digits "4:23" (read as a 24-hour time), not spoken "half past 4"
+
+    @property
+    def grain(self) -> str:
+        if self.second is not None:
+            return "second"
+        return "minute" if self.minutes_written or self.minute else "hour"
+
+
+@dataclass(frozen=True)
+class Floating:
+    """A date said without its year: ``build(year)`` is its interval in a given year (None if
+    it does not exist that year: February 29); ``mode`` chooses the year (resolve.occurrence)."""
+
+    build: Callable[[int], Interval | None]
+    mode: Mode
+
+
+@dataclass(frozen=True)
+class Selector:
+    """ "the first Tuesday of", "the last week of", 第一周, 前10天: a part picked out of the
+    period next to it. ``unit`` is "week", "day", "month", "quarter", "half", "weekday" or
+    "weekend"; ``index`` 1-based (negative from the end) or None with ``count`` ("the first
+    2 weeks", 前10天)."""
+
+    unit: str
+    index: int | None = None
+    count: int = 1
+    weekday: int | None = None
 
 
 @dataclass(frozen=True)
 class Piece:
-    """What one rule found at ``span``."""
+    """What one rule found at ``span``; ``strong`` False: only counts when composed."""
 
     span: tuple[int, int]
     confidence: float
@@ -39,17 +79,43 @@ class Piece:
     day: date | None = None
     part: tuple[int, int] | None = None  # (start_hour, end_hour) window
     clock: Clock | None = None
-    strong: bool = True  # False: only counts when joined to another piece
+    until: Clock | None = None  # a clock range "3-4pm": clock .. until
+    zone: tzinfo | None = None  # a time zone named with the clock ("4pm CET")
+    strong: bool = True
+    weekday: int | None = None  # the piece is a weekday name
+    dom: int | None = None  # a bare day of the month ("the 17th", 15号)
+    floating: Floating | None = None
+    year: int | None = None  # the piece names a year it can lend to a neighbour
+    selector: Selector | None = None
+    offset: tuple[float, float, str, int, str | None] | None = None  # "3 days after": low, high, unit, sign, more/less
+    length: tuple[float, str] | None = None  # "for 3 days": amount, unit
+    neighbour: tuple[str, int, int | None] | None = None  # "the Monday before": unit, sign, weekday
+    approximate: bool = False
+    tail: bool = False  # the end of a period ("the end of the month", 月底)
+    moved: bool = False  # a day reached by an offset ("two months from today"): a week to name a weekday in
+    point: bool = False  # "now": an instant, like a clock time
+    open_side: str | None = None  # the piece is already an open interval ("to date")
+    alone: Interval | None = None  # the interval of a weak piece left on its own
 
 
 @dataclass(frozen=True)
 class Found:
-    """A resolved mention before it becomes a ``TimeMention``."""
+    """A resolved unit: a mention before it becomes a ``TimeMention``."""
 
     span: tuple[int, int]
     interval: Interval
     confidence: float
     lang: str
+    piece: Piece
+    strong: bool = True
+    approximate: bool = False
+    unbounded: str | None = None
+    duration: timedelta | None = None
+
+    @property
+    def point(self) -> bool:
+        """A clock time or "now": counts as an instant at its start in ranges and bounds."""
+        return self.piece.point or self.interval.granularity in ("second", "minute", "hour")
 
 
 @dataclass
@@ -59,6 +125,7 @@ class Context:
     text: str
     ref: datetime
     cues: Cues
+    date_order: str = "mdy"
     today: date = field(init=False)
 
     def __post_init__(self) -> None:
@@ -76,26 +143,44 @@ class Context:
 
 @dataclass(frozen=True)
 class Rule:
-    """A pattern and its handler; ``requires`` lists substrings (of the lower-cased text) one
-    of which must be present for the rule to run at all, a cheap way to skip costly scans."""
+    """A pattern and its handler. A rule runs only on a text that has one of its ``words``
+    (lower-case words, or characters for Chinese) or, with ``digits``, a digit; a rule with
+    neither always runs. Most turns hold no time, and this keeps them cheap."""
 
     name: str
     pattern: re.Pattern[str]
     handler: Callable[[re.Match[str], Context], Piece | None]
-    requires: tuple[str, ...] = ()
+    words: frozenset[str] = frozenset()
+    digits: bool = False
+
+    def wanted(self, tokens: frozenset[str], has_digit: bool) -> bool:
+        if not self.words and not self.digits:
+            return True
+        return (self.digits and has_digit) or not self.words.isdisjoint(tokens)
 
 
-DIGITS = tuple("0123456789")
+_WORD = re.compile(r"[a-z]+")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_DIGIT = re.compile(r"\d")
+
+
+def tokens_of(lower: str) -> frozenset[str]:
+    """The lower-case words and the Chinese characters of a text (what rules are gated on)."""
+    return frozenset(_WORD.findall(lower)) | frozenset(_HAN.findall(lower))
 
 
 @dataclass(frozen=True)
 class Grammar:
-    """A language's compiled rules, joiner, cheap pre-check and tense cues."""
+    """A language's compiled rules, joiner, connectors (compose.py), pre-check and tense cues.
+    ``prepare`` maps the text before matching without moving any character (Traditional
+    Chinese onto simplified; Chinese characters blanked for the English rules)."""
 
     rules: tuple[Rule, ...]
     joiner: re.Pattern[str]
     trigger: re.Pattern[str]
     cues: Cues
+    connectors: Any
+    prepare: Callable[[str], str] = str
 
 
 def phrase_span(match: re.Match[str]) -> tuple[int, int]:
@@ -105,22 +190,39 @@ def phrase_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
-def recognise(rules: Sequence[Rule], joiner: re.Pattern[str], ctx: Context, lang: str) -> list[Found]:
-    """Run ``rules`` over ``ctx.text`` and return resolved mentions in text order."""
+def pieces_of(rules: Sequence[Rule], ctx: Context) -> list[Piece]:
+    """Run ``rules`` over ``ctx.text``: the non-overlapping, joined pieces in text order."""
     lower = ctx.text.lower()
-    pieces = [
+    tokens, has_digit = tokens_of(lower), _DIGIT.search(lower) is not None
+    found = [
         piece
         for rule in rules
-        if not rule.requires or any(part in lower for part in rule.requires)
+        if rule.wanted(tokens, has_digit)
         for match in rule.pattern.finditer(ctx.text)
-        if (piece := _representable(rule.handler, match, ctx)) is not None
+        if (piece := representable(rule.handler, match, ctx)) is not None
     ]
-    found = []
-    for piece in _join(select(pieces), ctx.text, joiner):
-        interval = _representable(_resolve, piece, ctx)
+    return select(found)
+
+
+def units_of(pieces: Iterable[Piece], ctx: Context, joiner: re.Pattern[str], lang: str) -> list[Found]:
+    """Join adjacent day / part / clock pieces and resolve each piece to a unit."""
+    units = []
+    for piece in _join(list(pieces), ctx.text, joiner):
+        interval = representable(resolve_piece, piece, ctx)
         if interval is not None:
-            found.append(Found(piece.span, interval, round(_confidence(piece), 3), lang))
-    return found
+            units.append(
+                Found(
+                    piece.span,
+                    interval,
+                    round(_confidence(piece), 3),
+                    lang,
+                    piece,
+                    piece.strong,
+                    piece.approximate,
+                    piece.open_side,
+                )
+            )
+    return units
 
 
 AMBIGUOUS_CLOCK = 0.7  # "at 4", 三点: no am/pm and no part of the day
@@ -133,13 +235,13 @@ def _confidence(piece: Piece) -> float:
     return piece.confidence
 
 
-def _representable(function: Callable[..., Any], *args: Any) -> Any:
+def representable(function: Callable[..., Any], *args: Any) -> Any:
     """``function(*args)``, or None when the time falls outside the years 1-9999 that
     ``datetime`` can hold ("in 999 years" from a reference in 9500). Other errors propagate."""
     try:
         return function(*args)
     except (ValueError, OverflowError) as exc:
-        if "out of range" not in str(exc):
+        if "out of range" not in str(exc) and "must be in" not in str(exc):
             raise
         return None
 
@@ -168,41 +270,98 @@ def _join(pieces: list[Piece], text: str, joiner: re.Pattern[str]) -> list[Piece
     return joined
 
 
+_PARTS = ("day", "part", "clock")
+
+
 def _joinable(left: Piece, right: Piece, text: str, joiner: re.Pattern[str]) -> bool:
+    if right.zone is not None and right.clock is None and left.clock is not None and left.zone is None:
+        return text[left.span[1] : right.span[0]].strip() == ""  # "4pm CET"
     if left.interval or right.interval:
         return False
-    for name in ("day", "part", "clock"):
-        if getattr(left, name) is not None and getattr(right, name) is not None:
-            return False
+    if any(p.selector is not None and p.day is None for p in (left, right)):
+        return False
+    if not any(getattr(left, n) is not None for n in _PARTS):
+        return False
+    if not any(getattr(right, n) is not None for n in _PARTS):
+        return False
+    if any(getattr(left, n) is not None and getattr(right, n) is not None for n in _PARTS):
+        return False
     return joiner.fullmatch(text, left.span[1], right.span[0]) is not None
 
 
 def _merge(left: Piece, right: Piece) -> Piece:
     has_part = left.part is not None or right.part is not None
     has_clock = left.clock is not None or right.clock is not None
+    dated = left.day or right.day
     return replace(
         left,
         span=(left.span[0], right.span[1]),
         confidence=min(left.confidence, right.confidence),
-        day=left.day or right.day,
+        day=dated,
         part=left.part or right.part,
         clock=left.clock or right.clock,
+        until=left.until or right.until,
+        zone=left.zone or right.zone,
         strong=left.strong or right.strong or (has_part and has_clock),
+        weekday=None,
+        dom=None,
+        floating=None if has_part or has_clock else (left.floating or right.floating),
+        year=None,
+        selector=None,
+        alone=None,
     )
 
 
-def _resolve(piece: Piece, ctx: Context) -> Interval | None:
+def resolve_piece(piece: Piece, ctx: Context) -> Interval:
+    """The interval of a joined piece: its own, or its clock (range) / part of day on its day
+    (today when it names none)."""
     if piece.interval is not None:
         return piece.interval
-    if not piece.strong:
-        return None
     day = piece.day or ctx.today
     if piece.clock is not None:
+        tz = piece.zone or ctx.tz
+        if piece.until is not None:
+            return _clock_range(tz, day, piece.clock, piece.until, piece.part, ctx.tz)
         hour = clock_hour(piece.clock, piece.part)
-        return cal.clock(ctx.tz, day, hour, piece.clock.minute)
+        c = piece.clock
+        return _in_zone(cal.clock(tz, day, hour, c.minute, c.second or 0, c.grain), ctx.tz)
     if piece.part is not None:
         return cal.hours(ctx.tz, day, *piece.part)
     return cal.days(ctx.tz, day)
+
+
+def _clock_range(
+    tz: tzinfo, day: date, first: Clock, last: Clock, part: tuple[int, int] | None, home: tzinfo
+) -> Interval:
+    """ "3-4pm", 下午两点到四点: the end read first (it usually carries am/pm), then the start
+    as the latest reading not after it; an end not after the start is on the next day."""
+    if last.meridiem is None and first.meridiem is not None:
+        start_hour = clock_hour(first, part)
+        end_hour = min(_readings(last, part), key=lambda h: (h < start_hour, h))
+    else:
+        end_hour = clock_hour(last, part)
+        start_hour = max(
+            (h for h in _readings(first, part) if (h, first.minute) <= (end_hour, last.minute)),
+            default=clock_hour(first, part),
+        )
+    start = cal.local(tz, day, start_hour, first.minute)
+    end = cal.local(tz, day, end_hour, last.minute)
+    if end <= start:
+        end = cal.local(tz, day, end_hour + 24, last.minute)
+    grain = "minute" if first.grain != "hour" or last.grain != "hour" else "hour"
+    return _in_zone(Interval(start, end, grain), home)
+
+
+def _readings(clock: Clock, part: tuple[int, int] | None) -> list[int]:
+    if clock.meridiem or part is not None or clock.hour > 12 or clock.hour == 0:
+        return [clock_hour(clock, part)]
+    return [clock.hour % 12, clock.hour % 12 + 12]
+
+
+def _in_zone(interval: Interval, home: tzinfo) -> Interval:
+    if interval.start.tzinfo is home:
+        return interval
+    return Interval(interval.start.astimezone(home), interval.end.astimezone(home), interval.granularity)
 
 
 def clock_hour(clock: Clock, part: tuple[int, int] | None) -> int:
@@ -210,16 +369,23 @@ def clock_hour(clock: Clock, part: tuple[int, int] | None) -> int:
 
     Without am/pm a clock may mean h, h+12 or h+24 (past midnight); with a part of day the
     reading closest to the part's window wins: "8" in the evening is 20, 晚上十二点 is 24
-    (the midnight ending that day), "2am" last night (window 18-30) is 26 = 02:00 next day.
-    With neither, 1-6 are read as afternoon ("Friday at 5", 明天三点) and 7-12 as said.
+    (the midnight ending that day), "2am" last night (window 20-24) is 26 = 02:00 next day.
+    With neither, a bare hour 1-6 is read as afternoon ("Friday at 5", 明天三点) and 7-12 as
+    said; a time written with minutes ("4:23") is read as a 24-hour time.
     """
+    if clock.meridiem == "24h":
+        return clock.hour
     hour = clock.hour % 12 if clock.meridiem else clock.hour
     if clock.meridiem == "pm":
         hour += 12
     if part is None:
-        return hour + 12 if clock.meridiem is None and 1 <= hour <= 6 else hour
+        bare = clock.meridiem is None and not clock.minutes_written
+        return hour + 12 if bare and 1 <= hour <= 6 else hour
     steps = (0, 24) if clock.meridiem else (0, 12, 24)
-    return min((hour + step for step in steps), key=lambda h: (_distance(h, part), h))
+    start, end = part  # read in a wider window: "3 in the morning" 03:00, 晚上十二点 24:00,
+    # "in the afternoon at 7" 19:00, "tonight around 3" 03:00 next morning
+    window = (0 if start <= 8 else start - 1, 30 if start >= 20 else 24 if start >= 12 else end)
+    return min((hour + step for step in steps), key=lambda h: (_distance(h, window), h))
 
 
 def _distance(hour: int, window: tuple[int, int]) -> int:

@@ -1,211 +1,328 @@
-"""English time expressions: patterns built from ``lexicons/time_en.yaml`` and their handlers.
+"""English time expressions: patterns built from ``lexicons/time_en.yaml`` and their handlers
+(dates and relative times here; clock times and parts of the day in ``english_clock.py``).
 
-Month names that are also common words (May, March, August) count only when capitalised and in
-a date context ("in May", "May 3", "May 2023", "last May", "early May"); weekday abbreviations
-only when capitalised after on/last/next/this or inside a date. "every Monday" is habitual and
-not a time. A part of the day ("morning") or "at 9" on its own is not a mention: it only refines
-an adjacent day ("Friday morning", "tomorrow at 9").
+Words match case-insensitively ("march 3", "fri", "next tues"). Words that are also ordinary
+English words count only in a date context: the months March, May and August alone need a
+capital and must not read as a verb ("May I", "march on"); month abbreviations need a day, a
+year or a date word next to them ("in dec", "Jan 5"); the weekday abbreviations mon, wed,
+sat and sun need on / next / last ... before them or a date or clock time after them.
+"every Monday" is habitual and not a time.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from datetime import date
 from functools import cache
 
-from . import calendar as cal
+from . import pieces as pc
 from . import resolve as rv
-from .common import CLOCK_24, ISO_DATE, Handler, alt, compile_rules, key, stems
-from .engine import DIGITS, Clock, Context, Grammar, Piece, Rule, phrase_span
+from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, key, stems, tokens
+from .compose import Connectors
+from .engine import Context, Grammar, Piece, Rule, phrase_span
+from .english_clock import ClockRules
+from .english_periods import DECADE_WORDS, PeriodRules
+from .english_relative import ORDINAL_SELECT, RelativeRules
 from .lexicon import Lexicon, lexicon
 from .tense import compile_cues
 
 YEAR = r"(?:19|20)\d{2}"
-JOINER = re.compile(r"(?:\s*,)?\s*(?:(?:at|on|in|the|around|about|of|by)\s+){0,2}", re.IGNORECASE)
-# Substrings one of which a text must contain for a rule to be tried (speed only).
-_REQUIRES = {
-    **dict.fromkeys(("month_day", "day_month", "month_year", "year", "clock_meridiem"), DIGITS),
-    "season_year": DIGITS,
-    "ago": ("ago", "back"),
-    "from_now": ("from",),
-    "clock_oclock": ("clock",),
-    "postfix_shift": ("before", "after"),
-    "earlier_later": ("earlier", "later"),
+JOINER = re.compile(r"(?:\s*,)?\s*(?:(?:at|on|in|the|around|about|of|for|@|circa)\s*){0,2}\s*", re.IGNORECASE)
+# The word classes (and "digit") one of which a text must hold for a rule to run at all.
+_NEEDS = {
+    **dict.fromkeys(
+        (
+            "md_range",
+            "dm_range",
+            "month_day",
+            "day_month",
+            "month_year",
+            "month_year2",
+            "shifted_month",
+            "month_in_context",
+            "month_after_word",
+            "month_range_left",
+            "month",
+            "month_capitalised",
+        ),
+        ("mon",),
+    ),
+    **dict.fromkeys(
+        (
+            "weekday_of_week",
+            "week_weekday",
+            "weekday_dom",
+            "shifted_weekday",
+            "weekday",
+            "weekday_context",
+            "weekday_before",
+            "weekday_loose",
+        ),
+        ("wd",),
+    ),
+    **dict.fromkeys(("shifted_season", "season_year", "season"), ("season",)),
+    **dict.fromkeys(("year", "bare_year", "dom_range"), ("digit",)),
+    "selector": ("unit", "wd"),
+    "neighbour": ("anchor",),
+    **dict.fromkeys(
+        ("count_selector", "the_unit", "shifted_unit", "in", "length", "length_starting", "rolling", "postfix_shift"),
+        ("unit",),
+    ),
+    **dict.fromkeys(("clock_range", "clock_at", "clock_before_part"), ("digit", "hour")),
+    **dict.fromkeys(("clock_words_meridiem", "clock_hour_minute", "clock_words_weak"), ("hour",)),
+    **dict.fromkeys(("fused_modified", "fused_day_part", "part_in_the", "part_modified", "part_of_day"), ("part",)),
+    "holiday": ("holiday",),
+    "period": ("period",),
+    "quarter": ("quarter",),
+    "decade": ("digit", "decade"),
+    "century": ("century",),
+    "year_named": ("year",),
+    "week_of": ("week",),
+    "week_number": ("week",),
+    "dom_of_month": ("month",),
+    "dom": ("digit", "ordinal"),
+    "year_to_date": ("date",),
+    "till_date": ("date",),
+    "shifted_small": ("unit",),
+    "weekend": ("weekend",),
+    "ago": ("ago",),
+    "later": ("later",),
+    "anchored": ("anchor",),
     "past_unit": ("past",),
-    "range": ("past", "last", "previous", "next", "coming"),
+    "vague_phrase": ("phrase",),
+    "earlier_later": ("later",),
+    "day_word": ("day_word",),
+    "clock_relative": ("clock_rel",),
+    "clock_oclock": ("clock",),
+    "clock_ish": ("ish",),
+    "clock_word": ("clock_word",),
+    "zone": ("zone",),
+    "now": ("now",),
+    "part_meal": ("meal",),
 }
-_CALENDAR_UNITS = ("week", "weekend", "month", "year")
-_RANGE_WORDS = {"past": -1, "last": -1, "previous": -1, "next": 1, "coming": 1}
+_CALENDAR_UNITS = ("week", "weekend", "month", "quarter", "year", "decade")
+_TENS = {"twenty": 20, "thirty": 30}
 
 
-class English:
+class English(PeriodRules, ClockRules, RelativeRules):
     """Lexicon tables and the handler of each English rule."""
 
     def __init__(self, lex: Lexicon):
-        self.lex = lex
-        windows = {w.name: (w.start_hour, w.end_hour) for w in lex["part_windows"]}
-        self.parts = {key(e.word): windows[e.part] for e in lex["day_parts"]}
-        self.fused = {key(e.word): (e.offset, windows[e.part]) for e in lex["fused_day_parts"]}
+        super().__init__(lex)
         self.days = {key(e.word): e.offset for e in lex["day_words"]}
         self.weekdays = lex.table("weekdays", "index")
         self.months = lex.table("months", "number")
-        self.numbers = lex.table("numbers", "value")
+        self.ordinals = lex.table("ordinals", "value")
         self.vague = {key(e.word): e for e in lex["vague_quantities"]}
         self.phrases = {key(e.word): e for e in lex["vague_phrases"]}
-        self.units = lex.table("units", "unit")
+        self.units = {key(e.word): e for e in lex["units"]}
         self.seasons = lex.table("seasons", "start_month")
         self.shifts = {key(e.word): e.shift if e.tense is None else e.tense for e in lex["shifts"]}
         self.postfix = lex.table("postfix_shifts", "shift")
         self.periods = {key(e.word): e for e in lex["periods"]}
-        self.clock_words = {key(e.word): (e.hour, e.minute) for e in lex["clock_words"]}
+        self.holidays = {key(e.word): e for e in lex["holidays"]}
+        self.duration_cue = re.compile(alt(lex.words("duration_cues")), re.IGNORECASE)
+        self.f = self.fragments()
+        self._amount_part = re.compile(rf"({self.f['qty']})\s*({self.f['unit']})\b", re.IGNORECASE)
 
     # -- patterns ---------------------------------------------------------------------------
 
     def fragments(self) -> dict[str, str]:
         """Named regex fragments built from the lexicon, used as ``$name`` in the rules."""
         lex = self.lex
-        hours = [w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 12 and len(w) > 2]
-        cal_units = [w for w, u in self.units.items() if u == w and u in _CALENDAR_UNITS]
-        number = alt(self.numbers)
+        units = [w for w in self.units]
+        cal_units = [
+            w for w, e in self.units.items() if e.unit in _CALENDAR_UNITS and e.size == 1 and not w.endswith("s")
+        ]
+        small = alt(w for w, v in self.ordinals.items() if v < 10)
+        ones = alt(w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 9 and " " not in w and len(w) > 2)
+        cardinal = alt(
+            w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 31 and " " not in w and len(w) > 2
+        )
+        ordinal_words = f"(?:twenty|thirty)[- ]?(?:{small})|{alt(self.ordinals)}"
         f = {
+            **self.clock_fragments(),
             "year": YEAR,
-            "wd_full": f"(?i:{alt(lex.words('weekdays', abbreviation=False))})",
-            "wd_abbr": alt(lex.words("weekdays", abbreviation=True), capitalise=True),
-            "mon_full": f"(?i:{alt(lex.words('months', ambiguous=False, abbreviation=False))})",
-            "mon_amb": alt(lex.words("months", ambiguous=True), capitalise=True),
-            "mon_abbr": alt(lex.words("months", abbreviation=True), capitalise=True),
-            "num": rf"(?:\d{{1,3}}|(?i:(?:{number})(?:-(?:{number}))?))",
-            "vague": f"(?i:{alt(self.vague)})",
-            "unit": f"(?i:{alt(self.units)})",
-            "cal_unit": f"(?i:{alt(cal_units)})",
-            "my_unit": f"(?i:{alt(w for w in cal_units if w in ('month', 'year'))})",
-            "shift": f"(?i:{alt(self.shifts)})",
-            "postfix": f"(?i:{alt(self.postfix)})",
-            "prefix": f"(?i:{alt(lex.words('date_prefixes'))})",
-            "season": f"(?i:{alt(self.seasons)})",
-            "hour_word": f"(?i:{alt(hours)})",
-            "of_period": f"(?i:{alt(lex.words('periods', form='of'))})",
-            "pre_period": f"(?i:{alt(lex.words('periods', form='prefix'))})",
-            "range_dir": f"(?i:{alt(_RANGE_WORDS)})",
-            "fused": f"(?i:{alt(self.fused)})",
-            "day_word": f"(?i:{alt(self.days)})",
-            "phrase": f"(?i:{alt(self.phrases)})",
-            "clock_word": f"(?i:{alt(self.clock_words)})",
-            "part": f"(?i:{alt(self.parts)})",
+            "dnum": r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?",
+            "oword": rf"(?:{ordinal_words}|(?:twenty|thirty)[- ](?:{ones})|{cardinal})",
+            "ordsel": rf"(?:{alt(ORDINAL_SELECT)}|[1-5](?:st|nd|rd|th))",
+            "wd_full": alt(lex.words("weekdays", abbreviation=False)),
+            "wd_free": alt([*lex.words("weekdays", abbreviation=False), *lex.words("weekdays", ambiguous=False)]),
+            "wd_amb": alt(lex.words("weekdays", ambiguous=True)),
+            "mon_full": alt(lex.words("months", ambiguous=False, abbreviation=False)),
+            "mon_amb": alt(lex.words("months", ambiguous=True)),
+            "mon": alt(lex.words("months")),
+            "unit": alt(units),
+            "cal_unit": alt(cal_units),
+            "shift": alt(self.shifts),
+            "postfix": alt(self.postfix),
+            "prefix": alt(lex.words("date_prefixes")),
+            "season": alt(self.seasons),
+            "of_period": alt(lex.words("periods", form="of")),
+            "pre_period": alt(lex.words("periods", form="prefix")),
+            "day_word": alt(self.days),
+            "phrase": alt(self.phrases),
+            "holiday": alt(self.holidays),
+            "vague": alt(self.vague),
         }
-        f["wd"] = f"(?:{f['wd_full']}|{f['wd_abbr']})"
-        f["mon_ctx"] = f"(?:{f['mon_full']}|{f['mon_amb']})"
-        f["mon_date"] = f"(?:{f['mon_full']}|{f['mon_amb']}|{f['mon_abbr']})"
+        amb_ok = r"(?=\s*(?:[.,!?;:)\"']|$|\d|of\b|and\b|to\b|through\b|till\b|until\b|-|–|this\b|last\b|next\b))"
+        f["mon_ctx"] = f"{f['mon_full']}|{alt(lex.words('months', abbreviation=True))}|(?:{f['mon_amb']}){amb_ok}"
+        f = {name: f"(?:{body})" for name, body in f.items()}
+        f["wd"] = f"(?:{f['wd_free']}|{f['wd_amb']})"
+        f["wd_opt"] = f"(?:(?P<wd>{f['wd']})\\.?,?\\s+)?"
         f["qty"] = f"(?:{f['vague']}|{f['num']})"
-        f["wd_opt"] = f"(?:(?P<wd>{f['wd']}),?\\s+)?"
+        f["amount"] = r"(?:$qty$unit(?:\s*,?\s*(?:and\s+)?$qty$unit)*)".replace(
+            "$qty", rf"(?:\d+(?:\.\d+)?\s*|{f['qty']}\s+)"
+        ).replace("$unit", f"(?:{f['unit']})\\b")
+        f["dany"] = f"(?:{f['dnum']}|{f['oword']})"
+        f["y_tail"] = rf"(?:(?:\s*,\s*|\s+|-)(?:of\s+)?(?P<y>{YEAR})\b|\s+of\s+(?P<y2>'?\d\d)\b)?"
         return f
 
     def rules(self) -> tuple[Rule, ...]:
         """Every English rule; for equal spans the earlier rule wins."""
-        table = [*self._date_rules(), *self._relative_rules(), *self._clock_rules()]
-        return (ISO_DATE, *compile_rules(table, self.fragments(), _REQUIRES), CLOCK_24)
+        table = [*self._date_rules(), *self.relative_rules(), *self.clock_rules()]
+        compiled = compile_rules(table, self.fragments(), _NEEDS, self.classes(), re.IGNORECASE)
+        exact = {
+            r.name: r
+            for r in compile_rules(
+                [row for row in table if row[0] in self.case_sensitive], self.fragments(), _NEEDS, self.classes()
+            )
+        }
+        return (*NUMERIC_RULES, *(exact.get(r.name, r) for r in compiled))
+
+    case_sensitive = frozenset({"month_capitalised"})
+
+    def classes(self) -> dict[str, frozenset[str]]:
+        """The gate words of each word class (see ``_NEEDS``)."""
+        lex = self.lex
+        hours = [w for w, v in self.numbers.items() if v == int(v) and 1 <= v <= 59 and len(w) > 2]
+        return {
+            "mon": tokens(lex.words("months")),
+            "wd": tokens(lex.words("weekdays")),
+            "season": tokens(self.seasons),
+            "unit": tokens(self.units),
+            "hour": tokens(hours),
+            "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]),
+            "meal": tokens(self.meals),
+            "holiday": tokens(self.holidays) | {"july"},
+            "period": tokens(self.periods),
+            "quarter": frozenset({"quarter", "half"}),
+            "decade": tokens(DECADE_WORDS),
+            "century": frozenset({"century"}),
+            "year": frozenset({"year"}),
+            "week": frozenset({"week", "weekend", "w"}),
+            "month": frozenset({"month"}),
+            "ordinal": tokens(self.ordinals) | frozenset(_TENS),
+            "date": frozenset({"date"}),
+            "weekend": frozenset({"weekend"}),
+            "ago": frozenset({"ago", "back", "earlier"}),
+            "later": frozenset({"later", "hence", "earlier"}),
+            "anchor": frozenset({"before", "after", "from", "prior"}),
+            "past": frozenset({"past"}),
+            "phrase": tokens(self.phrases),
+            "day_word": tokens(self.days),
+            "clock_rel": frozenset({"half", "quarter", "past", "min", "mins", "minute", "minutes"}),
+            "clock": frozenset({"clock", "oclock"}),
+            "ish": frozenset({"ish", "noonish", "middayish"}),
+            "clock_word": tokens(self.clock_words) | frozenset({"mid"}),
+            "zone": tokens(self.zones),
+            "now": tokens(lex.words("now_words")),
+        }
 
     def _date_rules(self) -> list[tuple[str, Handler, str]]:
+        not_clock = r"(?![:.]\d|\s*(?:[ap]\.?m\b|o'?clock))"
         return [
+            (
+                "md_range",
+                self.md_range,
+                r"\b(?:(?:from|between)\s+)?(?P<mon>$mon)\.?\s*(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until|and)\s*"
+                r"(?:the\s+)?(?P<d2>$dany)\b" + not_clock + r"(?!\s*(?:$mon)\b)(?:,?\s+(?P<y>$year)\b)?",
+            ),
+            (
+                "dm_range",
+                self.md_range,
+                r"\b(?:(?:from\s+)?(?:the\s+)?(?P<d>$dany)\s*(?:-|–|to|through|thru|till|until)|between\s+(?:the\s+)?(?P<db>$dany)\s*(?:and|-|to))\s*(?:the\s+)?"
+                r"(?P<d2>$dany)\s+(?:of\s+)?(?P<mon>$mon)\b\.?(?:,?\s+(?P<y>$year)\b)?",
+            ),
             (
                 "month_day",
                 self.date,
-                r"\b${wd_opt}(?P<mon>$mon_date)\b\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?![:.]\d)"
-                r"(?:,?\s+(?P<y>$year)\b)?",
+                r"\b${wd_opt}(?P<mon>$mon)\.?(?:\s+|-|(?<=[a-z])(?=\d)|,\s*(?=\d{1,2}(?:st|nd|rd|th)))(?:the\s+)?(?P<d>$dany)\b"
+                + not_clock
+                + r"(?!\s*(?:-|–|to|through|till|until)\s*\d{1,2}\b)$y_tail",
             ),
             (
                 "day_month",
                 self.date,
-                r"\b${wd_opt}(?:(?i:the)\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:(?i:of)\s+)?"
-                r"(?P<mon>$mon_date)\b\.?(?:,?\s+(?P<y>$year)\b)?",
+                r"(?<![$$£€¥\d.,])(?<![$$£€¥] )\b${wd_opt}(?:the\s+)?(?P<d>$dany)(?:\s+day)?(?:\s+of\s+|\s+|-)(?P<mon>$mon)\b\.?$y_tail",
             ),
-            (
-                "month_year",
-                self.month_year,
-                r"\b(?P<mon>$mon_date)\b\.?,?\s+(?:(?i:of)\s+)?(?P<y>$year)\b",
-            ),
-            (
-                "period",
-                self.period,
-                r"\b(?:(?:(?i:the)\s+)?(?P<of>$of_period)\s+(?i:of)|(?P<pre>$pre_period))(?:\s+|-)"
-                r"(?:(?P<mon>$mon_ctx)\b(?:,?\s+(?P<y>$year)\b)?"
-                r"|(?:(?P<shift>$shift|(?i:the))\s+)?(?P<u>$my_unit)\b|(?P<yr>$year)\b)",
-            ),
-            (
-                "weekday_of_week",
-                self.weekday,
-                r"\b(?P<wd>$wd)\s+(?:(?i:of)\s+)?(?P<shift>$shift)\s+(?i:week)\b",
-            ),
-            ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b"),
-            ("weekday", self.weekday, r"(?<![Ee]very )\b(?P<wd>$wd_full)\b"),
-            ("on_weekday_abbr", self.weekday, r"\b(?i:on)\s+(?P<phrase>(?P<wd>$wd_abbr))\b"),
-            ("fused_day_part", self.fused_day_part, r"\b(?P<w>$fused)\b"),
-            ("day_word", self.day_word, r"\b(?P<w>$day_word)\b"),
-            ("shifted_season", self.season, r"\b(?P<shift>$shift)\s+(?P<s>$season)\b"),
-            (
-                "season_year",
-                self.season,
-                r"\b(?:(?i:the)\s+)?(?P<s>$season)\s+(?:(?i:of)\s+)?(?P<y>$year)\b",
-            ),
-            ("season", self.season, r"\b$prefix\s+(?P<phrase>(?:(?i:the)\s+)?(?P<s>$season))\b"),
+            ("month_year", self.month_year, r"\b(?P<mon>$mon)\.?(?:\s*,\s*|\s+|-)(?:of\s+)?(?P<y>$year)\b"),
+            ("month_year2", self.month_year, r"\b(?P<mon>$mon)\s+of\s+(?P<y2>'?\d\d)\b"),
+            *self.period_rules(),
             ("shifted_month", self.month, r"\b(?P<shift>$shift)\s+(?P<mon>$mon_ctx)\b"),
-            ("month_in_context", self.month, r"\b$prefix\s+(?P<phrase>(?P<mon>$mon_ctx))\b"),
+            (
+                "month_in_context",
+                self.month,
+                r"\b(?:in|since|until|till|by|during|before|after|around|of|early|late|mid|from|through)\s+(?P<phrase>(?P<mon>$mon))\b\.?(?!\s*\d)",
+            ),
+            ("month_after_word", self.month, r"\b(?:$prefix|to)\s+(?P<phrase>(?P<mon>$mon_ctx))\b\.?(?!\s*\d)"),
+            ("month_range_left", self.month, r"\b(?P<mon>$mon)\b(?=\s*(?:-|–|to)\s*(?:$mon)\b)"),
             ("month", self.month, r"\b(?P<mon>$mon_full)\b"),
-            ("year", self.year, r"\b$prefix\s+(?P<phrase>(?P<y>$year))\b(?![-/.,:]?\d|s\b|\s*%)"),
-        ]
-
-    def _relative_rules(self) -> list[tuple[str, Handler, str]]:
-        return [
             (
-                "postfix_shift",
-                self.postfix_shift,
-                r"\b(?i:the)\s+(?P<u>$cal_unit)\s+(?P<post>$postfix)\b",
+                "month_capitalised",
+                self.month,
+                r"(?<![\w'])(?P<mon>March|May|August)(?![\w'-])(?!\s+(?:I|i|you|we|they|he|she|it|be|have|not|the|a|an|on|in|"
+                r"into|to|through|forward|down|over|past|back|along|up|out|off|against|with)\b)",
             ),
-            ("shifted_unit", self.shifted_unit, r"\b(?P<shift>$shift)\s+(?P<u>$cal_unit)\b"),
-            ("weekend", self.weekend, r"\b(?:(?i:the)\s+)?(?i:weekend)\b"),
-            ("ago", self.ago, r"\b(?P<q>$qty)\s+(?P<u>$unit)\s+(?i:ago|back)\b"),
-            ("in", self.within, r"\b(?i:in)\s+(?P<q>$qty)\s+(?P<u>$unit)\b(?!\s+(?i:ago|back))"),
-            ("from_now", self.ahead, r"\b(?P<q>$qty)\s+(?P<u>$unit)\s+(?i:from\s+(?:now|today))\b"),
+            ("year_named", self.year, r"\b(?:the\s+)?(?:calendar\s+)?year\s+(?P<y>$year)\b"),
+            ("year", self.year, r"\b(?:$prefix)\s+(?P<phrase>(?P<y>$year))\b(?![-/.,:]?\d|s\b|\s*%)"),
             (
-                "range",
-                self.range,
-                r"\b(?:(?i:the|these)\s+)?(?P<dir>$range_dir)\s+(?P<q>$qty)\s+(?P<u>$unit)\b",
+                "bare_year",
+                self.bare_year,
+                r"(?<![\w$$£€¥.])(?P<y>$year)\b(?!(?:[/.:]|-(?!(?:19|20)\d\d))?\d|s\b|\s*%|\s*[a-z]*\s*(?:steps|people|km|miles))",
             ),
-            ("past_unit", self.past_unit, r"\b(?:(?i:the)\s+)?(?i:past)\s+(?P<u>$unit)\b"),
-            ("vague_phrase", self.vague_phrase, r"\b(?P<w>$phrase)\b"),
-            (
-                "earlier_later",
-                self.earlier_later,
-                r"\b(?P<el>(?i:earlier|later))\s+(?i:this)\s+(?P<u>$cal_unit)\b",
-            ),
-        ]
-
-    def _clock_rules(self) -> list[tuple[str, Handler, str]]:
-        return [
-            (
-                "clock_meridiem",
-                self.clock,
-                r"\b(?P<h>\d{1,2})(?::(?P<mi>[0-5]\d))?\s*(?P<mer>(?i:[ap]\.m\.|[ap]\.?m\b))",
-            ),
-            ("clock_oclock", self.clock, r"\b(?P<h>\d{1,2}|$hour_word)\s+(?i:o['’]clock)\b"),
-            ("clock_word", self.clock_word, r"\b(?P<w>$clock_word)\b"),
-            (
-                "clock_at",
-                self.weak_clock,
-                r"(?<=\b[Aa]t )(?P<h>\d{1,2}|$hour_word)\b(?!\s*(?:%|[:.,]\d))",
-            ),
-            ("part_of_day", self.part, r"\b(?P<w>$part)\b"),
         ]
 
     def trigger(self) -> re.Pattern[str]:
         """Cheap pre-check on the lower-cased text: without any of these stems (or a digit) the
         text cannot hold an English time."""
         lex = self.lex
-        words = [*self.days, *self.fused, *self.parts, *self.units, *self.seasons]
-        words += [*self.clock_words, *self.phrases, *lex.words("weekdays"), *lex.words("months")]
-        words.append("o'clock")
-        return re.compile(r"\d|" + alt(stems(words)))  # searched in the lower-cased text
+        words = [*self.days, *self.units, *self.seasons, *self.phrases, *self.holidays, *self.clock_trigger_words()]
+        words += [*lex.words("weekdays"), *lex.words("months"), *lex.words("now_words"), "tmrw"]
+        return re.compile(r"\d|" + alt(stems(words)))
+
+    def connectors(self) -> Connectors:
+        lex = self.lex
+        roles = {r: [e.word for e in lex["range_words"] if e.role == r] for r in ("open", "between", "infix", "pair")}
+        return Connectors(
+            year_gap=re.compile(r"\s*,?\s*(?:(?:in|of)\s+)?(?:the\s+year\s+)?", re.IGNORECASE),
+            year_first=True,
+            selector_gap=re.compile(r"\s*,?\s*(?:(?:of|in)\s+)?", re.IGNORECASE),
+            selector_after=False,
+            offset_gap=re.compile(r"\s*(?:the\s+)?", re.IGNORECASE),
+            week_gap=re.compile(r"\.?\s*(?:,|-|on|of|of\s+the|in|in\s+the)?\s*", re.IGNORECASE),
+            range_open=re.compile(
+                rf"(?<![\w'])(?:{alt(roles['open'])}|(?P<pair>{alt(roles['between'])}))\s+$", re.IGNORECASE
+            ),
+            range_infix=re.compile(rf"\s*(?:{alt(roles['infix'])})\s*", re.IGNORECASE),
+            pair_infix=re.compile(rf"\s*(?:{alt(roles['pair'])})\s*", re.IGNORECASE),
+            range_close=re.compile(r"(?!)"),
+            length_gap=re.compile(
+                r"\s*,?\s*(?:(?:starting|beginning|commencing)(?:\s+(?:on|from|at))?|from|on|at)?\s*", re.IGNORECASE
+            ),
+            bound_prefix=bound_pattern(
+                lex["bounds"],
+                "prefix",
+                r"(?<![\w'])(?:{})\s*(?:(?:around|about|approximately|roughly)\s+)?$",
+                re.IGNORECASE,
+            ),
+            bound_paired=bound_pattern(lex["bounds"], "paired", r"(?<![\w'])(?:{})\s+$", re.IGNORECASE),
+            bound_suffix=bound_pattern(
+                lex["bounds"],
+                "suffix",
+                r"\s*,?\s*(?:{})(?![\w'])(?!\s+(?:than|my|your|his|her|our|their|the|a|an|i|we|you|he|she|they|it)\b)",
+                re.IGNORECASE,
+            ),
+        )
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -215,162 +332,58 @@ class English:
             return ctx.tense(phrase_span(match))
         return self.shifts.get(key(word), 0)
 
-    def quantity(self, text: str) -> tuple[float, float, float]:
-        """(low, high, confidence) of a number or vague quantity."""
-        k = key(text)
-        if k in self.vague:
-            entry = self.vague[k]
-            return entry.low, entry.high, entry.confidence
-        value = int(k) if k.isdigit() else sum(self.numbers[p] for p in k.split("-"))
-        return value, value, rv.RELATIVE if value == int(value) else rv.APPROXIMATE
+    def day_number(self, text: str) -> int | None:
+        """17, 17th, seventeenth, twenty-seventh, twenty nine."""
+        k = key(text).replace("-", " ")
+        digits = re.match(r"(\d{1,2})", k)
+        if digits:
+            return int(digits.group(1))
+        if k in self.ordinals:
+            return self.ordinals[k]
+        parts = k.split()
+        if len(parts) == 2 and parts[0] in _TENS:
+            rest = self.ordinals.get(parts[1]) or self.numbers.get(parts[1])
+            return _TENS[parts[0]] + int(rest) if rest and rest < 10 else None
+        value = self.numbers.get(k)
+        return int(value) if value and value == int(value) and value <= 31 else None
 
-    # -- handlers ---------------------------------------------------------------------------
+    # -- date handlers ----------------------------------------------------------------------
 
     def date(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        month, day = self.months[key(m["mon"])], int(m["d"])
-        if m["y"]:
-            return _day_piece(m, rv.safe_date(int(m["y"]), month, day), rv.ABSOLUTE)
-        year = rv.year_for_day(ctx.today, month, day, ctx.tense(m.span()))
-        return _day_piece(m, rv.safe_date(year, month, day), rv.INFERRED_YEAR)
-
-    def month_year(self, m: re.Match[str], ctx: Context) -> Piece:
-        interval = cal.month(ctx.tz, int(m["y"]), self.months[key(m["mon"])])
-        return Piece(m.span(), rv.ABSOLUTE, interval=interval)
-
-    def period(self, m: re.Match[str], ctx: Context) -> Piece:
-        entry = self.periods[key(m["of"] or m["pre"])]
-        if m["mon"]:
-            month = self.months[key(m["mon"])]
-            year = int(m["y"]) if m["y"] else rv.year_for_month(ctx.today, month, ctx.tense(m.span()))
-            interval = rv.period_of_month(ctx.ref, year, month, entry.part)
-        elif m["u"]:
-            shift = _as_shift(self.shifts.get(key(m["shift"] or "this"), 0))
-            if self.units[key(m["u"])] == "month":
-                year, month = cal.add_months(ctx.today.year, ctx.today.month, shift)
-                interval = rv.period_of_month(ctx.ref, year, month, entry.part)
-            else:
-                interval = cal.year_part(ctx.tz, ctx.today.year + shift, entry.part, entry.narrow)
-        else:
-            interval = cal.year_part(ctx.tz, int(m["yr"]), entry.part, entry.narrow)
-        return Piece(m.span(), rv.FUZZY, interval=interval)
-
-    def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
-        mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
-        day = rv.weekday_date(ctx.today, self.weekdays[key(m["wd"])], mode)
-        return Piece(phrase_span(m), rv.mode_confidence(mode), day=day)
-
-    def fused_day_part(self, m: re.Match[str], ctx: Context) -> Piece:
-        offset, window = self.fused[key(m["w"])]
-        return Piece(m.span(), rv.RELATIVE, day=cal.shift_date(ctx.today, offset, "day"), part=window)
-
-    def day_word(self, m: re.Match[str], ctx: Context) -> Piece:
-        day = cal.shift_date(ctx.today, self.days[key(m["w"])], "day")
-        return Piece(m.span(), rv.RELATIVE, day=day)
-
-    def postfix_shift(self, m: re.Match[str], ctx: Context) -> Piece:
-        unit = self.units[key(m["u"])]
-        interval = cal.unit_at(ctx.ref, unit, self.postfix[key(m["post"])])
-        return Piece(m.span(), rv.RELATIVE, interval=interval)
-
-    def shifted_unit(self, m: re.Match[str], ctx: Context) -> Piece:
-        unit, mode = self.units[key(m["u"])], self.shifts[key(m["shift"])]
-        if unit == "weekend":
-            return Piece(m.span(), rv.RELATIVE, interval=rv.weekend_for(ctx.ref, mode))
-        return Piece(m.span(), rv.RELATIVE, interval=cal.unit_at(ctx.ref, unit, _as_shift(mode)))
-
-    def weekend(self, m: re.Match[str], ctx: Context) -> Piece:
-        mode = ctx.tense(m.span())
-        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode))
-
-    def ago(self, m: re.Match[str], ctx: Context) -> Piece:
-        interval, confidence = self._offset(m, ctx, -1)
-        return Piece(m.span(), confidence, interval=interval)
-
-    def ahead(self, m: re.Match[str], ctx: Context) -> Piece:
-        interval, confidence = self._offset(m, ctx, 1)
-        return Piece(m.span(), confidence, interval=interval)
-
-    def within(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        """ "in three days": ahead, unless a past cue makes it a duration ("did it in 3 days")."""
-        return None if ctx.tense(m.span()) == "past" else self.ahead(m, ctx)
-
-    def _offset(self, m: re.Match[str], ctx: Context, sign: int) -> tuple[cal.Interval, float]:
-        low, high, confidence = self.quantity(m["q"])
-        unit = self.units[key(m["u"])]
-        if low == high:
-            count, unit = rv.whole_units(low, unit)
-            low = high = count
-        return rv.offset_interval(ctx.ref, unit, int(low), int(high), sign), confidence
-
-    def range(self, m: re.Match[str], ctx: Context) -> Piece:
-        _, high, _ = self.quantity(m["q"])
-        count, unit = rv.whole_units(high, self.units[key(m["u"])])
-        interval = rv.range_interval(ctx.ref, unit, count, _RANGE_WORDS[key(m["dir"])])
-        return Piece(m.span(), rv.FUZZY, interval=interval)
-
-    def past_unit(self, m: re.Match[str], ctx: Context) -> Piece:
-        """ "the past week": the last seven days up to the end of today."""
-        interval = rv.range_interval(ctx.ref, self.units[key(m["u"])], 1, -1)
-        return Piece(m.span(), rv.FUZZY, interval=interval)
-
-    def vague_phrase(self, m: re.Match[str], ctx: Context) -> Piece:
-        e = self.phrases[key(m["w"])]
-        interval = rv.offset_interval(ctx.ref, e.unit, e.low, e.high, e.sign)
-        return Piece(m.span(), e.confidence, interval=interval)
-
-    def earlier_later(self, m: re.Match[str], ctx: Context) -> Piece:
-        later = key(m["el"]) == "later"
-        interval = rv.earlier_later(ctx.ref, self.units[key(m["u"])], later)
-        return Piece(m.span(), rv.FUZZY, interval=interval)
-
-    def season(self, m: re.Match[str], ctx: Context) -> Piece:
-        start_month = self.seasons[key(m["s"])]
-        if "y" in m.re.groupindex:
-            return Piece(m.span(), rv.ABSOLUTE, interval=rv.season_of_year(ctx.ref, start_month, int(m["y"])))
-        mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
-        interval = rv.season_for(ctx.ref, start_month, mode)
-        return Piece(phrase_span(m), min(rv.FUZZY, rv.mode_confidence(mode)), interval=interval)
-
-    def month(self, m: re.Match[str], ctx: Context) -> Piece:
-        mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
-        month = self.months[key(m["mon"])]
-        year = rv.year_for_month(ctx.today, month, mode)
-        return Piece(phrase_span(m), rv.mode_confidence(mode), interval=cal.month(ctx.tz, year, month))
-
-    def year(self, m: re.Match[str], ctx: Context) -> Piece:
-        return Piece(phrase_span(m), rv.RELATIVE, interval=cal.year(ctx.tz, int(m["y"])))
-
-    def clock(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        hour = int(m["h"]) if m["h"].isdigit() else int(self.numbers[key(m["h"])])
-        minute = int(m["mi"]) if "mi" in m.re.groupindex and m["mi"] else 0
-        meridiem = m["mer"][0].lower() + "m" if "mer" in m.re.groupindex else None
-        if hour > (12 if meridiem else 23) or (meridiem and hour == 0):
+        month, day = self.months[key(m["mon"])], self.day_number(m["d"])
+        if day is None:
             return None
-        return Piece(m.span(), rv.RELATIVE, clock=Clock(hour, minute, meridiem))
+        year = int(m["y"]) if m["y"] else (int(_full(m["y2"], ctx)) if m.groupdict().get("y2") else None)
+        return pc.day_piece(ctx, m.span(), month, day, year, ctx.tense(m.span()))
 
-    def weak_clock(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        """ "at 9": a clock only when joined to a day or part of day."""
-        piece = self.clock(m, ctx)
-        return replace(piece, strong=False) if piece else None
+    def md_range(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        month = self.months[key(m["mon"])]
+        first, last = self.day_number(m["d"] or m.groupdict().get("db") or ""), self.day_number(m["d2"])
+        if first is None or last is None or last < first:
+            return None
+        if re.search(r"\band\b", m.group(), re.IGNORECASE) and not key(m.group()).startswith("between"):
+            return None  # "18 and 19 June": two days, not a range
+        return pc.day_range_piece(ctx, m.span(), month, first, last, int(m["y"]) if m["y"] else None)
 
-    def clock_word(self, m: re.Match[str], ctx: Context) -> Piece:
-        hour, minute = self.clock_words[key(m["w"])]
-        meridiem = "pm" if hour >= 12 else "am"  # noon is not ambiguous
-        return Piece(m.span(), rv.RELATIVE, clock=Clock(hour, minute, meridiem))
+    def month_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        year = int(m["y"]) if m.groupdict().get("y") else _full(m["y2"], ctx)
+        return pc.month_piece(ctx, m.span(), self.months[key(m["mon"])], year)
 
-    def part(self, m: re.Match[str], ctx: Context) -> Piece:
-        return Piece(m.span(), rv.RELATIVE, part=self.parts[key(m["w"])], strong=False)
+    def month(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
+        return pc.month_piece(ctx, phrase_span(m), self.months[key(m["mon"])], None, mode)
+
+    def year(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        return pc.year_piece(ctx, phrase_span(m), int(m["y"]))
+
+    def bare_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
+        return pc.year_piece(ctx, m.span(), int(m["y"]), strong=False)
 
 
-def _day_piece(m: re.Match[str], day: date | None, confidence: float) -> Piece | None:
-    return Piece(m.span(), confidence, day=day) if day else None
+def _full(two: str, ctx: Context) -> int:
+    from .common import full_year
 
-
-def _as_shift(mode: rv.Mode) -> int:
-    """A tense used as a shift: "this coming month" = next month."""
-    if isinstance(mode, int):
-        return mode
-    return -1 if mode == "past" else 1
+    return full_year(two, ctx)
 
 
 @cache
@@ -378,4 +391,20 @@ def grammar() -> Grammar:
     """The compiled English grammar (built once)."""
     lex = lexicon("en")
     english = English(lex)
-    return Grammar(english.rules(), JOINER, english.trigger(), compile_cues(lex, word_bounded=True))
+    return Grammar(
+        english.rules(),
+        JOINER,
+        english.trigger(),
+        compile_cues(lex, word_bounded=True),
+        english.connectors(),
+        _blank_cjk,
+    )
+
+
+_CJK = re.compile(r"[\u3000-\u9fff\uf900-\uffef]")
+
+
+def _blank_cjk(text: str) -> str:
+    """Chinese characters as spaces, so English word boundaries hold inside Chinese text
+    ("我tomorrow去") and no span moves."""
+    return _CJK.sub(" ", text) if _CJK.search(text) else text

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 from ...datafiles import Strict, bundled, read_yaml, validate_entries
 from ...errors import DataFileError, UnsupportedLanguageError
 
-Unit = Literal["minute", "hour", "day", "week", "weekend", "month", "year"]
+Unit = Literal["second", "minute", "hour", "day", "week", "weekend", "month", "quarter", "half_year", "year", "decade"]
 Tense = Literal["past", "future"]
 Part = Literal["early", "mid", "late"]
 
@@ -51,6 +51,7 @@ class VaguePhrase(VagueWord):
 
 class UnitWord(Word):
     unit: Unit
+    size: float = Field(default=1, gt=0, le=100)  # "fortnight" = 2 weeks, "century" = 10 decades
     measure: Literal["required", "optional", "none"] = "optional"  # Chinese 个
 
 
@@ -73,6 +74,7 @@ class PartWindow(Strict):
 
 class PartWord(Word):
     part: str
+    meal: bool = False  # "dinner": a time only after at / around / before / after
 
 
 class FusedWord(Word):
@@ -83,6 +85,64 @@ class FusedWord(Word):
 class WeekdayWord(Word):
     index: int = Field(ge=0, le=6)
     abbreviation: bool = False
+    ambiguous: bool = False  # also a common word ("sat", "wed"): needs a date context
+
+
+class OrdinalWord(Word):
+    value: int = Field(ge=1, le=31)
+
+
+class HolidayWord(Word):
+    """A fixed date (month, day), the ``nth`` ``weekday`` of a month (plus ``after`` days:
+    Black Friday), or ``easter`` days from Easter Sunday."""
+
+    month: int | None = Field(default=None, ge=1, le=12)
+    day: int | None = Field(default=None, ge=1, le=31)
+    weekday: int | None = Field(default=None, ge=0, le=6)
+    nth: int = Field(default=1, ge=-1, le=5)
+    after: int = Field(default=0, ge=-7, le=7)
+    easter: int | None = Field(default=None, ge=-60, le=60)
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> HolidayWord:
+        rules = [self.day is not None, self.weekday is not None, self.easter is not None]
+        if sum(rules) != 1 or (self.easter is None and self.month is None):
+            raise ValueError("give exactly one of: month and day, month and weekday, easter")
+        return self
+
+
+class ZoneWord(Word):
+    """A fixed offset ("PST") or an IANA zone that knows its daylight saving ("pacific")."""
+
+    offset_minutes: int | None = Field(default=None, ge=-720, le=840)
+    iana: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> ZoneWord:
+        if (self.offset_minutes is None) == (self.iana is None):
+            raise ValueError("exactly one of field 'offset_minutes' or field 'iana' must be set")
+        if self.iana is not None:
+            from zoneinfo import ZoneInfo
+
+            try:
+                ZoneInfo(self.iana)
+            except (KeyError, ValueError) as exc:
+                raise ValueError(f"field 'iana': unknown time zone {self.iana!r}") from exc
+        return self
+
+
+class RangeWord(Word):
+    role: Literal["open", "between", "infix", "pair", "close"]
+
+
+class BoundWord(Word):
+    kind: Literal["before", "on_or_before", "after", "since", "on_or_after"]
+    place: Literal["prefix", "suffix", "paired"] = "prefix"  # paired: a prefix only with a suffix (从…起)
+
+
+class TraditionalChar(Strict):
+    char: str = Field(min_length=1, max_length=1)
+    simplified: str = Field(min_length=1, max_length=1)
 
 
 class MonthWord(Word):
@@ -108,7 +168,8 @@ class ShiftWord(Word):
 
 class PeriodWord(Word):
     part: Part
-    narrow: bool = False  # "end of the year" = December; "late 2023" = Sep-Dec
+    thirds: bool = False  # 上旬 / 中旬 / 下旬: exact thirds of a month (days 1-10 / 11-20 / 21-)
+    narrow: bool = False  # "the end of the year", 年底: December (not Sep-Dec)
     form: Literal["prefix", "of", "suffix"] = "prefix"
 
 
@@ -148,6 +209,11 @@ _COMMON: dict[str, tuple[type[BaseModel], str]] = {
     "tense_cues": (TenseCue, "text"),
     "not_cues": (Word, "word"),
     "clause_breaks": (Word, "word"),
+    "now_words": (Word, "word"),
+    "holidays": (HolidayWord, "word"),
+    "range_words": (RangeWord, "word"),
+    "bounds": (BoundWord, "word"),
+    "duration_cues": (Word, "word"),
 }
 SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
     "en": {
@@ -158,6 +224,8 @@ SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
         "clock_words": (ClockWord, "word"),
         "date_prefixes": (Word, "word"),
         "postfix_shifts": (ShiftWord, "word"),
+        "ordinals": (OrdinalWord, "word"),
+        "zones": (ZoneWord, "word"),
     },
     "zh": {
         **_COMMON,
@@ -166,6 +234,7 @@ SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
         "weekday_chars": (WeekdayWord, "word"),
         "year_words": (DayWord, "word"),
         "directions": (SignWord, "word"),
+        "traditional": (TraditionalChar, "char"),
     },
 }
 

@@ -1,31 +1,37 @@
 """What time expressions mean, independent of the language they were said in.
 
-A *mode* says which occurrence of a weekday, month, weekend or season is meant:
+A *mode* says which occurrence of a weekday, month, date, weekend or season is meant:
 
 * an int: a fixed shift in weeks/years/seasons ("last" -1, "this" 0, "next" 1, 上上 -2);
-* "past": the most recent occurrence (a past-tense cue is near the mention);
-* "future": the next occurrence (a future-tense cue is near);
-* None: no cue, the occurrence in the current week / year.
+* "future": the next occurrence not yet over (a plan, a deadline, a start date, future tense,
+  "moved to", 改到, 入职 ... near the mention);
+* "past": the latest occurrence already begun (narration: past tense, 了, 已经);
+* None: no cue. A weekday: the one in the current week; a date or month without its year:
+  the nearest occurrence.
 """
 
 from __future__ import annotations
 
 from calendar import monthrange
+from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
 
 from . import calendar as cal
 from .calendar import Interval
-
-Mode = int | str | None
+from .engine import Mode
 
 # Confidence by kind of expression.
 ABSOLUTE = 0.95  # a full date or month with its year
 INFERRED_YEAR = 0.85  # a date without its year
 RELATIVE = 0.9  # today, 昨天, last week, three days ago, next Wednesday
 TENSE_GUESS = 0.8  # bare weekday / month / weekend resolved by a tense cue
-NO_CUE = 0.7  # bare weekday / month with no tense cue: the current week's / year's
+NO_CUE = 0.7  # bare weekday / month with no tense cue
 FUZZY = 0.8  # end of the month, seasons, "the past two weeks"
 APPROXIMATE = 0.7  # fractional amounts: "half a year ago", 一个半月前
+WEAK = 0.6  # a part of the day on its own ("in the morning"), a bare day of the month
+
+# An open side of "before 2018" / "since March" is this far from the known one.
+OPEN_YEARS = 100
 
 
 def zone(ref: datetime) -> tzinfo:
@@ -43,9 +49,42 @@ def mode_confidence(mode: Mode) -> float:
 
 def safe_date(year: int, month: int, day: int) -> date | None:
     """The date, or None if it does not exist (February 30)."""
-    if 1 <= month <= 12 and 1 <= day <= monthrange(year, month)[1]:
+    if 1 <= year <= 9999 and 1 <= month <= 12 and 1 <= day <= monthrange(year, month)[1]:
         return date(year, month, day)
     return None
+
+
+def occurrence(ref: datetime, build: Callable[[int], Interval | None], mode: Mode) -> Interval | None:
+    """The year rule for a date, month or date range said without its year.
+
+    ``build(year)`` is the interval in a given year. "future": the first occurrence not yet
+    over; "past": the latest already begun; None: the nearest (the one containing the
+    reference, else the closer one; a tie goes to the future). Years up to four away are tried,
+    so February 29 finds a leap year.
+    """
+    moment = ref.timestamp()
+    candidates = [iv for year in range(ref.year - 4, ref.year + 5) if (iv := build_in(build, year))]
+    if not candidates:
+        return None
+    if mode == "future":
+        return next((iv for iv in candidates if iv.end.timestamp() > moment), candidates[-1])
+    if mode == "past":
+        return next((iv for iv in reversed(candidates) if iv.start.timestamp() <= moment), candidates[0])
+    return min(candidates, key=lambda iv: (_gap(iv, moment), -iv.start.timestamp()))
+
+
+def build_in(build: Callable[[int], Interval | None], year: int) -> Interval | None:
+    """``build(year)``, or None where that year cannot hold it."""
+    try:
+        return build(year)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _gap(iv: Interval, moment: float) -> float:
+    if iv.start.timestamp() <= moment < iv.end.timestamp():
+        return 0.0
+    return min(abs(iv.start.timestamp() - moment), abs(iv.end.timestamp() - moment))
 
 
 def weekday_date(today: date, index: int, mode: Mode) -> date:
@@ -73,37 +112,20 @@ def weekend_for(ref: datetime, mode: Mode) -> Interval:
     return cal.weekend(zone(ref), today)
 
 
-def year_for_month(today: date, month: int, mode: Mode) -> int:
-    """Year of the month ``month`` meant by ``mode``.
-
-    "past" = the latest such month that has begun (this year if month <= today's month);
-    "future" = the first one not yet over (this year if month >= today's month);
-    -1 ("last May") = the latest strictly before the current month; +1 = the first strictly
-    after it; 0 and None = the current year's.
-    """
-    year = today.year
-    if mode == "past" or mode == -1:
-        limit = today.month if mode == "past" else today.month - 1
-        return year if month <= limit else year - 1
-    if mode == "future" or mode == 1:
-        limit = today.month if mode == "future" else today.month + 1
-        return year if month >= limit else year + 1
-    return year
-
-
-def year_for_day(today: date, month: int, day: int, mode: Mode) -> int:
-    """Year of a month-day said without one: "past" = the latest not after today,
-    "future" = the first not before today, None = this year."""
-    if mode == "past":
-        return today.year if (month, day) <= (today.month, today.day) else today.year - 1
-    if mode == "future":
-        return today.year if (month, day) >= (today.month, today.day) else today.year + 1
+def year_for_month(today: date, month: int, shift: int) -> int:
+    """Year of "last / this / next <month>": -1 = the latest strictly before the current
+    month, +1 = the first strictly after it, 0 = this year's."""
+    if shift < 0:
+        return today.year if month < today.month else today.year - 1
+    if shift > 0:
+        return today.year if month > today.month else today.year + 1
     return today.year
 
 
 def month_for_day(today: date, day: int, mode: Mode) -> tuple[int, int]:
-    """(year, month) of a day of the month said alone (15号): this month unless the tense says
-    it already passed ("past" and day > today) or is still to come ("future" and day < today)."""
+    """(year, month) of a day of the month said alone (15号, "the 17th"): this month unless
+    the tense says it already passed ("past" and day > today) or is still to come ("future"
+    and day < today)."""
     if mode == "past" and day > today.day:
         return cal.add_months(today.year, today.month, -1)
     if mode == "future" and day < today.day:
@@ -142,58 +164,138 @@ def season_of_year(ref: datetime, start_month: int, year: int) -> Interval:
 
 # How a fractional amount of a unit is counted in a smaller one ("half a year" = 6 months).
 _FRACTION = {
+    "decade": ("year", 10.0),
     "year": ("month", 12.0),
-    "month": ("week", 30 / 7),
+    "half_year": ("month", 6.0),
+    "quarter": ("month", 3.0),
+    "month": ("day", 30.0),
     "week": ("day", 7.0),
     "weekend": ("day", 7.0),
     "day": ("hour", 24.0),
     "hour": ("minute", 60.0),
+    "minute": ("second", 60.0),
 }
 
 
 def whole_units(amount: float, unit: str) -> tuple[int, str]:
     """``amount`` of ``unit`` as a whole count, moving to a smaller unit for fractions."""
-    if amount != int(amount) and unit in _FRACTION:
-        smaller, factor = _FRACTION[unit]
-        return round(amount * factor), smaller
+    while amount != int(amount) and unit in _FRACTION:
+        unit, factor = _FRACTION[unit][0], _FRACTION[unit][1]
+        amount *= factor
     return round(amount), unit
 
 
-def offset_interval(ref: datetime, unit: str, low: int, high: int, sign: int) -> Interval:
-    """The ``unit`` (minute ... year) ``low``..``high`` units before (sign -1) or after (+1)
-    the reference: "3 weeks ago" is the Monday-start week containing ref - 21 days."""
-    first, last = sorted((sign * low, sign * high))
-    return cal.span(cal.unit_at(ref, unit, first), cal.unit_at(ref, unit, last))
+def moved(moment: datetime, count: int, unit: str) -> datetime:
+    """``moment`` moved by ``count`` units: wall-clock days, weeks, months, years (month ends
+    clamped); elapsed hours, minutes, seconds."""
+    if unit in ("hour", "minute", "second"):
+        return cal.later(moment, timedelta(**{unit + "s": count}))
+    if unit == "half_year":
+        count, unit = count * 6, "month"
+    day = cal.shift_date(moment.date(), count, unit)
+    return moment.replace(year=day.year, month=day.month, day=day.day)
 
 
-def range_interval(ref: datetime, unit: str, count: int, sign: int) -> Interval:
-    """ "the past / next ``count`` units": from ``count`` units back (or now) to the end of the
-    current day (hour for hours and minutes), granularity = the unit."""
-    small = unit in ("minute", "hour")
-    step = unit if small else "day"
-    now = cal.unit_at(ref, step, 0)
+def offset_interval(
+    ref: datetime, unit: str, low: float, high: float, sign: int, more: tuple[tuple[int, str], ...] = ()
+) -> Interval:
+    """ "3 weeks ago", 两周后, "in 2 hours": the day (the minute for hours and minutes) that
+    ``low``..``high`` units before (sign -1) or after (+1) the reference land on. Vague
+    amounts ("a few days ago") cover every day from ``low`` to ``high`` units away; ``more``
+    are further parts ("2 weeks and 2 days ago")."""
+    first, first_unit = whole_units(low, unit)
+    last, last_unit = whole_units(high, unit)
+    a, b = moved(ref, sign * first, first_unit), moved(ref, sign * last, last_unit)
+    for count, extra in more:
+        a, b = moved(a, sign * count, extra), moved(b, sign * count, extra)
+        first_unit = extra if extra in ("hour", "minute", "second") else first_unit
+    a, b = min(a, b), max(a, b)
+    if first_unit in ("hour", "minute", "second"):  # the minute from that instant on
+        start, final = a.replace(microsecond=0), b.replace(microsecond=0)
+        return Interval(start, cal.later(final, timedelta(minutes=1)), "minute")
+    tz = zone(ref)
+    return Interval(cal.local(tz, a.date()), cal.days(tz, b.date()).end, "day")
+
+
+def shifted_day(tz: tzinfo, day: date, count: float, unit: str, sign: int) -> Interval:
+    """ "3 days after January 12th", "2 weeks before Christmas": the day ``count`` units from
+    ``day``."""
+    whole, unit = whole_units(count, unit)
+    moment = cal.local(tz, day)
+    return cal.days(tz, moved(moment, sign * whole, unit).date())
+
+
+def range_interval(ref: datetime, unit: str, count: int, sign: int, within: bool = False) -> Interval:
+    """ "the past / next ``count`` units": whole units before the current one (after it, for
+    next): "the last 3 days" = the 3 days before today, "the next 2 weeks" = the 14 days after
+    today, "the past 2 quarters" = the two quarters before this one. Hours and minutes count
+    from the reference itself. ``within`` ("within 9 months") starts today instead of
+    tomorrow."""
+    tz = zone(ref)
+    if unit in ("hour", "minute", "second"):
+        other = moved(ref, sign * count, unit)
+        start, end = (other, ref) if sign < 0 else (ref, other)
+        return Interval(start.replace(microsecond=0), end.replace(microsecond=0), unit)
+    if unit in ("quarter", "decade", "half_year"):
+        current = cal.unit_at(ref, unit if unit != "half_year" else "quarter", 0)
+        if unit == "half_year":
+            count, unit = count * 2, "quarter"
+        if sign < 0:
+            return Interval(cal.unit_at(ref, unit, -count).start, current.start, unit)
+        return Interval(current.end, cal.unit_at(ref, unit, count).end, unit)
+    today = ref.date()
     if sign < 0:
-        if small:
-            start = cal.unit_at(ref, unit, -count).start
-        else:
-            start = cal.days(zone(ref), cal.shift_date(ref.date(), -count, unit)).start
-        return Interval(start, now.end, unit)
-    if small:
-        end = cal.unit_at(ref, unit, count).end
+        return Interval(cal.local(tz, cal.shift_date(today, -count, unit)), cal.local(tz, today), unit)
+    first = today if within else today + timedelta(days=1)
+    return Interval(cal.local(tz, first), cal.local(tz, cal.shift_date(first, count, unit)), unit)
+
+
+def period_of_month(ref: datetime, year: int, month: int, part: str, thirds: bool = False) -> Interval:
+    """Early / mid / late part of a month (see calendar.month_part)."""
+    return cal.month_part(zone(ref), year, month, part, thirds)
+
+
+def part_of_unit(ref: datetime, unit: str, shift: int, part: str, narrow: bool = False) -> Interval:
+    """ "the end of the week", "early next month", "late this year", 月底, 年初."""
+    tz = zone(ref)
+    day = cal.shift_date(ref.date(), shift, unit)
+    if unit == "week":
+        return cal.week_part(tz, day, part)
+    if unit == "month":
+        return cal.month_part(tz, day.year, day.month, part)
+    return cal.year_part(tz, day.year, part, narrow)
+
+
+def earlier_later(ref: datetime, unit: str, shift: int, later: bool) -> Interval:
+    """ "earlier this week" = from the week's start to the earlier of today and its middle;
+    "later this month" = from the later of today and the month's middle to its end. The middle
+    of a week is Thursday, of a month the 16th, of a year July 1."""
+    tz = zone(ref)
+    whole = cal.unit_at(ref, unit, shift)
+    first = whole.start.date()
+    if unit == "week":
+        middle = first + timedelta(days=3)
+    elif unit == "month":
+        middle = first.replace(day=16)
     else:
-        end = cal.days(zone(ref), cal.shift_date(ref.date(), count, unit)).end
-    return Interval(now.start, end, unit)
+        middle = first.replace(month=7)
+    today = ref.date()
+    if later:
+        start = max(middle, today) if shift == 0 else middle
+        return Interval(cal.local(tz, start), whole.end, unit if unit != "year" else "season")
+    end = min(middle, today) if shift == 0 else middle
+    if end <= first:
+        end = middle
+    return Interval(whole.start, cal.local(tz, end), unit if unit != "year" else "season")
 
 
-def period_of_month(ref: datetime, year: int, month: int, part: str) -> Interval:
-    """Early / mid / late thirds of a month (days 1-10, 11-20, 21-end)."""
-    return cal.month_part(zone(ref), year, month, part)
+def open_interval(known: Interval, side: str, edge: datetime) -> Interval:
+    """``(-inf, edge)`` (side "start": the start is open) or ``[edge, +inf)`` (side "end"),
+    the open side ``OPEN_YEARS`` away."""
+    far = _years_away(edge, -OPEN_YEARS if side == "start" else OPEN_YEARS)
+    return Interval(far, edge, known.granularity) if side == "start" else Interval(edge, far, known.granularity)
 
 
-def earlier_later(ref: datetime, unit: str, later: bool) -> Interval:
-    """ "earlier this week" = from the unit's start to today; "later this week" = from tomorrow
-    to the unit's end. Falls back to the whole unit when that is empty."""
-    whole = cal.unit_at(ref, unit, 0)
-    today = cal.unit_at(ref, "day", 0)
-    part = Interval(today.end, whole.end, unit) if later else Interval(whole.start, today.start, unit)
-    return part if part.start < part.end else whole
+def _years_away(moment: datetime, years: int) -> datetime:
+    year = min(9999, max(1, moment.year + years))
+    return moment.replace(year=year, day=min(moment.day, monthrange(year, moment.month)[1]))

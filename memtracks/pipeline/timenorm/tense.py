@@ -4,7 +4,9 @@ The search looks at the clause around the mention first (delimited by commas and
 lexicon's ``clause_breaks`` words: and, but, 但是 ...), then the whole sentence. Within that
 window the nearest ordinary cue wins; weak cues (Chinese 了) count only when no ordinary cue is
 present. Words listed as ``not_cues`` (需要, "excited") are blanked out
-first, and so is the mention itself.
+first, and the mention itself is replaced by ``MENTION`` characters: a regex cue may write
+``{mention}`` for "the mention follows here" ("moved to {mention}": "the launch slipped to
+October 15" points forward, "I moved to Atlanta in June" does not).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from .lexicon import Lexicon
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…]")
+MENTION = "\ue000"  # stands for the mention's characters during the cue search (not a word character)
 _CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、:：]")
 
 
@@ -42,7 +45,8 @@ def compile_cues(lex: Lexicon, word_bounded: bool) -> Cues:
     groups: dict[str, list[str]] = {"future": [], "past": [], "weak_future": [], "weak_past": []}
     for cue in lex["tense_cues"]:
         name = ("weak_" if cue.weak else "") + cue.tense
-        groups[name].append(cue.text if cue.regex else literal(cue.text, word_bounded))
+        text = cue.text.replace("{mention}", f"(?={MENTION})") if cue.regex else literal(cue.text, word_bounded)
+        groups[name].append(text)
     body = "|".join(f"(?P<{name}>{'|'.join(alts)})" for name, alts in groups.items() if alts)
     blank = _alternation(lex.words("not_cues"), word_bounded)
     breaks = _alternation(lex.words("clause_breaks"), word_bounded)
@@ -78,7 +82,7 @@ def _window(text: str, span: tuple[int, int], boundary: re.Pattern[str]) -> tupl
 
 def _nearest(text: str, lo: int, hi: int, span: tuple[int, int], cues: Cues) -> str | None:
     start, end = span[0] - lo, span[1] - lo
-    clause = text[lo : span[0]] + " " * (end - start) + text[span[1] : hi]
+    clause = text[lo : span[0]] + MENTION * (end - start) + text[span[1] : hi]
     if cues.blank is not None:
         clause = cues.blank.sub(lambda m: " " * len(m.group()), clause)
     best: dict[bool, tuple[int, str]] = {}
