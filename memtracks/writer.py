@@ -45,6 +45,7 @@ from .pipeline.matching import SubjectResolver, earlier_mentions, named_relation
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
+from .pipeline.topics import asks_about_other
 from .pipeline.values import check_value
 from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
@@ -56,7 +57,7 @@ from .validation import content_hash
 log = logging.getLogger(__name__)
 
 NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
-EARLIER_TURNS = 2  # "she" at the start of a turn may refer to someone named in this many turns before
+EARLIER_TURNS = 4  # "she" at the start of a turn may refer to someone named in this many turns before
 _NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
 
 
@@ -288,11 +289,15 @@ class Writer:
         people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
             s for s, (_, label) in known.items() if label == "person"
         }
-        earlier = earlier_mentions(self._turns_before(turn), subject, tk.lexicons, people)
+        before = self._turns_before(turn)
+        earlier = earlier_mentions(before, subject, tk.lexicons, people)
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text, earlier=earlier)
         lang = analysis.primary
         if lang == "zh":
-            resolver = resolver.with_topics(search)
+            answering = bool(before) and before[-1][0] != subject
+            names = people | {s for s, (_, label) in known.items() if label == "pet"}
+            answering = answering and asks_about_other(tk.lexicons.to_simplified(before[-1][1]), tk.lexicons, names)
+            resolver = resolver.with_topics(search, answering_about_other=answering)
         statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
         context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
         values = extract_slots(

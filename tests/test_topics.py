@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memtracks.pipeline.matching import SubjectResolver, earlier_mentions
-from memtracks.pipeline.topics import clause_spans, clause_topics
+from memtracks.pipeline.topics import asks_about_other, clause_spans, clause_topics
 
 
 def _topics(toolkit, text, speaker="user"):
@@ -49,3 +49,32 @@ def test_your_sister_said_by_the_assistant_is_the_users(toolkit):
     turns = [("assistant", "How is your sister doing?")]
     assert earlier_mentions(turns, "user", toolkit.lexicons) == (("user's sister", "f"),)
     assert earlier_mentions([("assistant", "我女儿很好")], "user", toolkit.lexicons) == ()
+
+
+@pytest.mark.parametrize(
+    "question,other",
+    [
+        ("你外甥几岁了？", True),
+        ("它多大了？", True),
+        ("团子几岁了来着", True),
+        ("孩子多大了？", True),
+        ("冒昧问一下，你今年多大？", False),
+        ("今年多大了？", False),
+        ("你在哪工作？", False),
+        ("好的，我记下了。", False),
+        ("你媽媽住在哪裡？", True),  # Traditional, as the writer maps it
+    ],
+)
+def test_a_question_about_someone_else(toolkit, question, other):
+    assert asks_about_other(toolkit.lexicons.to_simplified(question), toolkit.lexicons) is other
+
+
+def test_a_reply_to_a_question_about_someone_else_is_not_about_the_speaker(toolkit):
+    search = "四岁了 英短蓝猫 胖得要死"
+    resolver = SubjectResolver("user", toolkit.lexicons, (), frozenset(), search)
+    found = clause_topics(search, "user", toolkit.lexicons, resolver._chinese, answering_about_other=True)
+    assert [t.subject for t in found] == [None, None, None]
+
+
+def test_an_echo_hands_the_news_back(toolkit):
+    assert [s for _, s in _topics(toolkit, "啊？刚升主美")] == ["user", None]

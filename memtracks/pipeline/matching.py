@@ -71,13 +71,26 @@ def find_all(regex: re.Pattern[str], text: str, build: Callable[[re.Match[str]],
             pos = m.start() + 1
 
 
-def at_clause_start(text: str, pos: int) -> bool:
-    """True when nothing but space or punctuation precedes ``pos`` in its clause.
+def at_clause_start(text: str, pos: int, times: Sequence[TimeMention] = ()) -> bool:
+    """True when nothing but space, punctuation, times and connectives ("最近", "然后",
+    "last week") precedes ``pos`` in its clause.
 
     A match without a subject is only trusted there: in "他不喜欢跑步" the match
     "不喜欢跑步" has an unrecognised subject (他) and must not fall back to the speaker.
     """
-    return pos == 0 or not text[pos - 1].isalnum()
+    if pos == 0 or not text[pos - 1].isalnum():
+        return True
+    start = max(text.rfind(mark, 0, pos) for mark in "，。！？；,.!?;\n ") + 1
+    head = text[start:pos]
+    for t in times:
+        if start <= t.span[0] and t.span[1] <= pos:
+            head = head.replace(text[t.span[0] : t.span[1]], "")
+    while head:
+        word = next((w for w in _LEADING_WORDS if head.startswith(w) and not w.isascii()), None)
+        if word is None:
+            return False
+        head = head[len(word) :]
+    return True
 
 
 _LEADING_WORDS = (
@@ -141,7 +154,7 @@ class SubjectResolver:
 
         return topic_at(self.topics, pos, self.speaker)
 
-    def with_topics(self, search: str) -> SubjectResolver:
+    def with_topics(self, search: str, answering_about_other: bool = False) -> SubjectResolver:
         """This resolver with the clause topics of the Chinese ``search`` text (Simplified)."""
         from dataclasses import replace
 
@@ -158,7 +171,8 @@ class SubjectResolver:
                     return e.text
             return None
 
-        return replace(self, topics=clause_topics(search, self.speaker, self.lexicons, self._chinese, named_at))
+        topics = clause_topics(search, self.speaker, self.lexicons, self._chinese, named_at, answering_about_other)
+        return replace(self, topics=topics)
 
     def resolve(self, match: re.Match[str], group_name: str = "subj") -> str | None:
         """The subject, "" when the pattern captured none, or None when it is not a person."""
@@ -269,8 +283,10 @@ def earlier_mentions(
     for n, (said_by, text) in enumerate(turns):
         simplified = lexicons.to_simplified(text)
         named = {name: rel for rel, name in named_relations(text, lexicons)}
-        for rx in (_MENTION_EN, _MENTION_ZH):
-            for m in rx.finditer(simplified):
+        starts = [i for i, ch in enumerate(simplified) if ch in "我你"]
+        found = list(_MENTION_EN.finditer(simplified)) + [_MENTION_ZH.match(simplified, i) for i in starts]
+        for m in found:
+            if m is not None:
                 rel = lexicons.relations.key_of_prefix(m.group("rel"))
                 if rel is None:
                     continue

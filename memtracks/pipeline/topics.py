@@ -11,7 +11,9 @@ speaker; "她叫佳慧，是在吉他课认识的，在银行上班" — all abo
   then it is about the newcomer — by name once it is named ("叫豆豆"), else unknown;
 - a clause that names its subject ("我姐姐叫李娜", "她叫佳慧") makes the name the topic of the
   clauses after it;
-- the first clause of a turn without a subject is about the speaker.
+- the first clause of a turn without a subject is about the speaker — unless the turn
+  answers a question about someone else ("你外甥几岁了？" — "七岁正好"), when it is about
+  someone unknown; after an echo ("啊？刚升主美") the news is the other's.
 
 :func:`clause_topics` returns one :class:`Topic` per clause (pure); an unknown topic is None,
 and a slot value found in such a clause is dropped (precision first).
@@ -20,12 +22,13 @@ and a slot value found in such a clause is dropped (precision first).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ..lexicon import Lexicons, alternation
+from .statements import clauses
 
-_CLAUSE = re.compile(r"[^，。！？；,.!?;\n~～…]+")
+_PUNCTUATION = ",;:.!?，。；：！？\n~～…"
 _FILLER = (
     r"(?:然后|所以|但是|可是|不过|而且|其实|就是|反正|现在|目前|最近|以前|之前|后来|今年|去年|明年|"
     r"这个月|上个月|下个月|这周|上周|下周|每天|平时|对了|对啊|对|嗯+|哈+|啊+|哦+|诶|还有|另外|那|就|也|还|都|又|"
@@ -64,16 +67,14 @@ class Topic:
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
-    """Clauses: split at punctuation, and at spaces between Chinese characters (chat writes
-    them for commas: "刚下班 加班到现在")."""
+    """The clauses of :func:`statements.clauses`, without their punctuation and spaces."""
     out = []
-    for m in _CLAUSE.finditer(text):
-        start = m.start()
-        for part in re.split(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])", m.group()):
-            offset = text.find(part, start)
-            if part.strip():
-                out.append((offset, offset + len(part)))
-            start = offset + len(part)
+    for start, end in clauses(text):
+        piece = text[start:end]
+        body = piece.rstrip(_PUNCTUATION + " \t")
+        lead = len(body) - len(body.lstrip())
+        if body.strip():
+            out.append((start + lead, start + len(body)))
     return out
 
 
@@ -109,16 +110,19 @@ def clause_topics(
     lexicons: Lexicons,
     resolve: Callable[[str, tuple[int, int]], str | None],
     named_at: Callable[[int, int], str | None] = lambda start, end: None,
+    answering_about_other: bool = False,
 ) -> tuple[Topic, ...]:
     """The topic of every clause of the Chinese ``text`` (Simplified) said by ``speaker``.
 
     ``resolve(surface, span)`` turns an opening subject (我妈, 她) into a subject or None;
     ``named_at(start, end)`` gives a person or pet named at the start of a clause (an entity
-    or a known name), else None.
+    or a known name), else None. ``answering_about_other``: the turn answers a question about
+    someone else ("你外甥几岁了？" — "七岁"), so its opening clauses without a subject are
+    about them, not the speaker.
     """
     grammar = _grammar(lexicons)
     out: list[Topic] = []
-    topic: str | None = speaker
+    topic: str | None = None if answering_about_other else speaker
     newcomer = False  # the clause before brought someone new in; topic is them
     for start, end in clause_spans(text):
         piece = text[start:end]
@@ -138,6 +142,8 @@ def clause_topics(
         elif newcomer:
             topic = None
         out.append(Topic(start, end, topic))
+        if _ECHO.match(piece) and text[end : end + 1] in "？?":
+            topic = None  # "啊？刚升主美": the news echoed is the other's
         if m is not None and topic not in (None, speaker):
             named = _NAMING.match(piece[m.end() :])
             if named is not None:  # "我姐姐叫李娜，住在成都": from the next clause on, 李娜
@@ -148,6 +154,44 @@ def clause_topics(
             topic = after.group("name") if after else None
             newcomer = after is None
     return tuple(out)
+
+
+_ECHO = re.compile(r"^\s*(?:啊|啥|什么|真的假的|真的|不会吧|哇|诶|欸|咦|天哪|我去|卧槽|嗯|哈)+\s*$")
+_THIRD_PARTY = re.compile(r"[他她它牠](?!们)")
+
+
+_ASKING = re.compile(r"[？?]\s*$|[吗呢]\s*$|几岁|多大|什么|哪|谁|怎么样|来着")
+
+
+def asks_about_other(question: str, lexicons: Lexicons, names: Collection[str] = ()) -> bool:
+    """Is the Chinese ``question`` (Simplified) about someone other than the one it is
+    asked of: a third-person pronoun, a relation, a pet or someone named ("你外甥几岁了？",
+    "它多大了？", "团子几岁了来着")?"""
+    body = question.strip()
+    if not _ASKING.search(body):
+        return False
+    beings = "|".join(lexicons.relations.forms("zh") + lexicons.animals.forms("zh"))
+    return (
+        _THIRD_PARTY.search(body) is not None
+        or re.search(f"(?:{beings})", body) is not None
+        or any(name and not name.isascii() and name in body for name in names)
+        or _asked_of_someone_named(body)
+    )
+
+
+_ABOUT = re.compile(r"几岁|多大|多少岁|叫什么|做什么|干什么|在哪")
+
+
+def _asked_of_someone_named(body: str) -> bool:
+    """ "团子几岁了来着": the clause names someone other than 你 before what it asks."""
+    m = _ABOUT.search(body)
+    if m is None:
+        return False
+    head = re.split(r"[，。！？；,.!?;\s]", body[: m.start()])[-1]
+    head = re.sub(
+        r"(?:那么|那|所以|对了|请问|冒昧问一下|问一下|话说|今年|现在|目前|最近|明年|去年|到底|究竟)", "", head
+    )
+    return bool(re.search(r"[\u4e00-\u9fff]{2}", head)) and not re.search(r"[你您]", head)
 
 
 def _named_in(rest: str) -> re.Match[str] | None:
