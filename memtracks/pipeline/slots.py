@@ -121,7 +121,7 @@ def extract_slots(
             subject = resolver.resolve(m)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
-            if subject is None or (subject == "" and not at_clause_start(text, m.start())):
+            if subject is None or (subject == "" and not at_clause_start(text, m.start(), times)):
                 return None
             if (
                 subject == ""
