@@ -3,6 +3,10 @@
     python -m benchmarks locomo --data ../shared/data/locomo/locomo10.json --out out/locomo
     python -m benchmarks longmemeval --data ../shared/data/longmemeval/longmemeval_s_subset.json --out out/lme
     python -m benchmarks locomo --data ... --out ... --limit 2 --k 5,10
+    python -m benchmarks locomo --data ... --out ... --units 0-4 --dump answers.jsonl
+
+LoCoMo figures are also given per split: the first --tune conversations (default 5: 0-4, the
+ones defaults are tuned on) and the rest (held out).
 
 Runs memtracks and every raw-turn baseline (see benchmarks/baselines.py; the MiniLM ones when
 the minilm extra is installed). Writes DIR/results.json, DIR/results.md and DIR/*.png. With an OpenAI-compatible endpoint
@@ -36,6 +40,20 @@ def _ks(text: str) -> tuple[int, ...]:
     return ks
 
 
+def _units(text: str) -> tuple[int, ...]:
+    """ "0-4" or "5,7,9" or "0-2,8" -> unit indexes."""
+    chosen: list[int] = []
+    try:
+        for part in text.split(","):
+            first, _, last = part.partition("-")
+            chosen += range(int(first), int(last or first) + 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--units takes indexes like 0-4 or 5,7,9; found {text!r}") from None
+    if not chosen or min(chosen) < 0:
+        raise argparse.ArgumentTypeError(f"--units takes indexes from 0; found {text!r}")
+    return tuple(dict.fromkeys(chosen))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -51,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--out", required=True, help="directory for results.json, results.md, plots")
         p.add_argument("--limit", type=int, help="only the first N conversations / questions")
+        p.add_argument("--units", type=_units, help="only these conversations / questions by index, e.g. 0-4")
+        p.add_argument("--dump", help="also write every system's ranked items per question to this JSONL file")
         p.add_argument("--k", type=_ks, default=(5, 10), help="cut-offs, e.g. 5,10")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
         p.add_argument(
@@ -65,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             help="skip the dense MiniLM baselines (they run when the minilm extra is installed)",
         )
+        if name == "locomo":
+            p.add_argument(
+                "--tune",
+                type=int,
+                default=5,
+                help="the first N conversations are the tuning split, the rest held out (default 5)",
+            )
         p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for the optional QA stage")
         p.add_argument("--llm-model")
         p.add_argument("--llm-api-key")
@@ -83,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     toolkit, embedder = Toolkit.load(), USEEmbedder(threads=args.threads)
     minilm = None if args.no_minilm else load_minilm(threads=args.threads)
     if args.dataset == "locomo":
-        units = load_locomo(data, limit=args.limit)
+        every = load_locomo(data, limit=args.limit)
+        units = _select(every, args.units)
         result = run(
             "locomo",
             units,
@@ -93,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             depth=DEPTH["locomo"],
             minilm=minilm,
         )
-        results = evaluate.score_locomo(result, args.k)
+        results = evaluate.score_locomo(result, args.k, _splits(every, units, args.tune))
     else:
-        units = load_longmemeval(data, limit=args.limit)
+        units = _select(load_longmemeval(data, limit=args.limit), args.units)
         result = run(
             f"longmemeval:{data.stem}",
             units,
@@ -107,12 +135,53 @@ def main(argv: list[str] | None = None) -> int:
             minilm=minilm,
         )
         results = evaluate.score_longmemeval(result, args.k, units[0].session_of if units else str)
+    if args.dump:
+        dump_answers(result, Path(args.dump))
     _maybe_qa(args, result, results)
     report.write_json(results, out)
     (out / "results.md").write_text(report.markdown(results, args.k), encoding="utf-8")
     report.plots(results, out)
     print(report.markdown(results, args.k))
     return 0
+
+
+def _select(units: list, indexes: tuple[int, ...] | None) -> list:
+    if indexes is None:
+        return units
+    return [units[i] for i in indexes if i < len(units)]
+
+
+def _splits(every: list, chosen: list, tune: int) -> dict[str, list[str]]:
+    """Tuning (the first ``tune`` units of the file) and held-out (the rest), as far as they
+    were run; nothing when one of them is empty."""
+    ran = {u.id for u in chosen}
+    tuning = [u.id for u in every[:tune] if u.id in ran]
+    held = [u.id for u in every[tune:] if u.id in ran]
+    if not tuning or not held:
+        return {}
+    return {f"tuning (0-{tune - 1})": tuning, f"held-out ({tune}-{len(every) - 1})": held}
+
+
+def dump_answers(result, path: Path) -> None:
+    """Every system's ranked items (and memtracks' deep pool and context) per question, one JSON line each."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for a in result.answers:
+            row = {
+                "system": a.system,
+                "unit": a.unit,
+                "id": a.question.id,
+                "category": a.question.category,
+                "question": a.question.question,
+                "answer": a.question.answer,
+                "evidence": sorted(a.question.evidence_turns or a.question.evidence_sessions),
+                "items": a.items,
+                "context": a.context,
+            }
+            if a.pool is not None:
+                row["pool"] = a.pool
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _maybe_qa(args: argparse.Namespace, result, results: dict) -> None:

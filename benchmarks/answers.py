@@ -8,6 +8,10 @@ every period the gold names, at the same or a finer precision, in any common for
 the day). Qualifiers ("the week before", "early", "last week of") are not checked, as a reader
 would work them out from the date. Any other answer must appear as text: "Paris in 2019" is
 not found by a context that only says 2019.
+
+Chinese: text is compared with Traditional characters read as Simplified, and a Chinese gold
+matches inside a run of characters (Chinese has no spaces between words); a Chinese gold of
+key terms separated by 、 ("乐乐、六岁") is found when every term is.
 """
 
 from __future__ import annotations
@@ -150,7 +154,13 @@ def normalize(text: str) -> str:
 
 @lru_cache(maxsize=16)
 def _normalized_context(context: str) -> str:
-    return f" {normalize(context)} "
+    return f" {normalize(_simplified(context))} "
+
+
+def _simplified(text: str) -> str:
+    from memtracks.lexicon import default_lexicons
+
+    return default_lexicons().to_simplified(text)
 
 
 @lru_cache(maxsize=16)
@@ -158,13 +168,23 @@ def _context_periods(context: str) -> frozenset[Period]:
     return frozenset(periods_in(context))
 
 
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
 def answer_in_context(answer: str, context: str) -> bool:
     """Does the gold ``answer`` appear in ``context`` — as text after normalisation, or, for a
     date answer, as the same periods at the same or a finer precision (see the module doc)?"""
-    gold = normalize(str(answer))
+    answer = str(answer)
+    if _HAN.search(answer):
+        answer = _simplified(answer)
+        if "、" in answer:
+            return all(answer_in_context(part, context) for part in answer.split("、") if part.strip())
+    gold = normalize(answer)
     if not gold:
         return False
     if f" {gold} " in _normalized_context(context):
+        return True
+    if _HAN.search(gold) and gold in _normalized_context(context):
         return True
     wanted = date_answer(str(answer))
     if not wanted:

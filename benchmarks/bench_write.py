@@ -1,6 +1,6 @@
 """Write throughput and latency on LoCoMo.
 
-    python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3]
+    python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3] [--time-only]
 
 Measures, in one run on the same machine:
 - ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
@@ -11,7 +11,8 @@ Measures, in one run on the same machine:
   machine shows up in them too;
 - time normalisation alone (``normalize_time`` on each turn, with the language the writer
   detects): median and p95 microseconds per turn, and its share of a ``write_many`` turn.
-Reports medians over ``--repeat`` runs.
+Reports medians over ``--repeat`` runs. ``--time-only`` measures time normalisation alone (no
+writes, no share of a write), e.g. to compare two versions of the normalizer in one sitting.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--single", type=int, default=300, help="turns written one by one for latency")
     parser.add_argument("--out", help="write the figures as JSON here")
+    parser.add_argument("--time-only", action="store_true", help="measure time normalisation alone")
     args = parser.parse_args(argv)
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
@@ -52,10 +54,18 @@ def main(argv=None) -> int:
 
     turns = list(read_locomo(args.data, timezone.utc))
     texts = [t.text for t in turns]
-    toolkit, embedder = Toolkit.load(), USEEmbedder()
-    toolkit.nlp.analyze(texts[:64])  # load models before timing
-    embedder.embed_batch(texts[:64])
+    toolkit = Toolkit.load()
     print(f"{len(turns)} LoCoMo turns, {os.cpu_count()} cores", flush=True)
+    langs = [a.lang for a in toolkit.nlp.analyze(texts)]  # also loads the models before timing
+    if args.time_only:
+        timenorm = time_normalisation(turns, langs, args.repeat)
+        print(f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us")
+        print(json.dumps(timenorm, indent=2))
+        if args.out:
+            Path(args.out).write_text(json.dumps({"time_normalisation": timenorm}, indent=2))
+        return 0
+    embedder = USEEmbedder()
+    embedder.embed_batch(texts[:64])
 
     ner, used, full, embed, many = [], [], [], [], []
     for run in range(args.repeat):
@@ -73,7 +83,7 @@ def main(argv=None) -> int:
             flush=True,
         )
 
-    timenorm = time_normalisation(turns, [a.lang for a in toolkit.nlp.analyze(texts)], args.repeat)
+    timenorm = time_normalisation(turns, langs, args.repeat)
     per_turn_us = statistics.median(many) / len(turns) * 1e6
     timenorm["share_of_write_many_turn"] = timenorm["median_us"] / per_turn_us
     print(

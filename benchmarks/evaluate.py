@@ -67,36 +67,55 @@ def _scored(values: Sequence[float | None]) -> int:
     return sum(v is not None for v in values)
 
 
-def score_locomo(run: Run, ks: Sequence[int]) -> dict:
-    """LoCoMo: evidence recall (``recall_acc``) over categories 1-4, and per category."""
-    systems, budgets = {}, _budgets(run)
+def _locomo_figures(answers: Sequence[Answer], ks: Sequence[int], budgets: dict[tuple[str, str], int]) -> dict:
+    """One system's LoCoMo figures over ``answers``: recall over categories 1-4 and per category."""
 
     def recall(group: Sequence[Answer], k: int) -> list[float | None]:
         return [metrics.recall_acc(a.items, a.question.evidence_turns, k) for a in group]
 
+    main = [a for a in answers if a.question.category in LOCOMO_MAIN]
+    figures: dict = {f"recall@{k}": _mean(recall(main, k)) for k in ks}
+    figures["recall_curve"] = {str(k): _mean(recall(main, k)) for k in CURVE_K}
+    figures["by_category"] = {
+        str(cat): {
+            "name": names[0],
+            "mem0_name": names[1],
+            "n": len(group),
+            "n_scored": _scored(recall(group, 1)),
+            **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
+            **_answer_figures(group, budgets),
+        }
+        for cat, names in LOCOMO_CATEGORIES.items()
+        if (group := [a for a in answers if a.question.category == str(cat)])
+    }
+    figures.update(_answer_figures(main, budgets))
+    figures.update(_context_figures(main))
+    figures.update(latency(answers))
+    figures["questions"] = len(main)
+    figures["questions_scored"] = _scored(recall(main, 1))
+    return figures
+
+
+def score_locomo(run: Run, ks: Sequence[int], splits: dict[str, Sequence[str]] | None = None) -> dict:
+    """LoCoMo: evidence recall (``recall_acc``) over categories 1-4, and per category; with
+    ``splits`` (name -> unit ids, e.g. the tuning and held-out conversations) also per split."""
+    systems, budgets = {}, _budgets(run)
     for system in run.systems:
         answers = [a for a in run.answers if a.system == system]
-        main = [a for a in answers if a.question.category in LOCOMO_MAIN]
-        figures: dict = {"label": run.labels.get(system, system), **{f"recall@{k}": _mean(recall(main, k)) for k in ks}}
-        figures["recall_curve"] = {str(k): _mean(recall(main, k)) for k in CURVE_K}
-        figures["by_category"] = {
-            str(cat): {
-                "name": names[0],
-                "mem0_name": names[1],
-                "n": len(group),
-                "n_scored": _scored(recall(group, 1)),
-                **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
-                **_answer_figures(group, budgets),
-            }
-            for cat, names in LOCOMO_CATEGORIES.items()
-            if (group := [a for a in answers if a.question.category == str(cat)])
+        systems[system] = {"label": run.labels.get(system, system), **_locomo_figures(answers, ks, budgets)}
+    by_split = {
+        name: {
+            "units": list(units),
+            "systems": {
+                system: _locomo_figures(
+                    [a for a in run.answers if a.system == system and a.unit in set(units)], ks, budgets
+                )
+                for system in run.systems
+            },
         }
-        figures.update(_answer_figures(main, budgets))
-        figures.update(_context_figures(main))
-        figures.update(latency(answers))
-        figures["questions"] = len(main)
-        figures["questions_scored"] = _scored(recall(main, 1))
-        systems[system] = figures
+        for name, units in (splits or {}).items()
+        if units
+    }
     mt = [a for a in run.answers if a.system == "memtracks"]
     groups = {"1-4": [(a.unit, a.question.id) for a in mt if a.question.category in LOCOMO_MAIN]}
     groups.update(
@@ -106,7 +125,10 @@ def score_locomo(run: Run, ks: Sequence[int]) -> dict:
     ceiling = headroom(
         run, groups, locomo_best, lambda a: metrics.recall_acc(a.items, a.question.evidence_turns, CONTEXT_K)
     )
-    return _wrap(run, systems, ceiling)
+    results = _wrap(run, systems, ceiling)
+    if by_split:
+        results["splits"] = by_split
+    return results
 
 
 def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], str]) -> dict:

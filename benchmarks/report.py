@@ -53,6 +53,8 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
         "",
         _category_table(results, ks),
         "",
+        split_table(results, ks[0]),
+        "",
         headroom_table(results),
         "",
         f"Ingest: {results['ingest_turns_per_s']:.0f} turns/s over {results['turns']} turns; "
@@ -108,6 +110,30 @@ def _category_table(results: dict, ks: tuple[int, ...]) -> str:
         row = [_category_label(results, cat), n]
         row += [f"{results['systems'][s]['by_category'].get(cat, {}).get(f'recall@{k}', 0.0):.3f}" for s in systems]
         lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def split_table(results: dict, k: int) -> str:
+    """recall@k by split (tuning and held-out conversations) and category, every system."""
+    splits = results.get("splits") or {}
+    if not splits:
+        return ""
+    cats = list(results["systems"]["memtracks"]["by_category"])
+    head = ["split", "system", "n (scored)", f"recall@{k} (1-4)", *[_category_label(results, c) for c in cats]]
+    head.append("answer in context")
+    lines = [
+        f"recall@{k} by split: tuning conversations (the defaults were tuned on them) and held-out ones",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for name, split in splits.items():
+        for system, f in split["systems"].items():
+            n = f"{f['questions']} ({f['questions_scored']})"
+            row = [name, _name(results, system), n, f"{f[f'recall@{k}']:.3f}"]
+            row += [f"{f['by_category'].get(c, {}).get(f'recall@{k}', 0.0):.3f}" for c in cats]
+            row.append(f"{f['answer_in_context']:.3f}")
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 

@@ -206,29 +206,41 @@ def _clip(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def snippet(text: str, times: Sequence[TimeMention], terms: Sequence[str] = (), budget: int = SNIPPET_TOKENS) -> str:
-    """The turn with its dates; a long turn cut down to the sentences that matter most to
-    the question (shared words, then time expressions), in their original order."""
+def snippet(
+    text: str,
+    times: Sequence[TimeMention],
+    terms: Sequence[str] = (),
+    budget: int = SNIPPET_TOKENS,
+    anchor: datetime | None = None,
+) -> str:
+    """The turn with its dates; a long turn cut down to what answers the question, in the
+    original order: always the sentence that holds the turn's resolved time (``anchor``, the
+    event's start; else any resolved time, the one sharing most words with the question) and
+    the sentence sharing the most words with the question, then others within ``budget``."""
     if count_tokens(text) <= budget:
         return with_dates(text, times)
     wanted = set(terms)
-    scored = []
+    scored = []  # (words shared with the question, 2/1/0 holds the anchor/a time/none, -rank, start, text)
     for rank, sent in enumerate(sentences(text)):
         piece = text[sent.start : sent.end]
+        begin = sent.start + len(piece) - len(piece.lstrip())  # offsets into the stripped sentence
         inside = [
-            replace(t, span=(t.span[0] - sent.start, t.span[1] - sent.start))
+            replace(t, span=(t.span[0] - begin, t.span[1] - begin))
             for t in times
-            if sent.start <= t.span[0] and t.span[1] <= sent.end
+            if begin <= t.span[0] and t.span[1] <= sent.end
         ]
         overlap = len(wanted & set(tokenize(piece)))
-        scored.append((overlap + 0.5 * bool(inside), -rank, sent.start, with_dates(piece.strip(), inside)))
-    useful = [item for item in scored if item[0] > 0] or scored[:1]
+        holds = 2 if any(t.start == anchor for t in inside) else 1 if inside else 0
+        scored.append((overlap, holds, -rank, sent.start, with_dates(piece.strip(), inside)))
+    dated = sorted((x for x in scored if x[1]), key=lambda x: (x[1], x[0], x[2]), reverse=True)[:1]
+    useful = sorted((x for x in scored if x[0] > 0 and x not in dated), reverse=True)
+    picked = dated + useful or scored[:1]
     chosen: list[tuple[int, str]] = []
     used = 0
-    for _, _, start, piece in sorted(useful, reverse=True):
+    for n, (_, _, _, start, piece) in enumerate(picked):
         cost = count_tokens(piece)
-        if chosen and used + cost > budget:
-            continue
+        if n >= len(dated) + 1 and used + cost > budget:
+            continue  # the dated sentence and the best match always stay
         chosen.append((start, piece))
         used += cost
     chosen.sort()
@@ -288,7 +300,7 @@ def _when(d: datetime) -> str:
 def event_card_text(event: Event, confidence: float, terms: Sequence[str] = ()) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
-    body = _clip(snippet(event.text, event.times, terms))
+    body = _clip(snippet(event.text, event.times, terms, anchor=event.start))
     notes = [h.note for h in event.happenings if h.status != "active" and h.note]
     if notes:
         body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"

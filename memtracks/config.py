@@ -36,11 +36,15 @@ class RetrievalConfig:
         k_fact, k_temporal, k_inference: candidates each track retriever returns.
         semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
             (max-normalised) BM25 into one relevance in [0, 1].
+        lexical_ceiling_share: BM25 is normalised by the best candidate's score, or by this
+            share of a full match's score if that is larger (0: by the best candidate alone).
         time_match, time_match_floor: an event inside the question's time window gains
             ``time_match x max(relevance, time_match_floor)``: relevant events in the window
             rise most, and a question with no other words ("what did I do last week?") still
             ranks the window first.
         when_boost: added to dated events when the question asks when ("when", 什么时候).
+        kind_boost: added to events of a happening kind an aggregate question names ("how many
+            trips": the trips), which are searched besides the question's words.
         entity_boost: added to events that mention an entity of the question.
         speaker_boost: added to events said by the person the question is about.
         chain_hops, chain_weight: events this many links along the event chain from a hit
@@ -48,6 +52,12 @@ class RetrievalConfig:
         answer_weight: the reply to a question turn that matched takes this share of its
             relevance (the question names the topic, the reply holds the information).
         min_relevance: candidates below this relevance are dropped.
+        substance_floor, substance_full: a turn's relevance is scaled by how much its
+            statements say (``retrieval/substance.py``): ``substance_floor`` for a question or a
+            reaction with no content words, rising to 1 at ``substance_full`` content words.
+            Applied after the chain expansion, so the reply to a question inherits the
+            question's full relevance, and after the ``min_relevance`` cut, so a short relevant
+            statement ("I love hiking.") ranks lower but is never dropped.
         session_cap, aggregate_session_cap: at most this many of the temporal track's
             candidates come from one conversation while others are waiting (the rest fill
             any slots left), so one long chat cannot take every slot; the second figure is
@@ -60,15 +70,19 @@ class RetrievalConfig:
     k_inference: int = 2
     semantic_weight: float = 0.6
     lexical_weight: float = 0.4
+    lexical_ceiling_share: float = 0.0
     time_match: float = 0.5
     time_match_floor: float = 0.3
     when_boost: float = 0.1
+    kind_boost: float = 0.15
     entity_boost: float = 0.15
     speaker_boost: float = 0.15
     chain_hops: int = 1
     chain_weight: float = 0.7
     answer_weight: float = 0.9
     min_relevance: float = 0.12
+    substance_floor: float = 0.4
+    substance_full: float = 10.0
     session_cap: int = 5
     aggregate_session_cap: int = 3
 

@@ -25,6 +25,8 @@ from typing import Any
 
 import networkx as nx
 
+from .errors import UnknownNameError
+from .records import STORED_AS
 from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Store
 from .storage.vectors import INDEXES
@@ -36,6 +38,15 @@ Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]
 # Rough per-item costs for the memory budget (measured on CPython 3.11; order of magnitude).
 POSTING_BYTES = 80
 EDGE_BYTES = 400
+
+
+def stored_track(track: str) -> str:
+    """The stored name of a track ("temporal" memories are events); an unknown one is an error,
+    never an empty index (which would make every lookup silently find nothing)."""
+    name = STORED_AS.get(track, track)
+    if name not in TRACKS:
+        raise UnknownNameError(f"unknown track {track!r}; known: {', '.join([*STORED_AS, 'event'])}")
+    return name
 
 
 @dataclass
@@ -95,8 +106,7 @@ class Indexes:
         return entry
 
     def vectors(self, scope: str, track: str) -> Any:
-        if track not in TRACKS:  # e.g. "temporal" (events are stored as "event"): nothing is stored
-            return INDEXES[self.kind](self.dim)
+        track = stored_track(track)
         with self._lock:
             entry = self._entry(scope)
             if track not in entry.vectors:
@@ -104,8 +114,7 @@ class Indexes:
             return entry.vectors[track]
 
     def lexical(self, scope: str, track: str) -> LexicalIndex:
-        if track not in TRACKS:
-            return LexicalIndex()
+        track = stored_track(track)
         with self._lock:
             entry = self._entry(scope)
             if track not in entry.lexical:

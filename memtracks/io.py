@@ -69,7 +69,8 @@ def locomo_turn_text(turn: dict[str, Any]) -> str:
 
 
 def locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None = None) -> Iterator[Turn]:
-    """The turns of one LoCoMo sample, sessions in order, stamped with their session time."""
+    """The turns of one LoCoMo sample, sessions in order, stamped with their session time;
+    each turn's language is detected when it is written."""
     conv = sample["conversation"]
     user = user_id or str(sample.get("sample_id", "locomo"))
     for key in _session_keys(conv):
@@ -82,7 +83,7 @@ def locomo_turns(sample: dict[str, Any], tz: tzinfo, user_id: str | None = None)
                 user_id=user,
                 session_id=key,
                 turn_id=turn["dia_id"],
-                lang="en",
+                lang=None,  # detected per turn: a LoCoMo-format file may be Chinese, or mixed
             )
 
 

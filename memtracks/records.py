@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 TRACKS = ("fact", "temporal", "inference")
+# Where each track's memories are stored and indexed: the temporal track's are events.
+STORED_AS = {"fact": "fact", "temporal": "event", "inference": "inference"}
 SOURCES = ("stated", "inferred", "imported")
 # Why a fact stopped holding (``Fact.reason``): a new value replaced it ("I moved to X", "sold
 # X and bought Y"), the speaker said it ended ("I don't live there anymore", "I used to...",

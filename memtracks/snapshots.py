@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .retrieval.lexical import LexicalIndex
+from .retrieval.lexical import TOKENIZER, LexicalIndex
 from .storage import Store
 from .storage.vectors import INDEXES
 
@@ -70,7 +70,7 @@ class Snapshots:
             scope,
             f"{track}.lexical",
             generation,
-            "lexical",
+            TOKENIZER,
             lambda upto: self.store.item_count(scope, track, upto),
             LexicalIndex.load,
         )
@@ -107,8 +107,9 @@ class Snapshots:
         if len(index) < self.min_items:
             return 0
         meta = self._meta(scope, name)
+        kind = TOKENIZER if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
         same = {"count": len(index), "last_id": last_id, "generation": generation, "embedder": self.embedder}
-        if meta and all(meta.get(k) == v for k, v in same.items()):
+        if meta and meta.get("kind") == kind and all(meta.get(k) == v for k, v in same.items()):
             return 0
         self.dir.mkdir(parents=True, exist_ok=True)
         base = self._base(scope, name)
@@ -116,7 +117,6 @@ class Snapshots:
         tmp = self.dir / f".{file}.{os.getpid()}.tmp"
         index.save(tmp)
         os.replace(tmp, self.dir / file)
-        kind = "lexical" if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
         record = {"format": FORMAT, "scope": scope, "kind": kind, "file": file, **same}
         tmp_meta = self.dir / f".{base}.json.{os.getpid()}.tmp"
         tmp_meta.write_text(json.dumps(record), encoding="utf-8")

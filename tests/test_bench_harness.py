@@ -220,3 +220,64 @@ def test_bench_headroom_hand_computed():
     assert f["union_items_mean"] == (32 + 5) / 2  # D1:2 joins memtracks' 31; q2's lists are the same 5
     assert f["answer_in_context"] == 0.5 and f["ceiling_whole"] == 0.5 and f["ceiling_evidence_undated"] == 0.0
     assert room["union_of"] == ["memtracks", "bm25"]
+
+
+def test_bench_locomo_splits_and_dump(tmp_path):
+    """--tune N reports the first N conversations and the rest apart; --units picks conversations;
+    --dump writes every system's ranked items per question."""
+    sample = json.loads((DATA / "locomo_mini.json").read_text())[0]
+    other = json.loads(json.dumps(sample)) | {"sample_id": "conv-other"}
+    data = tmp_path / "two.json"
+    data.write_text(json.dumps([sample, other]), encoding="utf-8")
+    out, dump = tmp_path / "out", tmp_path / "answers.jsonl"
+    args = ["locomo", "--data", str(data), "--out", str(out), "--quiet", "--no-minilm", "--tune", "1"]
+    assert main([*args, "--dump", str(dump)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    tuning, held = results["splits"].values()
+    assert tuning["units"] == ["conv-mini"] and held["units"] == ["conv-other"]
+    # the same conversation twice: each split scores what the whole run scores
+    whole = results["systems"]["memtracks"]["recall@5"]
+    assert tuning["systems"]["memtracks"]["recall@5"] == pytest.approx(whole)
+    assert held["systems"]["memtracks"]["recall@5"] == pytest.approx(whole)
+    assert "| tuning (0-0) | memtracks |" in (out / "results.md").read_text()
+    rows = [json.loads(line) for line in dump.read_text().splitlines()]
+    mt = [r for r in rows if r["system"] == "memtracks"]
+    assert len(mt) == 2 * len(sample["qa"]) and all("pool" in r for r in mt)
+    assert {r["system"] for r in rows} >= {"memtracks", "bm25", "rrf-use"}
+    assert main([*args[:-2], "--out", str(tmp_path / "one"), "--units", "1"]) == 0
+    one = json.loads((tmp_path / "one" / "results.json").read_text())
+    assert "splits" not in one and one["systems"]["memtracks"]["questions"] == 10
+
+
+ZH_CHAT = Path(__file__).parent.parent / "benchmarks" / "data" / "zh_chat.json"
+
+
+def test_bench_chinese_benchmark_is_well_formed():
+    """The Chinese benchmark: at least 4 multi-session conversations of 60+ turns over weeks, 120+
+    questions whose evidence ids all exist, some of it in Traditional Chinese."""
+    data = json.loads(ZH_CHAT.read_text(encoding="utf-8"))
+    units = load_locomo(ZH_CHAT)
+    assert len(units) >= 4 and sum(len(u.questions) for u in units) >= 120
+    for sample, unit in zip(data, units, strict=True):
+        assert len(unit.turns) >= 60
+        span = unit.turns[-1].timestamp - unit.turns[0].timestamp
+        assert span.days >= 21 and len({t.session_id for t in unit.turns}) >= 5
+        raw = [e for qa in sample["qa"] for e in qa["evidence"]]
+        assert all(q.evidence_turns for q in unit.questions) and len(evidence_ids(" ".join(raw))) == len(raw)
+        assert {q.category for q in unit.questions} >= {"1", "2", "4"}
+    traditional = sum(t.text.count("們") + t.text.count("說") for u in units for t in u.turns)
+    assert traditional > 10
+
+
+def test_bench_locomo_reader_detects_each_turns_language(toolkit, embedder):
+    """Regression: the LoCoMo reader marked every turn English, so a LoCoMo-format Chinese file
+    never reached the Chinese pipeline."""
+    from memtracks import Memory
+    from memtracks.io import read_locomo
+
+    turns = [t for t in read_locomo(ZH_CHAT, timezone.utc) if t.session_id == "session_1"]
+    assert all(t.lang is None for t in turns)
+    mem = Memory(toolkit=toolkit, embedder=embedder)
+    mem.write_many(turns)
+    langs = {e.lang for e in mem.events(user_id="zh-chat-1")} | {e.lang for e in mem.events(user_id="zh-chat-4")}
+    assert langs == {"zh"}

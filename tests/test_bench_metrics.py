@@ -75,6 +75,13 @@ def test_bench_dates_in_any_format(text, expected):
         ("bis", "Leo adopted Biscuit", False),  # whole words only
         ("2023", "since 2023-05-07", True),
         ("上海", "[事实] user 居住地：上海（置信度 0.90）", True),
+        ("豆包", "[时序] 2024-03-02 林晓：那豆包就得麻烦你帮我喂两天了", True),  # inside a run of characters
+        ("乐乐、六岁", "周婷：六岁了，九月份就要上小学了。乐乐天天在愁", True),  # every key term
+        ("乐乐、七岁", "周婷：六岁了，九月份就要上小学了。乐乐天天在愁", False),
+        ("麻糬、柴犬", "吳佳穎：麻糬超皮 … 黃志明：柴犬就是這樣", True),  # Traditional as Simplified
+        ("鸭肉饭", "去高雄記得吃鹽埕區的鴨肉飯。", True),
+        ("2024年5月18日、西溪湿地", "陈默：五月十八号 [2024-05-18]，在西溪湿地那边的一个酒店", True),
+        ("2024年5月18日、西溪湿地", "陈默：五月，在西溪湿地那边", False),
     ],
 )
 def test_bench_answer_in_context(answer, context, found):

@@ -94,7 +94,7 @@ def test_a_new_process_starts_from_the_snapshot(make_memory, tmp_path):
     first.close()
     assert list((tmp_path / "m.db.snapshots").glob("*.json"))
     result = other(db, "retrieve", question="What do I love doing?", user_id="u1", now=NOW)
-    assert result["snapshot_loads"] >= 1 and "hiking" in result["cards"][0]
+    assert result["snapshot_loads"] >= 1 and any("hiking" in c for c in result["cards"][:2])
     # written after the snapshot: the new process adds the tail
     again = make_memory(db, config=MemoryConfig(snapshot_min=1))
     again.write(Turn("I bought a kayak.", user_id="u1", session_id="s", turn_id="t9", timestamp=T0 + timedelta(days=9)))

@@ -37,6 +37,38 @@ def test_lexical_chinese_matches_without_a_segmenter():
     assert index.search(tokenize("吃辣的东西"), 2)[0][0] == 2
 
 
+@pytest.mark.parametrize(
+    "question,pleasantry,answer",
+    [
+        ("我上周末去哪里玩了？", "好的，还有什么需要我帮忙的吗？", "上周末我和朋友去杭州西湖划船了"),
+        ("你还记得我什么时候换的工作吗？", "哈哈，你说得对，那怎么办呢？", "三月份我换工作了，现在在一家律所"),
+        ("我們什麼時候去臺北的？", "好啊，那你們呢？", "我们十月去了台北看展"),
+    ],
+)
+def test_lexical_chinese_function_words_match_nothing(question, pleasantry, answer):
+    """Regression: 什么, 吗, 哪 gave a content-free reply the best word match."""
+    index = LexicalIndex()
+    index.add(1, tokenize(pleasantry))
+    index.add(2, tokenize(answer))
+    found = index.search(tokenize(question), 2)
+    assert found and found[0][0] == 2
+    assert 1 not in dict(found)  # nothing but function words in common
+
+
+def test_lexical_traditional_meets_simplified():
+    assert set(tokenize("臺灣的書店")) == set(tokenize("台湾的书店"))
+
+
+def test_lexical_stopwords_file_is_validated(tmp_path):
+    from memtracks.errors import DataFileError
+    from memtracks.retrieval.lexical import load_stopwords
+
+    bad = tmp_path / "stopwords.yaml"
+    bad.write_text("en: a the\nzh_chars: 的\nzh_words: [什么, 吗]\n", encoding="utf-8")
+    with pytest.raises(DataFileError, match="(?s)stopwords.yaml.*zh_words.*吗"):
+        load_stopwords(bad)
+
+
 def test_lexical_entity_keys_cross_languages(toolkit):
     index = LexicalIndex()
     index.add(1, tokenize("I moved to Shanghai.", ["shanghai"]))
@@ -306,8 +338,9 @@ def _fact(i, value, last_seen, source="stated"):
     return Fact("user", "likes", value, value.lower(), "u1", last_seen, last_seen, last_seen, id=i, source=source)
 
 
-def _vectors(mapping):
-    return lambda track, ids: {i: mapping[i] for i in ids if i in mapping}
+def _vectors(mapping, track="fact"):
+    """Stored vectors of one track: another track's lookup finds nothing, as in the store."""
+    return lambda asked, ids: {i: mapping[i] for i in ids if i in mapping} if asked == track else {}
 
 
 def test_fusion_decay_prefers_recent_at_equal_relevance():
@@ -373,9 +406,31 @@ def test_fusion_dedup_merges_lookalikes_but_not_different_dates(embedder):
     assert float(vectors[0] @ vectors[2]) >= 0.9  # the embedder alone cannot tell them apart
     events = [Event("u1", "s", f"t{i}", "user", "user", t, "en", T0, id=i + 1) for i, t in enumerate(texts)]
     hits = [Hit("temporal", e, 0.9 - 0.01 * i, "semantic") for i, e in enumerate(events)]
-    ranked = fuse(hits, _query(), FusionConfig(), _vectors({i + 1: v for i, v in enumerate(vectors)}), 5)
+    stored = _vectors({i + 1: v for i, v in enumerate(vectors)}, track="temporal")
+    ranked = fuse(hits, _query(), FusionConfig(), stored, 5)
     assert [r.hit.item_id for r in ranked] == [1, 3]
     assert [h.item_id for h in ranked[0].merged] == [2]
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("We have a team meeting on Tuesday at 10.", "We have a team meeting on Tuesday at 10!"),
+        ("我们周二上午十点开组会。", "我们周二上午十点要开组会。"),
+    ],
+)
+def test_fusion_dedup_runs_on_stored_event_vectors(embedder, toolkit, texts):
+    """Regression: fusion looked up event vectors under the track name "temporal" while they are
+    stored as "event", so dedup saw nothing and lookalike events took two cards."""
+    from memtracks import Memory
+
+    mem = Memory(embedder=embedder, toolkit=toolkit)
+    for n, text in enumerate(texts):
+        mem.write(text, user_id="u1", session_id=f"s{n}", turn_id=f"t{n}", timestamp=T0 + timedelta(hours=n))
+    recall = mem.retrieve(texts[0], user_id="u1", now=T0 + timedelta(days=3), tracks=["temporal"])
+    assert [sorted(c.source_turn_ids) for c in recall.cards] == [["t0", "t1"]]
+    with pytest.raises(KeyError, match="unknown track"):
+        mem.index("u1", "events")
 
 
 @pytest.mark.parametrize(
@@ -453,6 +508,42 @@ def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit
 
     clipped = clip_tokens(text, limit)
     assert clipped == expected and count_tokens(clipped) <= limit
+
+
+LONG_EN = (
+    "Honestly work has been a blur lately, with the kids at home and everything else going on at once. "
+    "We finally drove up to the lake cabin last weekend. "
+    "The water was freezing but the kids swam anyway and loved every minute of it. "
+    "My sister Ana came along with her new puppy, who chased the ducks all afternoon. "
+    "I really want to go back there in the summer when it is warmer and stay longer."
+)
+LONG_ZH = (
+    "这段时间工作特别忙，孩子们也放假在家，每天都像打仗一样，感觉一点自己的时间都没有。"
+    "我们上周六终于开车去了湖边的小木屋。"
+    "湖水特别凉，可孩子们还是下水玩了一下午，开心得不得了，回来的路上就都睡着了。"
+    "我姐姐安娜也带着她新养的小狗一起去了，小狗追了一下午的野鸭子，累得趴在车里不动。"
+    "等夏天天气暖和了，我还想再去住上一个星期，好好休息一下。"
+)
+
+
+@pytest.mark.parametrize(
+    "text,lang,question,kept,date",
+    [
+        (LONG_EN, "en", "Who did Ana bring along?", "puppy", "2024-01-06..2024-01-07"),
+        (LONG_ZH, "zh", "安娜带了什么？", "小狗", "2024-01-06"),
+    ],
+)
+def test_cards_long_turn_keeps_its_dated_sentence_and_the_asked_one(text, lang, question, kept, date):
+    """Regression: the snippet kept only sentences sharing words with the question and
+    dropped the one whose time was resolved, so the card lost its date."""
+    from memtracks.cards import snippet
+    from memtracks.pipeline.timenorm import normalize_time
+
+    times = normalize_time(text, T0 + timedelta(days=3), lang=lang)
+    anchor = next(t.start for t in times if date.startswith(t.start.date().isoformat()))  # the event's time
+    cut = snippet(text, times, tokenize(question), anchor=anchor)
+    assert count_tokens(cut) < count_tokens(text)
+    assert kept in cut and f"[{date}]" in cut
 
 
 def test_cards_show_one_date_per_kind_of_mention():

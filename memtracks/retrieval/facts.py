@@ -39,11 +39,13 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
             facts[fact.id] = fact  # type: ignore[index]
             evidence.setdefault(fact.id, {}).update(mixed[fact.id])  # type: ignore[index, arg-type]
     keys = set(query.entity_keys)
-    for item, fact in facts.items():
+    for item, fact in list(facts.items()):
         if fact.value_key in keys:
             evidence[item]["entity"] = ENTITY_MATCH
         elif _value_named(fact, query):
             evidence[item]["value"] = SLOT_MATCH
+        elif not subjects and "slot" not in evidence[item] and _someones_relation(fact):
+            del facts[item]  # a question that names no one is not about a cousin's workplace
     moment = query.as_of or query.now
     hits: list[Hit] = []
     stale: list[float] = []
@@ -73,6 +75,11 @@ def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
     if "entity" in explain:
         return "entity"
     return "semantic" if explain.get("semantic", 0.0) >= explain.get("lexical", 0.0) else "lexical"
+
+
+def _someones_relation(fact: Fact) -> bool:
+    """The fact is about a relation of someone ("user's cousin"), not a person talking or named."""
+    return "'s " in fact.subject
 
 
 def _value_named(fact: Fact, query: Query) -> bool:

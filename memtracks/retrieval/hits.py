@@ -51,9 +51,14 @@ class SearchContext:
     chain: Callable[[], Any]  # the event chain: StoredChain or networkx graph (in, predecessors, successors)
 
 
-def mix(semantic: dict[int, float], lexical: dict[int, float], config: RetrievalConfig) -> dict[int, dict[str, float]]:
-    """Per item: cosine, max-normalised BM25, and their weighted mix as relevance."""
-    top = max(lexical.values(), default=0.0) or 1.0
+def mix(
+    semantic: dict[int, float], lexical: dict[int, float], config: RetrievalConfig, ceiling: float = 0.0
+) -> dict[int, dict[str, float]]:
+    """Per item: cosine, normalised BM25, and their weighted mix as relevance. BM25 is divided
+    by the best candidate's score, but never by less than ``lexical_ceiling_share`` of what a
+    full match would score (``ceiling``): when every candidate matches only a word or two of
+    the question, none of them is a perfect word match."""
+    top = max(max(lexical.values(), default=0.0), config.lexical_ceiling_share * ceiling) or 1.0
     out: dict[int, dict[str, float]] = {}
     for item in set(semantic) | set(lexical):
         sem = max(0.0, semantic.get(item, 0.0))
@@ -72,10 +77,11 @@ def search_both(
     """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine."""
     index = ctx.vectors(track)
     semantic = dict(index.search(vector, k))
-    lexical = dict(ctx.lexical(track).search(terms, k))
+    words = ctx.lexical(track)
+    lexical = dict(words.search(terms, k))
     missing = [i for i in lexical if i not in semantic]
     semantic.update(similarity(index, missing, vector))
-    return mix(semantic, lexical, ctx.config)
+    return mix(semantic, lexical, ctx.config, words.ceiling(terms) if ctx.config.lexical_ceiling_share else 0.0)
 
 
 def held_back(stale: list[float], hits: list[Hit], floor: float) -> int:

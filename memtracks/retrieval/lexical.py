@@ -2,8 +2,11 @@
 
 English text is split into lower-cased words (stop words dropped, plural and -ing/-ed endings
 folded); Chinese text into single characters and character bigrams, which need no
-segmenter and match 上海 inside 上海浦东. Entity keys are added as ``ent:<key>`` terms on both
-sides, so a Chinese query about 上海 finds an English memory about Shanghai.
+segmenter and match 上海 inside 上海浦东. Chinese function words (什么, 怎么, 哪里...) are cut
+out first and Traditional characters read as Simplified (們 as 们), so 什麼 and 什么 both say
+nothing and 台北 meets 臺北. Stop words are data: ``lexicons/stopwords.yaml``. Entity keys are
+added as ``ent:<key>`` terms on both sides, so a Chinese query about 上海 finds an English
+memory about Shanghai.
 
 The index grows as memories are written (read-your-writes) and scores with numpy.
 """
@@ -14,20 +17,77 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from pydantic import ValidationError, field_validator
+
+from ..datafiles import Strict, bundled, read_yaml
+from ..errors import DataFileError
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_STOP_EN = frozenset(
-    "a an the and or but if then so of to in on at by for with from about as into over after before "
-    "is am are was were be been being do does did have has had having i me my mine we us our you your "
-    "he him his she her it its they them their this that these those what which who whom whose when "
-    "where why how there here just very really too also not no yes oh ok okay hey hi hello well "
-    "can could would should will shall may might must 's 're 've 'm 'll 'd".split()
-)
-_STOP_ZH = frozenset("的了是在我你他她它们吗呢吧啊呀哦也都就还和与")
+TOKENIZER = "bm25-terms.v2"  # saved BM25 indexes made with another tokenizer are rebuilt
+
+
+class StopwordSpec(Strict):
+    en: str
+    zh_chars: str
+    zh_words: list[str]
+    chitchat_en: str = ""
+    chitchat_zh: list[str] = []
+
+    @field_validator("zh_words", "chitchat_zh")
+    @classmethod
+    def _words(cls, words: list[str]) -> list[str]:
+        for word in words:
+            if len(word) < 2 or not _HAN_RUN.fullmatch(word):
+                raise ValueError(f"{word!r}: a function word of two or more Chinese characters")
+        return words
+
+
+@dataclass(frozen=True)
+class Stopwords:
+    en: frozenset[str]
+    zh_chars: frozenset[str]
+    zh_words: re.Pattern[str]  # longest first
+    chitchat_en: frozenset[str] = frozenset()  # stemmed
+    chitchat_zh: re.Pattern[str] = re.compile("(?!)")
+
+
+def _alternation(words: Iterable[str]) -> re.Pattern[str]:
+    return re.compile("|".join(sorted(set(words), key=len, reverse=True)) or "(?!)")
+
+
+def load_stopwords(path: Path) -> Stopwords:
+    doc = read_yaml(path)
+    try:
+        spec = StopwordSpec(**(doc if isinstance(doc, dict) else {}))
+    except ValidationError as exc:
+        raise DataFileError(
+            str(path), [f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors()]
+        ) from None
+    return Stopwords(
+        frozenset(spec.en.split()),
+        frozenset(spec.zh_chars),
+        _alternation(spec.zh_words),
+        frozenset(_stem(w) for w in spec.chitchat_en.lower().split()),
+        _alternation(spec.zh_words + spec.chitchat_zh),
+    )
+
+
+@lru_cache(maxsize=1)
+def stopwords() -> Stopwords:
+    return load_stopwords(bundled("lexicons", "stopwords.yaml"))
+
+
+@lru_cache(maxsize=1)
+def _simplified() -> dict[int, str]:
+    from ..lexicon import default_lexicons
+
+    return str.maketrans(default_lexicons().traditional)
 
 
 def _stem(word: str) -> str:
@@ -45,12 +105,13 @@ def _stem(word: str) -> str:
 
 def tokenize(text: str, keys: Iterable[str] = ()) -> list[str]:
     """Terms of ``text`` for BM25, plus ``ent:`` terms for entity keys."""
+    stop = stopwords()
     lowered = text.lower()
-    terms = [_stem(w) for w in _WORD.findall(lowered) if w not in _STOP_EN]
-    for run in _HAN_RUN.findall(lowered):
-        chars = [c for c in run]
-        terms.extend(c for c in chars if c not in _STOP_ZH)
-        terms.extend(a + b for a, b in zip(chars, chars[1:], strict=False))
+    terms = [_stem(w) for w in _WORD.findall(lowered) if w not in stop.en]
+    for han in _HAN_RUN.findall(lowered):
+        for run in stop.zh_words.split(han.translate(_simplified())):
+            terms.extend(c for c in run if c not in stop.zh_chars)
+            terms.extend(a + b for a, b in zip(run, run[1:], strict=False) if not {a, b} <= stop.zh_chars)
     terms.extend(f"ent:{k}" for k in keys)
     return terms
 
@@ -147,6 +208,17 @@ class LexicalIndex:
         index.known = set(index.ids)
         index.postings = len(index._rows)
         return index
+
+    def ceiling(self, terms: Sequence[str]) -> float:
+        """The most a document could score for ``terms`` (each term's idf x (k1 + 1)): how a
+        score compares with a full match, whatever the other candidates scored."""
+        n = len(self.ids)
+        total = 0.0
+        for term in dict.fromkeys(terms):
+            found = len(self._array(term)[0])
+            if found:
+                total += math.log(1 + (n - found + 0.5) / (found + 0.5)) * (self.k1 + 1)
+        return total
 
     def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """The ``k`` best (item id, BM25 score) pairs for the query ``terms``."""

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from ..embedders import Embedder
+from ..nlp import Token
 from ..pipeline.entities import extract_entities
 from ..pipeline.timenorm import normalize_time
 from ..records import Entity, TimeMention
@@ -40,12 +41,15 @@ _AGGREGATE = re.compile(
     r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有|顺序|先后",
     re.IGNORECASE,
 )
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 _SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)
 _SELF_ZH = re.compile(r"我(?!们)")
 _RELATION = re.compile(
     r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
     re.IGNORECASE,
 )
+# A Chinese question that opens with a relation speaks of the speaker's ("同事在哪上班？").
+_RELATION_ZH_BARE = re.compile(r"(?:^|[，,。？?！!、\s])([\u4e00-\u9fff]{1,3})")
 
 
 # How long one unit of a mention's granularity is, for the windows of open and approximate times.
@@ -100,6 +104,7 @@ class Query:
     as_of: datetime | None
     terms: tuple[str, ...]
     vector: np.ndarray
+    kinds: tuple[str, ...] = ()  # happenings an aggregate question counts or lists ("how many trips")
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
@@ -146,20 +151,22 @@ def analyze_query(
     named = people & set(subjects)
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
+    aggregate = _AGGREGATE.search(text) is not None
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
         now=now,
         subjects=subjects,
-        slots=_slots(text, toolkit),
+        slots=_slots(text, toolkit, analysis.tokens),
         entities=topical,
         times=times,
         past=_PAST.search(text) is not None,
         asks_when=_WHEN.search(text) is not None,
-        aggregate=_AGGREGATE.search(text) is not None,
+        aggregate=aggregate,
         as_of=as_of,
         terms=_terms(text, topical, named),
         vector=embedder.embed_batch([without_names(text, named)])[0],
+        kinds=_kinds(text, toolkit) if aggregate else (),
     )
 
 
@@ -179,13 +186,43 @@ def _terms(text: str, entities: tuple[Entity, ...], participants: Set[str]) -> t
     return tuple(t for t in tokenize(text, [e.key for e in entities]) if t not in names)
 
 
-def _slots(text: str, toolkit: Toolkit) -> tuple[str, ...]:
+def _kinds(text: str, toolkit: Toolkit) -> tuple[str, ...]:
+    """Happening kinds the question names by one of their nouns (``changes`` in
+    rules/happenings.yaml): "how many trips" -> trip, 去过几次出差 -> trip."""
+    lowered = toolkit.lexicons.to_simplified(text.lower())
+    found = []
+    for kind, words in toolkit.change_words.items():
+        for word in words:
+            hit = word in lowered if _HAN.search(word) else re.search(rf"\b{re.escape(word)}(?:e?s)?\b", lowered)
+            if hit:
+                found.append(kind)
+                break
+    return tuple(found)
+
+
+def _slots(text: str, toolkit: Toolkit, words: Sequence[Token] = ()) -> tuple[str, ...]:
+    """Slot intents: the slots whose question patterns match. A Chinese pattern must match
+    whole words of the question, or lie inside a noun or at the start of a word (爱 in 可爱 is
+    not love; 猫 in 小猫 and in 猫叫 is a cat)."""
     found: list[str] = []
     for lang in ("en", "zh"):
         for slot, regex in toolkit.catalogue.ask_patterns[lang]:
-            if slot not in found and regex.search(text):
+            if slot in found:
+                continue
+            matches = regex.finditer(text)
+            if any(lang == "en" or _whole_words(m, words) for m in matches):
                 found.append(slot)
     return tuple(found)
+
+
+def _whole_words(match: re.Match[str], words: Sequence[Token]) -> bool:
+    """The match covers a whole word, lies inside a noun (小猫, 猫咪), or starts a word (猫叫)."""
+    if not words:
+        return True
+    if any(match.start() <= w.start and w.end <= match.end() for w in words):
+        return True
+    inside = next((w for w in words if w.start <= match.start() and match.end() <= w.end), None)
+    return inside is not None and (inside.tag.startswith("n") or inside.start == match.start())
 
 
 def _subjects(
@@ -196,8 +233,9 @@ def _subjects(
     people: frozenset[str],
     named: Sequence[tuple[str, str, str]] = (),
 ) -> tuple[str, ...]:
-    """Whom the question asks about: "my brother" is the speaker's brother and every brother
-    the speaker has named ("my brother Tom" -> Tom); a name is that person (and their relation)."""
+    """Whom the question asks about: "my brother" (我哥, or 哥哥 opening a Chinese question) is
+    the speaker's brother and every brother the speaker has named ("my brother Tom" -> Tom); a
+    name is that person (and their relation)."""
     subjects: list[str] = []
     for m in _RELATION.finditer(text):
         words = m.group(1) or m.group(2) or ""
@@ -206,6 +244,12 @@ def _subjects(
         if rel:
             subjects.append(f"{speaker}'s {rel}")
             subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
+    if not subjects:
+        for m in _RELATION_ZH_BARE.finditer(text):
+            rel = toolkit.lexicons.relations.key_of_prefix(m.group(1))
+            if rel and f"{speaker}'s {rel}" not in subjects:
+                subjects.append(f"{speaker}'s {rel}")
+                subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
     lowered = {p.lower(): p for p in people}
     for e in entities:
         name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)

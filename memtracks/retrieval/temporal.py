@@ -14,8 +14,10 @@ from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbours
 from .hits import Hit, SearchContext, mix, search_both
 from .query import Query
+from .substance import evidence_prior
 
 WINDOW_LIMIT = 300
+KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question names
 
 
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
@@ -24,13 +26,24 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     in_window: set[int] = set()
     if query.window is not None:
         in_window = set(ctx.store.event_ids_between(ctx.user_id, *query.window, limit=WINDOW_LIMIT))
-        missing = [i for i in in_window if i not in scored]
-        scored.update(mix(similarity(ctx.vectors("event"), missing, query.vector), {}, cfg))
+    of_kind = (
+        {e.id for e in ctx.store.events(ctx.user_id, kinds=list(query.kinds), limit=KIND_LIMIT) if e.id is not None}
+        if query.kinds
+        else set()
+    )
+    missing = [i for i in in_window | of_kind if i not in scored]
+    scored.update(mix(similarity(ctx.vectors("event"), missing, query.vector), {}, cfg))
     heads = {i: h for i, h in ctx.store.event_heads(ctx.user_id, list(scored)).items() if _visible(h, query, cfg)}
-    ranked = {i: _score(heads[i], parts, i in in_window, query, cfg) for i, parts in scored.items() if i in heads}
+    ranked = {
+        i: _score(heads[i], parts, i in in_window, i in of_kind, query, cfg)
+        for i, parts in scored.items()
+        if i in heads
+    }
     best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
     ranked.update(_expand(best, ranked, heads, query, ctx))
-    order = [i for i in sorted(ranked, key=lambda i: -ranked[i][0]) if ranked[i][0] >= cfg.min_relevance]
+    relevant = {i for i, scored_i in ranked.items() if scored_i[0] >= cfg.min_relevance}
+    ranked = {i: _weighed(ranked[i], heads[i], cfg) for i in relevant}  # relevant, then weighed as evidence
+    order = sorted(ranked, key=lambda i: -ranked[i][0])
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
     top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
     records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
@@ -61,7 +74,9 @@ def spread(order: list[int], session_of: dict[int, str], cap: int, k: int) -> li
     return [i for i in order if i in chosen]
 
 
-def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Query, cfg: RetrievalConfig) -> Scored:
+def _score(
+    head: EventHead, parts: dict[str, float], in_window: bool, of_kind: bool, query: Query, cfg: RetrievalConfig
+) -> Scored:
     explain = dict(parts)
     relevance = parts["relevance"]
     how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
@@ -70,6 +85,9 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
         relevance += bonus
         explain["time"] = bonus
         how = "time"
+    if of_kind:  # a trip, when the question counts trips
+        relevance += cfg.kind_boost
+        explain["kind"] = cfg.kind_boost
     if query.asks_when and head.dated:
         relevance += cfg.when_boost
         explain["when"] = cfg.when_boost
@@ -82,6 +100,15 @@ def _score(head: EventHead, parts: dict[str, float], in_window: bool, query: Que
     relevance = min(1.0, relevance)
     explain["relevance"] = relevance
     return relevance, how, explain
+
+
+def _weighed(scored: Scored, head: EventHead, cfg: RetrievalConfig) -> Scored:
+    """Relevance scaled by how much the turn says (questions and reactions say little)."""
+    prior = evidence_prior(head.text, cfg.substance_floor, cfg.substance_full)
+    if prior >= 1.0:
+        return scored
+    relevance, how, explain = scored
+    return relevance * prior, how, {**explain, "substance": prior, "relevance": relevance * prior}
 
 
 def _expand(

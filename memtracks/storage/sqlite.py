@@ -39,6 +39,7 @@ class EventHead:
     entity_keys: tuple[str, ...]
     question: bool = False  # the turn asks something; the answer is the turn after it
     session_id: str = ""
+    text: str = ""
 
 
 class Store:
@@ -351,12 +352,12 @@ class Store:
             return {}
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
-            "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id FROM events "
+            "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id, text FROM events "
             f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
             (user_id, *ids),
         )
         return {
-            r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7])
+            r[0]: EventHead(r[0], r[1], r[2], r[3], r[4] is not None, tuple(json.loads(r[5])), bool(r[6]), r[7], r[8])
             for r in rows
         }
 

@@ -244,6 +244,7 @@ class Chinese(DayRules):
             range_open=re.compile(rf"(?:{alt(roles['open'])})\s*$"),
             range_infix=re.compile(rf"\s*(?:{alt(roles['infix'])})\s*"),
             pair_infix=re.compile(rf"\s*(?:{alt(roles['pair'])})\s*"),
+            list_gap=re.compile(rf"\s*(?:{alt(lex.words('list_words'))})\s*"),
             range_close=re.compile(rf"\s*(?:{alt(roles['close'])})"),
             length_gap=never,
             bound_prefix=bound_pattern(lex["bounds"], "prefix", r"(?:{})\s*$"),

@@ -11,7 +11,9 @@ In order, each pass looking at neighbouring units and the text between them:
 5. ranges (spans.py), one interval covering both ends: "from X to Y", "between X and Y", "X-Y", X到Y,
    X和Y之间. The end is included (memtracks reads "July 13-15" as three days; Recognizers
    ends ranges at the start of the last named day), except a clock time or "now", which ends
-   the range at its own instant ("5 to 6pm" ends at 18:00);
+   the range at its own instant ("5 to 6pm" ends at 18:00); then a bare day listed next to a
+   date is a day of that date's month: "June 18th or the 19th", "the 18th and 19th of June",
+   6月18日和19日 (two mentions);
 6. a length from an anchor: "for 3 days from today", "2 weeks starting May 20th";
 7. open bounds (spans.py): "before 2018", "since March", "2015年以后", "1/1/2016 and later". A day or
    a clock time counts as a point: "after January 1" starts on January 1, "after 2018" on
@@ -46,6 +48,7 @@ def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
         _anchor_offsets,
         _weekday_in_week,
         ranges,
+        _listed_days,
         _lengths,
         _on_days,
         bounds,
@@ -75,6 +78,41 @@ def _pairwise(units: list[Found], text: str, combine: Combine) -> list[Found]:
                 continue
         out.append(unit)
     return out
+
+
+def _listed_days(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
+    """A bare day of the month (a weak day selector) listed next to a one-day date takes that
+    date's month: left to right ("June 18th, 19th or 20th"), then right to left ("the 18th and
+    19th of June")."""
+    out = list(units)
+    for order in (range(1, len(out)), range(len(out) - 2, -1, -1)):
+        for i in order:
+            j = i - 1 if order.step == 1 else i + 1
+            near, bare = out[j], out[i]
+            gap = ctx.text[min(near.span[1], bare.span[1]) : max(near.span[0], bare.span[0])]
+            if _is_bare_day(bare) and _is_one_day(near) and conn.list_gap.fullmatch(gap):
+                out[i] = _in_month_of(bare, near, ctx) or bare
+    return out
+
+
+def _is_bare_day(u: Found) -> bool:
+    sel = u.piece.selector
+    return not u.strong and sel is not None and sel.unit == "day" and sel.index is not None and sel.index > 0
+
+
+def _is_one_day(u: Found) -> bool:
+    iv = u.interval
+    return u.strong and iv.granularity == "day" and iv.end - iv.start <= timedelta(hours=25)
+
+
+def _in_month_of(bare: Found, date: Found, ctx: Context) -> Found | None:
+    assert bare.piece.selector is not None and bare.piece.selector.index is not None
+    start = date.interval.start
+    day = rv.safe_date(start.year, start.month, bare.piece.selector.index)
+    if day is None:
+        return None
+    piece = replace(bare.piece, selector=None, alone=None, floating=None)
+    return replace(bare, interval=cal.days(ctx.tz, day), piece=piece, strong=True, confidence=date.confidence)
 
 
 def _grown(

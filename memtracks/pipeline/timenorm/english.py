@@ -305,6 +305,7 @@ class English(PeriodRules, ClockRules, RelativeRules):
             ),
             range_infix=re.compile(rf"\s*(?:{alt(roles['infix'])})\s*", re.IGNORECASE),
             pair_infix=re.compile(rf"\s*(?:{alt(roles['pair'])})\s*", re.IGNORECASE),
+            list_gap=re.compile(rf"\s*(?:{alt(lex.words('list_words'))})\s*", re.IGNORECASE),
             range_close=re.compile(r"(?!)"),
             length_gap=re.compile(
                 r"\s*,?\s*(?:(?:starting|beginning|commencing)(?:\s+(?:on|from|at))?|from|on|at)?\s*", re.IGNORECASE

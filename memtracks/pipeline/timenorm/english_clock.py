@@ -2,7 +2,8 @@
 
 A clock time without am/pm is read to fit the part of the day next to it ("8 in the evening");
 alone, a bare hour 1-6 is afternoon ("at 5") and a time with minutes is read as written
-("4:23"). "3-4pm", "between 9:30 and 11", "from 10am to noon" are one clock range; a part of
+("4:23"); a bare hour just before a part of the day counts as a clock ("8 tonight", "9 tomorrow
+morning", "7 friday evening"). "3-4pm", "between 9:30 and 11", "from 10am to noon" are one clock range; a part of
 the day on its own ("morning") only refines an adjacent day or clock time, except "in the
 morning" (today's, low confidence). A time zone after a clock ("4pm CET") is honoured.
 """
@@ -123,7 +124,8 @@ class ClockRules:
             (
                 "clock_before_part",
                 self.clock_at,
-                r"(?<![\d.,])\b(?P<phrase>(?P<h>\d{1,2}|$hour_word))(?=,?\s+(?:in\s+the\s+(?:morning|afternoon|evening|night)|tonight|at\s+night))",
+                r"(?<![\d.,])\b(?P<phrase>(?P<h>\d{1,2}|$hour_word))(?=,?\s+(?:in\s+the\s+(?:morning|afternoon|evening|night)|tonight"
+                r"|at\s+night|(?:$day_word|$wd_free)\s+(?:$part)\b))",
             ),
             ("zone", self.zone, r"(?<=[\dmM.)\s])\(?(?P<z>$zone)\)?(?![\w'])"),
             ("now", self.now, r"\b(?P<w>$now_word)\b"),

@@ -212,6 +212,7 @@ _COMMON: dict[str, tuple[type[BaseModel], str]] = {
     "now_words": (Word, "word"),
     "holidays": (HolidayWord, "word"),
     "range_words": (RangeWord, "word"),
+    "list_words": (Word, "word"),
     "bounds": (BoundWord, "word"),
     "duration_cues": (Word, "word"),
 }

@@ -45,6 +45,7 @@ class Connectors:
     range_infix: re.Pattern[str]
     pair_infix: re.Pattern[str]  # the infix after "between" ("and")
     range_close: re.Pattern[str]  # after the second unit: 之间
+    list_gap: re.Pattern[str]  # between listed days: "June 18th or the 19th", 6月18日和19日
     length_gap: re.Pattern[str]
     bound_prefix: re.Pattern[str]  # named groups: the bound kinds
     bound_suffix: re.Pattern[str]
@@ -78,6 +79,7 @@ def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor:
     if (
         (a.point or b.point)
         and not (a.point and b.point)
+        and not (a.piece.point or b.piece.point)  # "between Jan 2019 and now" is one range
         and max(GRANULARITIES.index(a.interval.granularity), GRANULARITIES.index(b.interval.granularity))
         >= GRANULARITIES.index("week")
     ):
@@ -87,7 +89,7 @@ def _range(a: Found, b: Found, text: str, conn: Connectors, ctx: Context, floor:
         return None
     (first, first_unit), (last, last_unit) = left, right
     first, last = _now_as_day(first, first_unit, last_unit, ctx), _now_as_day(last, last_unit, first_unit, ctx)
-    if last_unit.point and last_unit.piece.day is None and first_unit.point:
+    if last_unit.point and last_unit.piece.day is None and first_unit.point and not last_unit.piece.point:
         last = _clock_after(first, last, last_unit)
     end = last.start if last_unit.point else last.end
     if end <= first.start:
@@ -117,7 +119,8 @@ def _range_ends(
     if b.piece.selector is not None:  # "April 9th through 17th": the month of the left end
         if fa is None or a.piece.selector is not None:
             return None, None
-        fb = _dom_floating(b, ia.start.month, 0, fa, ctx)
+        later = 1 if (b.piece.selector.index or 1) < ia.start.day else 0  # "April 27th to the 3rd": May 3
+        fb = _dom_floating(b, ia.start.month, later, fa, ctx)
     elif a.piece.selector is not None:  # "from the 9th till the 17th of April"
         if fb is None:
             return None, None

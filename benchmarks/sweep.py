@@ -1,0 +1,127 @@
+"""Quick memtracks-only LoCoMo runs for tuning: conversations ingested once into SQLite files,
+then every question retrieved under one or more settings; recall@5 per category and split.
+
+    python -m benchmarks.sweep --data ../shared/data/locomo/locomo10.json --cache /tmp/mt-locomo \\
+        --units 0-4 --set retrieval.k_temporal=30 --set fusion.session_free=2
+
+Each ``--set`` group (separated by ``--vs``) is one variant, scored beside the defaults. Only
+memtracks runs (no baselines); the full harness (``python -m benchmarks locomo``) gives the
+figures to report. A stored file is reused when it holds all of its conversation's turns;
+delete the cache after a change to what the writer stores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memtracks import Memory
+from memtracks.config import MemoryConfig
+from memtracks.embedders import USEEmbedder
+from memtracks.toolkit import Toolkit
+
+from . import metrics
+from .__main__ import _units
+from .datasets import Unit, load_locomo
+from .evaluate import LOCOMO_MAIN
+
+CONTEXT_K = 5
+
+
+def configured(changes: Sequence[str], base: MemoryConfig | None = None) -> MemoryConfig:
+    """``base`` with ``section.field=value`` changes ("retrieval.k_temporal=30")."""
+    config = base or MemoryConfig()
+    for change in changes:
+        path, _, text = change.partition("=")
+        section, _, name = path.partition(".")
+        part = getattr(config, section)
+        current = getattr(part, name)
+        value: Any = type(current)(json.loads(text)) if not isinstance(current, str) else text
+        config = dataclasses.replace(config, **{section: dataclasses.replace(part, **{name: value})})
+    return config
+
+
+def stored(unit: Unit, cache: Path, toolkit: Toolkit, embedder: USEEmbedder) -> Memory:
+    """The conversation's memory from ``cache``, written there first if missing or incomplete."""
+    path = cache / f"{unit.id}.db"
+    mem = Memory(path, toolkit=toolkit, embedder=embedder, create_dirs=True)
+    if mem.store.counts(unit.id).get("turns", 0) < len(unit.turns):
+        mem.close()
+        path.unlink()
+        mem = Memory(path, toolkit=toolkit, embedder=embedder)
+        mem.write_many(unit.turns, batch_size=128)
+    return mem
+
+
+def score(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, tune: int) -> dict[str, Any]:
+    """recall@5 per category and split, answer-in-context and timing under ``config``."""
+    per: dict[str, list[float]] = defaultdict(list)
+    found: list[float] = []
+    latencies: list[float] = []
+    for n, unit in enumerate(units):
+        mem = mems[unit.id]
+        mem.reader.config = config
+        split = "tune" if n < tune else "held"
+        for q in unit.questions:
+            start = time.perf_counter()
+            recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=CONTEXT_K)
+            latencies.append((time.perf_counter() - start) * 1000)
+            items = [list(c.source_turn_ids) for c in recall.cards]
+            r = metrics.recall_acc(items, q.evidence_turns, CONTEXT_K)
+            if q.category in LOCOMO_MAIN:
+                found.append(float(metrics.answer_in_context(q.answer, "\n".join(c.text for c in recall.cards))))
+            if r is None:
+                continue
+            per[f"{split}:{q.category}"].append(r)
+            if q.category in LOCOMO_MAIN:
+                per[f"{split}:1-4"].append(r)
+                per["all:1-4"].append(r)
+            per[f"all:{q.category}"].append(r)
+    out = {key: statistics.fmean(values) for key, values in sorted(per.items())}
+    out["answer_in_context"] = statistics.fmean(found) if found else 0.0
+    out["p50_ms"] = statistics.median(latencies) if latencies else 0.0
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.sweep", description=__doc__)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--cache", required=True, help="folder for the conversations' SQLite files")
+    parser.add_argument("--units", type=_units, help="conversation indexes, e.g. 0-4 (default: all)")
+    parser.add_argument("--tune", type=int, default=5, help="conversations 0..N-1 are the tuning split")
+    parser.add_argument("--set", action="append", default=[], help="section.field=value; --vs starts a new variant")
+    parser.add_argument("--vs", action="append_const", const="--vs", dest="set")
+    args = parser.parse_args(argv)
+    every = load_locomo(args.data)
+    indexes = sorted(args.units or range(len(every)))
+    units = [every[i] for i in indexes]
+    toolkit, embedder = Toolkit.load(), USEEmbedder(threads=1)
+    mems = {u.id: stored(u, Path(args.cache), toolkit, embedder) for u in units}
+    variants: list[list[str]] = [[]]
+    for change in args.set:
+        if change == "--vs":
+            variants.append([])
+        else:
+            variants[-1].append(change)
+    if len(variants) > 1 or variants[0]:
+        variants.insert(0, [])  # the defaults beside every variant
+    tune = sum(1 for i in indexes if i < args.tune)
+    for changes in dict.fromkeys(tuple(v) for v in variants):
+        figures = score(mems, units, configured(changes), tune)
+        print(" ".join(changes) or "defaults", json.dumps({k: round(v, 4) for k, v in figures.items()}))
+        sys.stdout.flush()
+    for mem in mems.values():
+        mem.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
