@@ -57,7 +57,7 @@ from .validation import content_hash
 log = logging.getLogger(__name__)
 
 NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
-EARLIER_TURNS = 4  # "she" at the start of a turn may refer to someone named in this many turns before
+EARLIER_TURNS = 6  # "she" at the start of a turn may refer to someone named in this many turns before
 _NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
 
 
