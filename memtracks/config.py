@@ -34,6 +34,8 @@ class RetrievalConfig:
 
     Attributes:
         k_fact, k_temporal, k_inference: candidates each track retriever returns.
+        event_pool: the temporal retriever reads this many times its k from each of the
+            semantic and the lexical index before scoring.
         semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
             (max-normalised) BM25 into one relevance in [0, 1].
         lexical_ceiling_share: BM25 is normalised by the best candidate's score, or by this
@@ -68,6 +70,7 @@ class RetrievalConfig:
     k_fact: int = 5
     k_temporal: int = 15
     k_inference: int = 2
+    event_pool: int = 3
     semantic_weight: float = 0.6
     lexical_weight: float = 0.4
     lexical_ceiling_share: float = 0.0

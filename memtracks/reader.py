@@ -22,7 +22,7 @@ from .retrieval.facts import retrieve_facts
 from .retrieval.hits import Hit, SearchContext
 from .retrieval.inferences import retrieve_inferences
 from .retrieval.lexical import LexicalIndex
-from .retrieval.query import analyze_query
+from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
 from .storage import Store
 from .toolkit import Toolkit
@@ -99,33 +99,11 @@ class Reader:
         filters = filters or Filters()
         clock = time.perf_counter
         t0 = clock()
-        known = self.store.names(user_id)
-        people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"
-        }
-        query = analyze_query(
-            question,
-            now=now,
-            toolkit=self.toolkit,
-            embedder=self.embedder,
-            speaker=speaker,
-            known=known,
-            people=people,
-            as_of=as_of,
-            relations=self.store.relations(user_id),
-        )
+        query = self.analyze(question, user_id=user_id, now=now, speaker=speaker, as_of=as_of)
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = SearchContext(
-            user_id,
-            self.store,
-            cfg,
-            self.toolkit.catalogue,
-            lambda track: self.vectors(user_id, track),
-            lambda track: self.lexical(user_id, track),
-            lambda: self.chain(user_id),
-        )
+        ctx = self.context(user_id)
         allowed = (
             self.store.turn_ids_where(
                 user_id, session_id=filters.session_id, start=filters.start, end=filters.end, metadata=filters.metadata
@@ -164,6 +142,38 @@ class Reader:
             lang=query.lang,
             candidates=len(hits),
             timings_ms={"analyse": (t1 - t0) * 1e3, "retrieve": (t2 - t1) * 1e3, "fuse": (t3 - t2) * 1e3},
+        )
+
+    def analyze(
+        self, question: str, *, user_id: str, now: datetime, speaker: str = "user", as_of: datetime | None = None
+    ) -> Query:
+        """The question analysed against what this user's memory knows (names, people, relations)."""
+        known = self.store.names(user_id)
+        people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
+            name for name, (_, label) in known.items() if label == "person"
+        }
+        return analyze_query(
+            question,
+            now=now,
+            toolkit=self.toolkit,
+            embedder=self.embedder,
+            speaker=speaker,
+            known=known,
+            people=people,
+            as_of=as_of,
+            relations=self.store.relations(user_id),
+        )
+
+    def context(self, user_id: str) -> SearchContext:
+        """What the track retrievers search for this user: store, config, indexes, chain."""
+        return SearchContext(
+            user_id,
+            self.store,
+            self.config.retrieval,
+            self.toolkit.catalogue,
+            lambda track: self.vectors(user_id, track),
+            lambda track: self.lexical(user_id, track),
+            lambda: self.chain(user_id),
         )
 
     def _with_metadata(self, user_id: str, cards: list[Any]) -> list[Any]:

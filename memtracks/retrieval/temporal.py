@@ -22,7 +22,7 @@ KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question n
 
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cfg = ctx.config
-    scored = search_both(ctx, "event", query.vector, query.terms, 3 * k)
+    scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k)
     in_window: set[int] = set()
     if query.window is not None:
         in_window = set(ctx.store.event_ids_between(ctx.user_id, *query.window, limit=WINDOW_LIMIT))
