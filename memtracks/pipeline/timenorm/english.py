@@ -26,6 +26,7 @@ from .lexicon import Lexicon, lexicon
 from .tense import compile_cues
 
 YEAR = r"(?:19|20)\d{2}"
+HALF = r"and\s+a\s+half"  # "two and a half years", "a year and a half"
 JOINER = re.compile(r"(?:\s*,)?\s*(?:(?:at|on|in|the|around|about|of|for|@|circa)\s*){0,2}\s*", re.IGNORECASE)
 # The word classes (and "digit") one of which a text must hold for a rule to run at all.
 _NEEDS = {
@@ -55,6 +56,8 @@ _NEEDS = {
             "weekday",
             "weekday_context",
             "weekday_before",
+            "weekday_range_start",
+            "weekday_range_end",
             "weekday_loose",
         ),
         ("wd",),
@@ -122,7 +125,9 @@ class English(PeriodRules, ClockRules, RelativeRules):
         self.holidays = {key(e.word): e for e in lex["holidays"]}
         self.duration_cue = re.compile(alt(lex.words("duration_cues")), re.IGNORECASE)
         self.f = self.fragments()
-        self._amount_part = re.compile(rf"({self.f['qty']})\s*({self.f['unit']})\b", re.IGNORECASE)
+        self._amount_part = re.compile(
+            rf"({self.f['qty']})\s*(?P<h1>{HALF}\s+)?({self.f['unit']})\b(?P<h2>\s+{HALF}\b)?", re.IGNORECASE
+        )
 
     # -- patterns ---------------------------------------------------------------------------
 
@@ -171,8 +176,8 @@ class English(PeriodRules, ClockRules, RelativeRules):
         f["wd_opt"] = f"(?:(?P<wd>{f['wd']})\\.?,?\\s+)?"
         f["qty"] = f"(?:{f['vague']}|{f['num']})"
         f["amount"] = r"(?:$qty$unit(?:\s*,?\s*(?:and\s+)?$qty$unit)*)".replace(
-            "$qty", rf"(?:\d+(?:\.\d+)?\s*|{f['qty']}\s+)"
-        ).replace("$unit", f"(?:{f['unit']})\\b")
+            "$qty", rf"(?:\d+(?:\.\d+)?\s*|{f['qty']}\s+(?:{HALF}\s+)?)"
+        ).replace("$unit", f"(?:{f['unit']})\\b(?:\\s+{HALF}\\b)?")
         f["dany"] = f"(?:{f['dnum']}|{f['oword']})"
         f["y_tail"] = rf"(?:(?:\s*,\s*|\s+|-)(?:of\s+)?(?P<y>{YEAR})\b|\s+of\s+(?P<y2>'?\d\d)\b)?"
         return f

@@ -87,6 +87,16 @@ class PeriodRules:
                 self.weekday,
                 r"\b(?P<wd>$wd_amb)\b(?=\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th|:\d\d|\s*[ap]\.?m\b|/)|morning|afternoon|evening|night|$mon\b))",
             ),
+            (  # "mon-wed", "sat to sun": a weekday range makes both ends weekdays
+                "weekday_range_start",
+                self.weekday,
+                r"\b(?P<wd>$wd_amb)\b(?=\.?\s*(?:-|–|to|thru|through|till|until)\s*$wd\b)",
+            ),
+            (
+                "weekday_range_end",
+                self.weekday,
+                r"\b$wd\.?\s*(?:-|–|to|thru|through|till|until)\s*(?P<phrase>(?P<wd>$wd_amb))\b",
+            ),
             (
                 "weekday_loose",
                 self.weekday_loose,

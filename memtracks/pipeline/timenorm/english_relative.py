@@ -139,7 +139,9 @@ class RelativeRules:
         out = []
         for m in self._amount_part.finditer(text):
             low, high, confidence = self.quantity(m.group(1))
-            entry = self.units[key(m.group(2))]
+            if m["h1"] or m["h2"]:  # "two and a half years", "a year and a half"
+                low, high, confidence = low + 0.5, high + 0.5, rv.APPROXIMATE
+            entry = self.units[key(m.group(3))]
             out.append((low * entry.size, high * entry.size, confidence, entry.unit))
         return out
 
