@@ -248,13 +248,14 @@ def snippet(
     return text_out if chosen[0][0] == 0 else "… " + text_out
 
 
-_REASON_EN = {"replaced": "superseded"}  # how a card says it
+_REASON_EN = {"replaced": "superseded", "merged": "merged into a duplicate"}  # how a card says it
 _REASON_ZH = {
     "replaced": "已被取代",
     "ended": "已结束",
     "corrected": "已更正",
     "retracted": "已撤回",
     "cancelled": "已取消",
+    "merged": "已合并",
 }
 
 

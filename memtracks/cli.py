@@ -8,6 +8,7 @@
     memtracks --db memory.db forget --user u1 (--turn ID ... | --session S | --before ISO | --everything)
     memtracks --db memory.db export u1.jsonl [--user u1]   |  import u1.jsonl  |  export-schema
     memtracks --db memory.db rebuild --user u1 [--rules DIR] [--lexicons DIR]
+    memtracks --db memory.db consolidate --user u1 [--dry-run] [--json]  |  consolidate --undo OPERATION_ID
     memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
     memtracks --db memory.db status
 
@@ -311,6 +312,39 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    with _open(args) as mem:
+        if args.undo:
+            mem.undo(args.undo)
+            print(f"undid {args.undo}")
+            return 0
+        if not args.user:
+            raise MemtracksError("pass --user (whose memories to consolidate), or --undo OPERATION_ID")
+        llm = None
+        if args.llm_url or args.llm_model or os.environ.get("MEMTRACKS_LLM_BASE_URL"):
+            from .llm import OpenAIClient
+
+            llm = OpenAIClient(base_url=args.llm_url, model=args.llm_model, api_key=args.llm_key)
+        report = mem.consolidate(
+            args.user,
+            agent_id=args.agent,
+            dry_run=args.dry_run,
+            find_threshold=args.find,
+            replace_threshold=args.replace,
+            llm=llm,
+        )
+    if args.json:
+        _print(report.to_dict())
+    else:
+        if report.llm is not None:
+            print(f"LLM {report.llm.model}: {report.llm.totals()}")
+        print(report.diff())
+        print(f"live memories {report.before} -> {report.after}")
+        if report.operation_id:
+            print(f"operation {report.operation_id} (undo: memtracks consolidate --undo {report.operation_id})")
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     with _open(args) as mem:
         _print(status(mem))
@@ -425,6 +459,18 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = _scoped(sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)"), required=False)
     _data_folders(mcp)
     mcp.set_defaults(func=cmd_mcp)
+    cons = _scoped(sub.add_parser("consolidate", help="fold near-duplicates (nothing deleted; undoable)"), False)
+    cons.add_argument("--dry-run", action="store_true", help="show the diff, change nothing")
+    cons.add_argument("--find", type=float, default=None, help="cosine to compare two memories at all (default 0.7)")
+    cons.add_argument("--replace", type=float, default=None, help="cosine to fold or supersede (default 0.9)")
+    cons.add_argument("--undo", metavar="OPERATION_ID", help="take a consolidation run back exactly")
+    cons.add_argument("--json", action="store_true", help="JSON instead of a diff")
+    cons.add_argument(
+        "--llm-url", help="OpenAI-compatible base URL: extract with an LLM first (or MEMTRACKS_LLM_BASE_URL)"
+    )
+    cons.add_argument("--llm-model", help="the LLM's model name (or MEMTRACKS_LLM_MODEL)")
+    cons.add_argument("--llm-key", help="API key (or MEMTRACKS_LLM_API_KEY / OPENAI_API_KEY)")
+    cons.set_defaults(func=cmd_consolidate)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)
     return parser

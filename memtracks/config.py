@@ -124,6 +124,7 @@ class FusionConfig:
     stated: float = 1.0
     inferred: float = 0.85
     imported: float = 0.7
+    llm: float = 0.8
     fact_decay_days: float = 180.0
     temporal_decay_days: float = 7.0
     inference_decay_days: float = 3.0
@@ -135,7 +136,8 @@ class FusionConfig:
     aggregate_session_free: int = 1
 
     def source_weight(self, source: str) -> float:
-        return {"stated": self.stated, "inferred": self.inferred, "imported": self.imported}.get(source, self.imported)
+        weights = {"stated": self.stated, "inferred": self.inferred, "imported": self.imported, "llm": self.llm}
+        return weights.get(source, self.imported)
 
     def decay_days(self, track: str) -> float:
         return {
@@ -146,12 +148,33 @@ class FusionConfig:
 
 
 @dataclass(frozen=True)
+class ConsolidationConfig:
+    """How ``Memory.consolidate`` finds and folds near-duplicates.
+
+    Attributes:
+        find_threshold: two memories are compared at all only from this measured cosine of
+            their stored vectors (and when they agree in structure: same subject and slot, or
+            same entity and kind of happening); a fact restated with more detail is updated in
+            place from here.
+        replace_threshold: folding one of two memories into the other (a near-duplicate) or
+            superseding a contradicted value needs at least this cosine.
+        event_window_days: two events with no resolved time merge only when said within this
+            many days of each other (otherwise they may well be two different trips).
+    """
+
+    find_threshold: float = 0.7
+    replace_threshold: float = 0.9
+    event_window_days: float = 7.0
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Settings of a :class:`~memtracks.Memory`."""
 
     writer: WriterConfig = field(default_factory=WriterConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
     index: str = "faiss"  # "faiss" or "numpy" (the exact reference)
     cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
     snapshots: bool = True  # save vector indexes beside a database file for a warm next start

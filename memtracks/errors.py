@@ -73,3 +73,11 @@ class UnknownNameError(MemtracksError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class ConsolidationError(MemtracksError, RuntimeError):
+    """A consolidation cannot be done or undone as asked (e.g. what it changed changed since)."""
+
+
+class LLMError(MemtracksError, RuntimeError):
+    """A language model could not be reached, or did not answer in the expected form."""

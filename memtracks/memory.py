@@ -20,7 +20,7 @@ from typing import Any
 
 import networkx as nx
 
-from . import lifecycle, transfer
+from . import consolidation, lifecycle, transfer
 from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
@@ -540,6 +540,41 @@ class Memory:
         with self._lock:
             self._fresh()
             return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
+
+    def consolidate(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        dry_run: bool = False,
+        find_threshold: float | None = None,
+        replace_threshold: float | None = None,
+        llm: Any = None,
+    ) -> consolidation.ConsolidationReport:
+        """Fold near-duplicate facts and events, update facts restated with more detail in
+        place, supersede contradicted values (:mod:`memtracks.consolidation`). Nothing is
+        deleted; ``dry_run=True`` only reports (``report.diff()``); ``undo(report.operation_id)``
+        takes a run back. Thresholds default to ``config.consolidation`` (0.7 and 0.9).
+        ``llm``: a :class:`~memtracks.llm.ConsolidationLLM` (or an ``LLMExtractor``) that
+        first reads the turns it has not read yet (:mod:`memtracks.llm`); its failures are
+        reported in ``report.llm``, never raised."""
+        config = self.config.consolidation
+        if find_threshold is not None:
+            config = replace(config, find_threshold=find_threshold)
+        if replace_threshold is not None:
+            config = replace(config, replace_threshold=replace_threshold)
+        with self._lock:
+            self._fresh()
+            return consolidation.consolidate(
+                self, scope_key(user_id, agent_id), dry_run=dry_run, config=config, at=self.clock(), llm=llm
+            )
+
+    def undo(self, operation_id: str) -> None:
+        """Restore exactly what consolidation run ``operation_id`` changed (refused, with
+        nothing changed, if those memories changed since)."""
+        with self._lock:
+            self._fresh()
+            consolidation.undo(self, operation_id, self.clock())
 
     def export(
         self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None, vectors: bool = True

@@ -14,6 +14,7 @@ from typing import Any
 
 from .cards import Recall, build_card
 from .config import MemoryConfig
+from .consolidation.folded import credit_folded, fold_hits, folded_events
 from .embedders import Embedder
 from .errors import InvalidTurnError
 from .fusion import fuse
@@ -123,6 +124,9 @@ class Reader:
             if allowed is not None:
                 found = [h for h in found if allowed.intersection(_turn_ids(h))][: ks[track]]
             hits += found
+        folded = folded_events(self.store, user_id)
+        if folded:
+            hits = fold_hits(self.store, user_id, hits, folded)
         t2 = clock()
         ranked = fuse(
             hits, query, self.config.fusion, lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n
@@ -132,6 +136,8 @@ class Reader:
             build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms, as_of or now)
             for r in ranked
         ]
+        if folded:
+            cards = credit_folded(self.store, user_id, cards, folded)
         cards = self._with_metadata(user_id, cards)
         t3 = clock()
         return Recall(

@@ -14,12 +14,13 @@ from typing import Any
 TRACKS = ("fact", "temporal", "inference")
 # Where each track's memories are stored and indexed: the temporal track's are events.
 STORED_AS = {"fact": "fact", "temporal": "event", "inference": "inference"}
-SOURCES = ("stated", "inferred", "imported")
+SOURCES = ("stated", "inferred", "imported")  # of a turn; a fact the LLM extractor wrote has "llm"
 # Why a fact stopped holding (``Fact.reason``): a new value replaced it ("I moved to X", "sold
 # X and bought Y"), the speaker said it ended ("I don't live there anymore", "I used to...",
 # "until June"), it was corrected (never true: "sorry, I meant..."), the user retracted it,
-# or it was a plan that was called off before it began.
-REASONS = ("replaced", "ended", "corrected", "retracted", "cancelled")
+# or it was a plan that was called off before it began; or consolidation folded it into a
+# near-duplicate fact that now carries its value, time and provenance ("merged").
+REASONS = ("replaced", "ended", "corrected", "retracted", "cancelled", "merged")
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,10 @@ def delete_rows(
     for column in ("src", "dst"):
         _delete_in(store, f"DELETE FROM event_links WHERE user_id = ? AND {column} IN ({{marks}})", scope, events)
     _delete_in(store, "DELETE FROM events WHERE user_id = ? AND id IN ({marks})", scope, events)
+    for column in ("event_id", "into_id"):  # a folded event whose twin is erased is searched again
+        _delete_in(store, f"DELETE FROM merged_events WHERE user_id = ? AND {column} IN ({{marks}})", scope, events)
+    # consolidation images hold the content of what they changed: an erasure takes them too
+    store.db.execute("DELETE FROM consolidations WHERE user_id = ?", (scope,))
     _delete_in(store, "DELETE FROM facts WHERE user_id = ? AND id IN ({marks})", scope, facts)
     _delete_in(store, "DELETE FROM inferences WHERE user_id = ? AND id IN ({marks})", scope, inferences)
     _delete_in(
@@ -104,6 +108,8 @@ def delete_scope(store: Store, scope: str, *, keep_turns: bool = False) -> None:
         "inferences",
         "inference_premises",
         "vectors",
+        "merged_events",
+        "consolidations",
     ]
     for table in tables + ([] if keep_turns else ["turns"]):
         store.db.execute(f"DELETE FROM {table} WHERE user_id = ?", (scope,))

@@ -166,6 +166,25 @@ def m006_fact_revisions(db: sqlite3.Connection) -> None:
     _run(db, "ALTER TABLE facts ADD COLUMN revisions TEXT NOT NULL DEFAULT '[]'")
 
 
+def m007_consolidations(db: sqlite3.Connection) -> None:
+    """Consolidation runs with the preimage of every row they changed (so ``undo`` restores
+    them exactly), and the events a run folded into a near-duplicate."""
+    _run(
+        db,
+        """
+        CREATE TABLE consolidations (
+            id TEXT PRIMARY KEY, user_id TEXT NOT NULL, at TEXT NOT NULL, actions TEXT NOT NULL,
+            preimage TEXT NOT NULL, after TEXT NOT NULL, undone_at TEXT
+        );
+        CREATE INDEX consolidations_user ON consolidations (user_id, at);
+        CREATE TABLE merged_events (
+            user_id TEXT NOT NULL, event_id INTEGER NOT NULL, into_id INTEGER NOT NULL,
+            operation_id TEXT NOT NULL, PRIMARY KEY (user_id, event_id)
+        );
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
@@ -173,6 +192,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m004_lifecycle,
     m005_fact_changes,
     m006_fact_revisions,
+    m007_consolidations,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -26,8 +26,9 @@ from datetime import datetime
 from ..catalogue import Catalogue
 from ..records import Fact, FactRevision
 
-# Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be.
-VOID_REASONS = frozenset({"corrected", "retracted", "cancelled"})
+# Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be,
+# or that another fact stands for it ("merged": a near-duplicate carries its time and turns).
+VOID_REASONS = frozenset({"corrected", "retracted", "cancelled", "merged"})
 
 
 class FactState(enum.StrEnum):

@@ -1,0 +1,13 @@
+"""An optional language model for consolidation: the minimal :class:`ConsolidationLLM`
+protocol, an OpenAI-compatible client, and the two-phase extractor (:mod:`.extractor`).
+
+>>> from memtracks.llm import OpenAIClient
+>>> llm = OpenAIClient(base_url="http://localhost:11434/v1", model="qwen2.5:7b")  # doctest: +SKIP
+>>> mem.consolidate("u1", llm=llm).llm.totals()                                   # doctest: +SKIP
+"""
+
+from .client import ConsolidationLLM, OpenAIClient, Usage
+from .extractor import BatchCost, LLMExtractor, LLMReport
+from .parse import ExtractedFact
+
+__all__ = ["BatchCost", "ConsolidationLLM", "ExtractedFact", "LLMExtractor", "LLMReport", "OpenAIClient", "Usage"]

@@ -1,0 +1,178 @@
+"""The SQL behind consolidation: raw row images (so ``undo`` puts back exactly what was
+there), the record of each run, and the events a run folded into a near-duplicate.
+
+Images are whole table rows as plain JSON (column -> value), read and written here only.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .sqlite import Store
+
+TABLES = {"fact": "facts", "inference": "inferences"}
+
+
+def rows(store: Store, scope: str, track: str, ids: Iterable[int] | None = None) -> dict[int, dict[str, Any]]:
+    """Whole rows of ``scope``'s facts or inferences (``track``), by id; all, or these ids."""
+    table = TABLES[track]
+    sql = f"SELECT * FROM {table} WHERE user_id = ?"
+    params: list[Any] = [scope]
+    if ids is not None:
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        sql = f"SELECT * FROM {table} WHERE +user_id = ? AND id IN ({','.join('?' * len(wanted))})"
+        params += wanted
+    return {r["id"]: dict(r) for r in store._rows(sql, params)}
+
+
+def put_rows(store: Store, track: str, images: Iterable[Mapping[str, Any]]) -> None:
+    """Write whole rows back, as they were."""
+    for image in images:
+        columns = list(image)
+        store.db.execute(
+            f"INSERT OR REPLACE INTO {TABLES[track]} ({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+            [image[c] for c in columns],
+        )
+
+
+def delete_created(store: Store, scope: str, track: str, ids: Sequence[int]) -> None:
+    """Remove rows a run created (an undo takes them back), with their vectors and premises."""
+    if not ids:
+        return
+    marks = ",".join("?" * len(ids))
+    store.db.execute(f"DELETE FROM {TABLES[track]} WHERE user_id = ? AND id IN ({marks})", (scope, *ids))
+    store.db.execute(
+        f"DELETE FROM vectors WHERE user_id = ? AND track = ? AND item_id IN ({marks})", (scope, track, *ids)
+    )
+    if track == "inference":
+        store.db.execute(
+            f"DELETE FROM inference_premises WHERE user_id = ? AND inference_id IN ({marks})", (scope, *ids)
+        )
+
+
+def event_metadata(store: Store, scope: str, ids: Iterable[int]) -> dict[int, str]:
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    found = store._rows(
+        f"SELECT id, metadata FROM events WHERE +user_id = ? AND id IN ({','.join('?' * len(wanted))})",
+        (scope, *wanted),
+    )
+    return {r[0]: r[1] for r in found}
+
+
+def set_event_metadata(store: Store, scope: str, event_id: int, metadata: str) -> None:
+    store.db.execute("UPDATE events SET metadata = ? WHERE user_id = ? AND id = ?", (metadata, scope, event_id))
+
+
+def vectors(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+    """Stored vectors as ``{id: (content hash, base64 of the float32 bytes)}``."""
+    if not ids:
+        return {}
+    found = store._rows(
+        f"SELECT item_id, content_hash, vector FROM vectors WHERE user_id = ? AND track = ? "
+        f"AND item_id IN ({','.join('?' * len(ids))})",
+        (scope, track, *ids),
+    )
+    return {r[0]: (r[1], base64.b64encode(r[2]).decode("ascii")) for r in found}
+
+
+def put_vectors(store: Store, scope: str, track: str, images: Mapping[int, tuple[str, str]]) -> None:
+    store.save_vectors(
+        scope,
+        track,
+        [(i, h, np.frombuffer(base64.b64decode(v), dtype=np.float32)) for i, (h, v) in images.items()],
+    )
+
+
+def matrix(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """The stored vectors of these items, L2-normalised (so a dot product is the cosine)."""
+    out = {}
+    for item, (_, blob) in vectors(store, scope, track, ids).items():
+        vec = np.frombuffer(base64.b64decode(blob), dtype=np.float32)
+        norm = float(np.linalg.norm(vec))
+        out[item] = vec / norm if norm else vec
+    return out
+
+
+# ---------------------------------------------------------------------- merged events
+
+
+def merge_events(store: Store, scope: str, pairs: Iterable[tuple[int, int]], operation_id: str) -> None:
+    """``(event, into)``: ``event`` is folded into ``into`` (kept, out of the default search)."""
+    store.db.executemany(
+        "INSERT OR REPLACE INTO merged_events VALUES (?, ?, ?, ?)", [(scope, e, i, operation_id) for e, i in pairs]
+    )
+
+
+def merged_events(store: Store, scope: str) -> dict[int, int]:
+    """Folded event id -> the id of the event it was folded into."""
+    return {r[0]: r[1] for r in store._rows("SELECT event_id, into_id FROM merged_events WHERE user_id = ?", (scope,))}
+
+
+def unmerge(store: Store, operation_id: str) -> None:
+    store.db.execute("DELETE FROM merged_events WHERE operation_id = ?", (operation_id,))
+
+
+# ---------------------------------------------------------------------- runs
+
+
+def record_run(store: Store, operation_id: str, scope: str, at: str, actions: Any, preimage: Any, after: Any) -> None:
+    store.db.execute(
+        "INSERT INTO consolidations (id, user_id, at, actions, preimage, after) VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            operation_id,
+            scope,
+            at,
+            json.dumps(actions, ensure_ascii=False),
+            json.dumps(preimage, ensure_ascii=False),
+            json.dumps(after, ensure_ascii=False),
+        ),
+    )
+
+
+def run(store: Store, operation_id: str) -> dict[str, Any] | None:
+    found = store._rows("SELECT * FROM consolidations WHERE id = ?", (operation_id,))
+    if not found:
+        return None
+    r = found[0]
+    return {
+        "id": r["id"],
+        "user_id": r["user_id"],
+        "at": r["at"],
+        "actions": json.loads(r["actions"]),
+        "preimage": json.loads(r["preimage"]),
+        "after": json.loads(r["after"]),
+        "undone_at": r["undone_at"],
+    }
+
+
+def runs(store: Store, scope: str) -> list[dict[str, Any]]:
+    found = store._rows("SELECT id, at, actions, undone_at FROM consolidations WHERE user_id = ? ORDER BY at", (scope,))
+    return [{"id": r[0], "at": r[1], "actions": json.loads(r[2]), "undone_at": r[3]} for r in found]
+
+
+def mark_undone(store: Store, operation_id: str, at: str) -> None:
+    store.db.execute("UPDATE consolidations SET undone_at = ? WHERE id = ?", (at, operation_id))
+
+
+def drop_runs(store: Store, scope: str) -> None:
+    """Forget every run of ``scope`` with its images (their content goes with an erasure)."""
+    store.db.execute("DELETE FROM consolidations WHERE user_id = ?", (scope,))
+    store.db.execute("DELETE FROM merged_events WHERE user_id = ?", (scope,))
+
+
+# ---------------------------------------------------------------------- the LLM extractor's progress
+
+
+def turns_after(store: Store, scope: str, rowid: int) -> list[tuple[int, Any]]:
+    """``scope``'s turns written after row ``rowid``, in the order written: ``(rowid, row)``."""
+    found = store._rows("SELECT rowid, * FROM turns WHERE user_id = ? AND rowid > ? ORDER BY rowid", (scope, rowid))
+    return [(r[0], r) for r in found]
