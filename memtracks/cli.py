@@ -11,6 +11,8 @@
     memtracks --db memory.db consolidate --user u1 [--dry-run] [--json]  |  consolidate --undo OPERATION_ID
     memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
     memtracks --db memory.db status
+    memtracks --db memory.db audit [--user u1] [--json]      # duplicates, junk, stale, orphans
+    memtracks --db memory.db export-md DIR --user u1        # DIR/MEMORY.md, DIR/memory/YYYY-MM-DD.md
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.
@@ -27,6 +29,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import upkeep_cli
 from ._version import __version__
 from .errors import MemtracksError
 from .io import detect_format, read_jsonl, read_locomo, read_messages
@@ -473,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     cons.set_defaults(func=cmd_consolidate)
     stat = sub.add_parser("status", help="users, agents and how many memories each has")
     stat.set_defaults(func=cmd_status)
+    upkeep_cli.add_commands(sub, _open, _when)
     return parser
 
 

@@ -19,6 +19,9 @@ class WriterConfig:
             but no facts about the agent are extracted.
         inference_rounds: how many times conclusions that are facts may trigger further rules.
         context_events: how many recent events of a kind a rule may join with.
+        gate: screen turns with the write gate (``rules/gate.yaml``): tool output, paths,
+            command logs, pure greetings and recalled memory blocks give no facts (the turn
+            is still stored).
     """
 
     max_analyzed_chars: int = 100_000
@@ -26,6 +29,7 @@ class WriterConfig:
     assistant_speakers: frozenset[str] = ASSISTANT_SPEAKERS
     inference_rounds: int = 3
     context_events: int = 50
+    gate: bool = True
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,16 @@ from typing import Any
 import networkx as nx
 
 from . import consolidation, lifecycle, transfer
+from .audit import NEAR_DUPLICATE, AuditReport, audit_scopes
 from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
 from .errors import DuplicateTurnError, InvalidTimeError, InvalidTurnError, StorageError
 from .indexes import Indexes
 from .io import messages_to_turns
+from .markdown_export import MAX_LINES, MarkdownReport, export_markdown
 from .progress import reporter
+from .queue import QueueReport, WriteQueue, admits, hot_cards
 from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
 from .retrieval.lexical import LexicalIndex
@@ -65,6 +68,9 @@ class Memory:
             the same id, replacing) the bundled ones; see the README.
         create_dirs: create the folder of ``path`` if it does not exist (default: refuse, so
             a typo in a path does not silently start an empty memory somewhere else).
+        async_writes: ``write()`` queues the turn and returns at once; a background worker
+            writes it, and until then ``retrieve()`` finds it in a hot cache
+            (:mod:`memtracks.queue`). ``flush()`` waits for the queue; ``close()`` drains it.
     """
 
     def __init__(
@@ -80,6 +86,7 @@ class Memory:
         rules_dir: str | Path | None = None,
         lexicons_dir: str | Path | None = None,
         create_dirs: bool = False,
+        async_writes: bool = False,
     ):
         self.config = config or MemoryConfig()
         if toolkit is None or rules_dir is not None or lexicons_dir is not None:
@@ -114,6 +121,37 @@ class Memory:
             self.writer.speakers,
         )
         self._lock = threading.RLock()
+        self.async_writes = async_writes
+        self._queue: WriteQueue | None = None
+        if async_writes or Path(self._journal_path or "").is_file():
+            self._start_queue()  # also writes what a process that stopped left queued
+
+    @property
+    def _journal_path(self) -> str | None:
+        return None if self.store.path == ":memory:" else self.store.path + ".queue"
+
+    def _start_queue(self) -> WriteQueue:
+        if self._queue is None:
+            self._queue = WriteQueue(self._write_now, self._journal_path)
+        return self._queue
+
+    @property
+    def queue_recovered(self) -> int:
+        """Turns a process that stopped had left queued, written when this Memory opened."""
+        return self._queue.report.recovered if self._queue else 0
+
+    def flush(self, timeout: float | None = None) -> QueueReport:
+        """Wait until every queued write is written; returns what the queue did."""
+        return self._queue.flush(timeout) if self._queue else QueueReport()
+
+    def _drain(self, scope: str | None = None) -> None:
+        """Before a write, a change made by hand or a read of ``scope``'s tracks: what is
+        queued (for that scope) is written first."""
+        if self._queue is None or (scope is not None and not self._queue.hot(scope)):
+            return
+        if self._lock._is_owned():  # type: ignore[attr-defined]  # called from inside a write: the worker waits for us
+            return
+        self._queue.flush()
 
     @property
     def _signature(self) -> str:
@@ -133,8 +171,11 @@ class Memory:
     # ------------------------------------------------------------------ opening and closing
 
     def close(self) -> None:
-        """Save index snapshots (so the next process starts warm) and close the file."""
+        """Write what is queued, save index snapshots (so the next process starts warm) and
+        close the file."""
         try:
+            if self._queue is not None:
+                self._queue.close()
             self.indexes.save_snapshots()
         finally:
             self.store.close()
@@ -167,7 +208,17 @@ class Memory:
             turn = {"text": turn, **fields}
         elif fields:
             raise InvalidTurnError("keyword fields go with a text; a Turn or mapping carries its own")
+        if self.async_writes:
+            return self._enqueue(turn)
         return self.write_many([turn])[0]
+
+    def _enqueue(self, item: TurnLike) -> WriteResult:
+        turn, warnings = prepare_turn(item, self.clock)
+        scope = scope_key(turn.user_id, turn.agent_id)  # type: ignore[arg-type]
+        return self._start_queue().put(_scoped(turn, scope), warnings, turn.user_id)  # type: ignore[arg-type]
+
+    def _write_now(self, turns: list[Turn]) -> list[WriteResult]:
+        return self._write_batches(turns, None, False)
 
     def write_many(
         self,
@@ -187,6 +238,12 @@ class Memory:
             batch_size: turns per transaction (default from config).
             progress: True for a progress bar on stderr, or a callback ``(done, total)``.
         """
+        self._drain()
+        return self._write_batches(turns, batch_size, progress)
+
+    def _write_batches(
+        self, turns: Iterable[TurnLike], batch_size: int | None, progress: bool | Callable[[int, int], None]
+    ) -> list[WriteResult]:
         with self._lock:
             self._fresh()
             prepared = self._prepare(list(turns))
@@ -239,8 +296,18 @@ class Memory:
         ]
 
     async def awrite(self, turn: TurnLike | str, **fields: Any) -> WriteResult:
-        """:meth:`write` in a worker thread, for async code."""
-        return await asyncio.to_thread(self.write, turn, **fields)
+        """Queue the turn and return at once (``queued=True``), as ``write()`` does with
+        ``async_writes=True``: the background worker writes it, ``retrieve()`` finds it
+        meanwhile, ``flush()`` or :meth:`aflush` waits for it."""
+        if isinstance(turn, str):
+            turn = {"text": turn, **fields}
+        elif fields:
+            raise InvalidTurnError("keyword fields go with a text; a Turn or mapping carries its own")
+        return self._enqueue(turn)
+
+    async def aflush(self, timeout: float | None = None) -> QueueReport:
+        """:meth:`flush` for async code."""
+        return await asyncio.to_thread(self.flush, timeout)
 
     def _prepare(self, turns: list[TurnLike]) -> list[tuple[WriteResult | None, tuple[Turn, list[str]] | None]]:
         out: list[tuple[WriteResult | None, tuple[Turn, list[str]] | None]] = []
@@ -339,9 +406,15 @@ class Memory:
         filters = Filters.make(session_id=session_id, start=start, end=end, tracks=tracks, metadata=metadata)
         with self._lock:
             self._fresh()
-            return self.reader.retrieve(
+            recall = self.reader.retrieve(
                 question, user_id=scope, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k, filters=filters
             )
+        queued = self._queue.hot(scope) if self._queue else []
+        if queued:
+            queued = [t for t in queued if admits(filters, t, as_of)]
+            fresh = hot_cards(queued, question, self.embedder.embed_batch)
+            recall.cards = (fresh + [c for c in recall.cards if not set(c.source_turn_ids) & _turn_ids(fresh)])[:top_n]
+        return recall
 
     async def aretrieve(self, question: str, **kwargs: Any) -> Recall:
         """:meth:`retrieve` in a worker thread, for async code."""
@@ -375,6 +448,7 @@ class Memory:
         scope = scope_key(user_id, agent_id)
         if as_of is not None:
             _check_aware(as_of, "as_of")
+        self._drain(scope)
         facts = self.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
         if include_superseded:
             facts = [f for f in (as_known(f, as_of) for f in facts) if f is not None]
@@ -386,6 +460,7 @@ class Memory:
     def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:
         """The supersede chain through ``fact_id``, oldest first."""
         scope = scope_key(user_id, agent_id)
+        self._drain(scope)
         found = self.store.facts_by_id(scope, [fact_id])
         if not found:
             return []
@@ -406,6 +481,7 @@ class Memory:
         """Events of ``user_id``, in the order they were said; optionally of one happening
         kind, of one session, or said in / about a time overlapping ``[start, end)``."""
         scope = scope_key(user_id, agent_id)
+        self._drain(scope)
         if start is not None or end is not None:
             start = start or datetime.min.replace(tzinfo=timezone.utc)
             end = end or datetime.max.replace(tzinfo=timezone.utc)
@@ -425,6 +501,7 @@ class Memory:
     ) -> list[Inference]:
         """Conclusions drawn for ``user_id``; retracted ones only when asked."""
         scope = scope_key(user_id, agent_id)
+        self._drain(scope)
         return [public(i, user_id) for i in self.store.inferences(scope, active_only=not include_retracted)]
 
     def get(
@@ -432,6 +509,7 @@ class Memory:
     ) -> Record | None:
         """One memory by id: ``get(u, "fact:12")``, ``get(u, 12, kind="fact")``, a turn by its
         turn id (``get(u, "D1:3")`` or ``kind="turn"``); None if ``user_id`` has no such memory."""
+        self._drain(scope_key(user_id, agent_id))
         return lifecycle.get(self, scope_key(user_id, agent_id), id, kind, user_id)
 
     def event_chain(self, user_id: str, *, agent_id: str | None = None) -> nx.MultiDiGraph:
@@ -475,7 +553,19 @@ class Memory:
         return [split_scope(s) for s in self.store.users()]
 
     def stats(self, user_id: str, *, agent_id: str | None = None) -> dict[str, int]:
+        self._drain(scope_key(user_id, agent_id))
         return self.store.counts(scope_key(user_id, agent_id))
+
+    def audit(
+        self, user_id: str | None = None, *, agent_id: str | None = None, near: float = NEAR_DUPLICATE
+    ) -> AuditReport:
+        """Duplicate, near-duplicate, junk, stale and orphan memories of one user (or, with no
+        user, of every user and agent), counted with example ids (:mod:`memtracks.audit`)."""
+        self._drain()
+        with self._lock:
+            self._fresh()
+            scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
+            return audit_scopes(self, scopes, near)
 
     # ------------------------------------------------------------------ managing what is kept
 
@@ -501,6 +591,7 @@ class Memory:
         of the erasure (when, what kind of selection, how many) is kept, without content.
         Other users' memories are never touched.
         """
+        self._drain()
         with self._lock:
             self._fresh()
             return lifecycle.forget(
@@ -520,6 +611,7 @@ class Memory:
         place (held since the same time) and conclusions resting on the old value are
         retracted. Returns the corrected fact.
         """
+        self._drain()
         with self._lock:
             self._fresh()
             return public(lifecycle.correct(self, scope_key(user_id, agent_id), fact_id, value), user_id)
@@ -528,6 +620,7 @@ class Memory:
         """The user says fact ``fact_id`` was never true: it ends with reason "retracted"
         (kept as history), what it had superseded holds again, and conclusions resting on it
         are retracted. Returns the retracted fact."""
+        self._drain()
         with self._lock:
             self._fresh()
             return public(lifecycle.retract(self, scope_key(user_id, agent_id), fact_id), user_id)
@@ -537,6 +630,7 @@ class Memory:
     ) -> lifecycle.RebuildReport:
         """Re-derive facts, events and conclusions from the stored turns (after rules or
         lexicons changed), replaying the user's own corrections and retractions."""
+        self._drain()
         with self._lock:
             self._fresh()
             return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
@@ -563,6 +657,7 @@ class Memory:
             config = replace(config, find_threshold=find_threshold)
         if replace_threshold is not None:
             config = replace(config, replace_threshold=replace_threshold)
+        self._drain()
         with self._lock:
             self._fresh()
             return consolidation.consolidate(
@@ -572,6 +667,7 @@ class Memory:
     def undo(self, operation_id: str) -> None:
         """Restore exactly what consolidation run ``operation_id`` changed (refused, with
         nothing changed, if those memories changed since)."""
+        self._drain()
         with self._lock:
             self._fresh()
             consolidation.undo(self, operation_id, self.clock())
@@ -582,18 +678,47 @@ class Memory:
         """Write one user's memories (or, with no user, everyone's) to a JSONL file in the
         versioned export format (:mod:`memtracks.transfer`); returns the records written.
         ``vectors=False`` leaves vectors out: the importer embeds again."""
+        self._drain()
         with self._lock:
             self._fresh()
             scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
             return transfer.export(self, Path(path), scopes, vectors=vectors)
 
+    def export_markdown(
+        self,
+        folder: str | Path,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        now: datetime | None = None,
+        lang: str | None = None,
+        max_lines: int = MAX_LINES,
+    ) -> MarkdownReport:
+        """Write ``folder/MEMORY.md`` (current facts and active plans, most important first, at
+        most ``max_lines`` lines, with a note of what was left out) and ``folder/memory/
+        YYYY-MM-DD.md`` (each day's turns, dates resolved); see :mod:`memtracks.markdown_export`.
+        ``lang``: "en" or "zh" for the headings (default: the language most memories are in)."""
+        if now is not None:
+            _check_aware(now, "now")
+        self._drain()
+        with self._lock:
+            self._fresh()
+            scope = scope_key(user_id, agent_id)
+            when = now or self.clock()
+            return export_markdown(self, Path(folder), scope, user_id, now=when, lang=lang, max_lines=max_lines)
+
     def import_(self, path: str | Path, *, user_id: str | None = None) -> transfer.ImportReport:
         """Read an export file: history, validity, provenance and vectors come back as they
         were (ids too, where this store has them free). ``user_id`` files everything under
         that user instead. A user who already has memories here is refused."""
+        self._drain()
         with self._lock:
             self._fresh()
             return transfer.import_(self, Path(path), user_id=user_id)
+
+
+def _turn_ids(cards: Sequence[Any]) -> set[str]:
+    return {t for c in cards for t in c.source_turn_ids}
 
 
 def _scoped(turn: Turn, scope: str) -> Turn:

@@ -280,3 +280,4 @@ class WriteResult:
     retracted: tuple[Inference, ...] = ()
     warnings: tuple[str, ...] = ()
     duplicate: bool = False
+    queued: bool = False  # accepted by the write queue, not written yet (Memory(async_writes=True), awrite)

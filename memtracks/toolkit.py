@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .catalogue import Catalogue, default_catalogue
+from .gate import Gate, default_gate
 from .lexicon import Lexicons, default_lexicons
 from .nlp import NLP
 from .pipeline.inference import RuleSpec, default_rules
@@ -26,6 +27,7 @@ class Toolkit:
     slot_patterns: tuple[Compiled, ...] = field(default_factory=default_slot_patterns)
     happening_patterns: tuple[Compiled, ...] = field(default_factory=default_happening_patterns)
     rules: tuple[RuleSpec, ...] = field(default_factory=default_rules)
+    gate: Gate = field(default_factory=default_gate)
 
     @classmethod
     def load(

@@ -9,6 +9,7 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
     my_rules/slot_patterns.yaml   patterns:  [...]   regexes that fill slots
     my_rules/happenings.yaml      happenings: [...]  trips, moves... with their time
     my_rules/inference.yaml       rules:     [...]   conclusions from facts and events
+    my_rules/gate.yaml            gate:      [...]   noise kept out of facts (tool output...)
     my_lexicons/entities.yaml     entities:  [...]   also relations.yaml, animals.yaml, jobs.yaml,
                                                      surnames_zh.yaml
 
@@ -26,6 +27,7 @@ from .catalogue import Catalogue, SlotSpec, default_catalogue
 from .catalogue import _check as check_slot
 from .datafiles import bundled, load_section
 from .errors import DataFileError
+from .gate import Gate, default_gate, load_gate
 from .lexicon import EntityLexicon, EntitySpec, Lexicons, TermList, _problems, default_lexicons, load_surnames
 from .pipeline.inference import default_rules
 from .pipeline.inference import load_rules as load_rule_file
@@ -39,7 +41,7 @@ from .pipeline.patterns import (
 )
 
 T = TypeVar("T")
-RULE_FILES = ("slots.yaml", "slot_patterns.yaml", "happenings.yaml", "inference.yaml")
+RULE_FILES = ("slots.yaml", "slot_patterns.yaml", "happenings.yaml", "inference.yaml", "gate.yaml")
 LEXICON_FILES = ("entities.yaml", "relations.yaml", "animals.yaml", "jobs.yaml", "surnames_zh.yaml")
 
 
@@ -90,6 +92,7 @@ def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
     slot_patterns = default_slot_patterns()
     happenings = default_happening_patterns()
     rules = default_rules()
+    gate = default_gate()
     custom_lexicons = lexicons is not default_lexicons()
     if custom_lexicons:  # patterns embed lexicon words (@relation, @animal...): compile them again
         slot_patterns = tuple(load_slot_patterns(lexicons=lexicons))
@@ -120,7 +123,10 @@ def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
             happenings = _merge_compiled(own, happenings)
         if (folder / "inference.yaml").is_file():
             rules = _merge(load_rule_file(folder / "inference.yaml", catalogue), rules, "id")
+        if (folder / "gate.yaml").is_file():
+            gate = Gate(_merge(load_gate(folder / "gate.yaml").rules, gate.rules, "id"))
     return {
+        "gate": gate,
         "catalogue": catalogue,
         "slot_patterns": tuple(slot_patterns),
         "happening_patterns": tuple(happenings),

@@ -23,6 +23,7 @@ import numpy as np
 from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
+from .gate import Screen
 from .nlp import Analysis
 from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
 from .pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
@@ -41,6 +42,7 @@ from .pipeline.entities import add_names, extract_entities
 from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
+from .pipeline.language import detect_language
 from .pipeline.matching import SubjectResolver, named_relations
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
@@ -170,17 +172,20 @@ class Writer:
         """
         self._links = []
         limit = self.config.max_analyzed_chars
-        analyses = self.toolkit.nlp.analyze(
-            [t.text[:limit] for t, _ in turns], [t.lang for t, _ in turns], parse_if=self.toolkit.may_state
-        )
+        screens = [self.screen(t.text[:limit]) for t, _ in turns]
+        # a turn that is all noise keeps the language it is written in; the others, their own words'
+        langs = [
+            t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
+        ]
+        analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
             with self.store.transaction():
-                for (turn, warnings), analysis in zip(turns, analyses, strict=True):
+                for (turn, warnings), analysis, screen in zip(turns, analyses, screens, strict=True):
                     if len(turn.text) > limit:
                         warnings = [*warnings, f"only the first {limit:,} characters were analysed"]
-                    result, vectors = self._write_turn(turn, warnings, analysis)
+                    result, vectors = self._write_turn(turn, warnings, analysis, screen)
                     results.append(result)
                     pending.extend(vectors)
                 self._embed(pending)
@@ -209,14 +214,23 @@ class Writer:
 
     # ------------------------------------------------------------------ one turn
 
+    def screen(self, text: str) -> Screen:
+        """What the write gate (:mod:`memtracks.gate`) finds in a turn's text."""
+        if not self.config.gate:
+            return Screen(text, ())
+        return self.toolkit.gate.screen(text, self.toolkit.lexicons.to_simplified)
+
     def _write_turn(
-        self, turn: Turn, warnings: list[str], analysis: Analysis
+        self, turn: Turn, warnings: list[str], analysis: Analysis, screen: Screen
     ) -> tuple[WriteResult, list[PendingVector]]:
         assert turn.user_id and turn.session_id and turn.turn_id and turn.timestamp
         user = turn.user_id
         subject = self.speaker_subject(turn.speaker)
+        note = screen.warning()
+        if note:
+            warnings = [*warnings, note]
         try:
-            found = self._extract(turn, analysis, subject)
+            found = Extraction() if screen.blocked else self._extract(turn, analysis, subject)
         except Exception as exc:  # a stage bug must not lose the user's words
             log.exception("extraction failed for turn %s", turn.turn_id)
             warnings = [*warnings, f"extraction failed ({exc!r}); stored the turn without facts"]
