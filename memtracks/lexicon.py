@@ -1,4 +1,5 @@
-"""Bilingual word lists from ``lexicons/``: named entities, relations, animals, jobs.
+"""Bilingual word lists from ``lexicons/``: named entities, relations, animals, jobs,
+activities, health conditions.
 
 Each list maps surface forms in English and Chinese to one canonical key, so 上海 and
 Shanghai are the same entity and 姐姐 and "sister" the same relation.
@@ -23,6 +24,7 @@ class TermSpec(Strict):
     key: str = Field(min_length=1)
     en: list[str] = Field(default_factory=list)
     zh: list[str] = Field(default_factory=list)
+    gender: Literal["f", "m"] | None = None  # relations: who "she" / 她 can refer to
 
 
 class EntitySpec(TermSpec):
@@ -66,6 +68,10 @@ class TermList:
     def key(self, text: str) -> str | None:
         return self.lookup.get(surface_key(text))
 
+    @cached_property
+    def genders(self) -> dict[str, str]:
+        return {s.key: s.gender for s in self.specs if s.gender}
+
     def key_of_prefix(self, text: str) -> str | None:
         """The key of the longest surface form ``text`` starts with ("朋友开" -> friend)."""
         for end in range(len(text), 0, -1):
@@ -104,6 +110,8 @@ class Lexicons:
     relations: TermList
     animals: TermList
     jobs: TermList
+    activities: TermList = field(default_factory=lambda: TermList("activities", ()))
+    conditions: TermList = field(default_factory=lambda: TermList("conditions", ()))
     surnames: frozenset[str] = frozenset()
     traditional: dict[str, str] = field(default_factory=dict)  # Traditional -> Simplified character
 
@@ -171,6 +179,8 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         relations=TermList("relations", _load_terms(path("relations.yaml"), "relations")),
         animals=TermList("animals", _load_terms(path("animals.yaml"), "animals")),
         jobs=TermList("jobs", _load_terms(path("jobs.yaml"), "jobs")),
+        activities=TermList("activities", _load_terms(path("activities.yaml"), "activities")),
+        conditions=TermList("conditions", _load_terms(path("conditions.yaml"), "conditions")),
         surnames=load_surnames(path("surnames_zh.yaml")),
         traditional=load_traditional(path("traditional.yaml")),
     )

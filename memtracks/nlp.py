@@ -121,7 +121,13 @@ class NLP:
         for spec in self.lexicons.entities.specs:
             for form in spec.zh:
                 tokenizer.add_word(form, freq=2000, tag=_JIEBA_TAGS[spec.label])  # type: ignore[attr-defined]
-        for terms in (self.lexicons.relations, self.lexicons.animals, self.lexicons.jobs):
+        for terms in (
+            self.lexicons.relations,
+            self.lexicons.animals,
+            self.lexicons.jobs,
+            self.lexicons.activities,
+            self.lexicons.conditions,
+        ):
             for form in terms.forms("zh"):
                 tokenizer.add_word(form, freq=1000, tag="n")
         return jieba.posseg.POSTokenizer(tokenizer)

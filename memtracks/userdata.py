@@ -11,6 +11,7 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
     my_rules/inference.yaml       rules:     [...]   conclusions from facts and events
     my_rules/gate.yaml            gate:      [...]   noise kept out of facts (tool output...)
     my_lexicons/entities.yaml     entities:  [...]   also relations.yaml, animals.yaml, jobs.yaml,
+                                                     activities.yaml, conditions.yaml,
                                                      surnames_zh.yaml
 
 Each file is validated like the bundled ones: a bad entry fails naming your file, the entry
@@ -42,7 +43,15 @@ from .pipeline.patterns import (
 
 T = TypeVar("T")
 RULE_FILES = ("slots.yaml", "slot_patterns.yaml", "happenings.yaml", "inference.yaml", "gate.yaml")
-LEXICON_FILES = ("entities.yaml", "relations.yaml", "animals.yaml", "jobs.yaml", "surnames_zh.yaml")
+LEXICON_FILES = (
+    "entities.yaml",
+    "relations.yaml",
+    "animals.yaml",
+    "jobs.yaml",
+    "activities.yaml",
+    "conditions.yaml",
+    "surnames_zh.yaml",
+)
 
 
 def _folder(path: str | Path | None, kind: str, known: Sequence[str]) -> Path | None:
@@ -82,7 +91,10 @@ def load_lexicons(folder: Path) -> Lexicons:
         relations=terms("relations.yaml", "relations", base.relations),
         animals=terms("animals.yaml", "animals", base.animals),
         jobs=terms("jobs.yaml", "jobs", base.jobs),
+        activities=terms("activities.yaml", "activities", base.activities),
+        conditions=terms("conditions.yaml", "conditions", base.conditions),
         surnames=surnames,
+        traditional=base.traditional,
     )
 
 

@@ -43,10 +43,11 @@ from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
 from .pipeline.language import detect_language
-from .pipeline.matching import SubjectResolver, named_relations
+from .pipeline.matching import SubjectResolver, earlier_mentions, named_relations
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
+from .pipeline.topics import asks_about_other
 from .pipeline.values import check_value
 from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
 from .storage import Store
@@ -58,7 +59,8 @@ from .validation import content_hash
 log = logging.getLogger(__name__)
 
 NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
-_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person"}
+EARLIER_TURNS = 6  # "she" at the start of a turn may refer to someone named in this many turns before
+_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
 
 
 @dataclass(frozen=True)
@@ -301,8 +303,15 @@ class Writer:
         people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
             s for s, (_, label) in known.items() if label == "person"
         }
-        resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text)
+        before = self._turns_before(turn)
+        earlier = earlier_mentions(before, subject, tk.lexicons, people)
+        resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text, earlier=earlier)
         lang = analysis.primary
+        if lang == "zh":
+            answering = bool(before) and before[-1][0] != subject
+            names = people | {s for s, (_, label) in known.items() if label == "pet"}
+            answering = answering and asks_about_other(tk.lexicons.to_simplified(before[-1][1]), tk.lexicons, names)
+            resolver = resolver.with_topics(search, answering_about_other=answering)
         statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
         context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
         values = extract_slots(
@@ -362,6 +371,12 @@ class Writer:
                 change = redating(c, target, event.subject)
                 self._redate(turn, event, target.event, target.index, change, "date corrected", outcome)
         return values
+
+    def _turns_before(self, turn: Turn) -> list[tuple[str, str]]:
+        """The last turns of the session before ``turn``, oldest first: (speaker subject, text)."""
+        assert turn.user_id and turn.session_id
+        before = self.store.events_in_session(turn.user_id, turn.session_id, limit=EARLIER_TURNS)
+        return [(e.subject, e.text) for e in reversed(before)]
 
     def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
         assert turn.user_id and turn.session_id

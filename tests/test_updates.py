@@ -60,17 +60,18 @@ def test_update_suite_has_sixty_scenarios_per_language():
 
 @pytest.mark.parametrize("lang,scenario", SCENARIOS, ids=[f"{lang}:{s['name']}" for lang, s in SCENARIOS])
 def test_update_scenario(memory, lang, scenario):
-    for i, (day, text) in enumerate(scenario["turns"]):
+    for i, (day, text, *who) in enumerate(scenario["turns"]):  # [day, text] or [day, text, speaker]
         memory.write(
             Turn(
                 text=text,
+                speaker=who[0] if who else "user",
                 user_id="u1",
                 session_id=f"s{day}",
                 turn_id=f"t{i}",
                 timestamp=T0 + timedelta(days=day, minutes=i),
             )
         )
-    last = max(day for day, _ in scenario["turns"])
+    last = max(turn[0] for turn in scenario["turns"])
     asked = T0 + timedelta(days=scenario.get("day", last + 1), hours=1)
     everything = memory.facts("u1", include_superseded=True)
     current = memory.facts("u1", as_of=asked)

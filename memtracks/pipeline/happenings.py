@@ -86,6 +86,10 @@ def _happening(
         subject = ""
     if subject is None or (subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start())):
         return None
+    if not subject:
+        subject = resolver.without_subject(m.start())
+        if subject is None:
+            return None
     args = _args(m, times, resolver.entities, spec.require_entity, text or m.string)
     if args is None:
         return None
@@ -96,7 +100,7 @@ def _happening(
         return None
     return Happening(
         kind=spec.kind,
-        subject=subject or resolver.speaker,
+        subject=subject,
         args=args,
         span=m.span(),
         pattern_id=spec.id,

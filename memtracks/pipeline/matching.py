@@ -8,7 +8,7 @@ that person, but only if NER (or the caller's list of participants) agrees it is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -71,13 +71,26 @@ def find_all(regex: re.Pattern[str], text: str, build: Callable[[re.Match[str]],
             pos = m.start() + 1
 
 
-def at_clause_start(text: str, pos: int) -> bool:
-    """True when nothing but space or punctuation precedes ``pos`` in its clause.
+def at_clause_start(text: str, pos: int, times: Sequence[TimeMention] = ()) -> bool:
+    """True when nothing but space, punctuation, times and connectives ("最近", "然后",
+    "last week") precedes ``pos`` in its clause.
 
     A match without a subject is only trusted there: in "他不喜欢跑步" the match
     "不喜欢跑步" has an unrecognised subject (他) and must not fall back to the speaker.
     """
-    return pos == 0 or not text[pos - 1].isalnum()
+    if pos == 0 or not text[pos - 1].isalnum():
+        return True
+    start = max(text.rfind(mark, 0, pos) for mark in "，。！？；,.!?;\n ") + 1
+    head = text[start:pos]
+    for t in times:
+        if start <= t.span[0] and t.span[1] <= pos:
+            head = head.replace(text[t.span[0] : t.span[1]], "")
+    while head:
+        word = next((w for w in _LEADING_WORDS if head.startswith(w) and not w.isascii()), None)
+        if word is None:
+            return False
+        head = head[len(word) :]
+    return True
 
 
 _LEADING_WORDS = (
@@ -129,13 +142,45 @@ class SubjectResolver:
     entities: tuple[Entity, ...]
     people: frozenset[str] = frozenset()
     text: str = ""  # the turn, for finding who "she" / 她 refers to
+    topics: tuple = ()  # Chinese clause topics (pipeline.topics.Topic): who a subject-less clause is about
+    earlier: tuple[tuple[str, str | None], ...] = ()  # (subject, gender) named in the turns just before
+
+    def without_subject(self, pos: int) -> str | None:
+        """Whom a match with no subject of its own at ``pos`` is about: in Chinese its
+        clause's topic (None: someone unknown), else the speaker."""
+        if not self.topics:
+            return self.speaker
+        from .topics import topic_at
+
+        return topic_at(self.topics, pos, self.speaker)
+
+    def with_topics(self, search: str, answering_about_other: bool = False) -> SubjectResolver:
+        """This resolver with the clause topics of the Chinese ``search`` text (Simplified)."""
+        from dataclasses import replace
+
+        from .topics import clause_topics
+
+        def named_at(start: int, end: int) -> str | None:
+            head = search[start:end].lstrip()
+            offset = start + (end - start - len(head))
+            for person in self.people:
+                if not person.isascii() and head.startswith(person):
+                    return person
+            for e in self.entities:
+                if e.label in ("person", "pet") and e.span[0] == offset:
+                    return e.text
+            return None
+
+        topics = clause_topics(search, self.speaker, self.lexicons, self._chinese, named_at, answering_about_other)
+        return replace(self, topics=topics)
 
     def resolve(self, match: re.Match[str], group_name: str = "subj") -> str | None:
         """The subject, "" when the pattern captured none, or None when it is not a person."""
-        raw = match.group(group_name) if group_name in match.re.groupindex else None
-        if not raw:
+        names = [n for n in (group_name, f"{group_name}2", f"{group_name}3") if n in match.re.groupindex]
+        name = next((n for n in names if match.group(n)), None)  # the arm of an alternation that matched
+        if name is None:
             return ""
-        span = match.span(group_name)
+        raw, span = match.group(name), match.span(name)
         text = raw.strip()
         if text.isascii():
             return self._english(text, span)
@@ -146,7 +191,7 @@ class SubjectResolver:
         if lower in _SELF_EN:
             return self.speaker
         if lower in ("he", "she"):
-            return self._antecedent(span[0])
+            return self._antecedent(span[0], "f" if lower == "she" else "m")
         head, _, rest = lower.partition(" ")
         if head in ("my", "our") and rest:
             named = re.match(r"(?P<kind>.+?),? (?P<name>[A-Z][a-z]+)$", text.partition(" ")[2])
@@ -160,7 +205,7 @@ class SubjectResolver:
 
     def _chinese(self, text: str, span: tuple[int, int]) -> str | None:
         if text in ("他", "她"):
-            return self._antecedent(span[0])
+            return self._antecedent(span[0], "f" if text == "她" else "m")
         for pronoun in _SELF_ZH:
             if text.startswith(pronoun):
                 rest = text[len(pronoun) :].lstrip("的")
@@ -173,13 +218,15 @@ class SubjectResolver:
                 return None
         return self._person(text, span)
 
-    def _antecedent(self, pos: int) -> str | None:
+    def _antecedent(self, pos: int, gender: str | None = None) -> str | None:
         """Who a third-person pronoun at ``pos`` refers to: the last relation ("my sister",
-        我姐姐) or person named before it in the same turn; None when there is none."""
+        我姐姐) or person named before it in the same turn, else in the turns just before
+        (``earlier``); one of the other gender ("my brother" for "she") is skipped. None when
+        there is none."""
         best: tuple[int, str] | None = None
         for m in _RELATION_MENTION.finditer(self.text[:pos]):
             rel = self.lexicons.relations.key_of_prefix(m.group("rel"))
-            if rel:
+            if rel and _fits(self.lexicons.relations.genders.get(rel), gender):
                 best = (m.start(), f"{self.speaker}'s {rel}")
         for e in self.entities:
             vocative = self.text[e.span[1] : e.span[1] + 1] in ("!", ",") and (
@@ -187,7 +234,12 @@ class SubjectResolver:
             )  # "That's great, John!": the one spoken to, not the one spoken about
             if e.label == "person" and e.span[1] <= pos and not vocative and (best is None or e.span[0] > best[0]):
                 best = (e.span[0], e.text)
-        return best[1] if best else None
+        if best is not None:
+            return best[1]
+        for subject, their_gender in reversed(self.earlier):
+            if _fits(their_gender, gender):
+                return subject
+        return None
 
     def _person(self, name: str, span: tuple[int, int]) -> str | None:
         """The person (or pet) named at ``span``: a known participant or name, or a person
@@ -200,6 +252,59 @@ class SubjectResolver:
             if e.label in ("person", "pet") and e.span == (span[0], span[0] + len(name)):
                 return e.text
         return None
+
+
+def _fits(theirs: str | None, wanted: str | None) -> bool:
+    return theirs is None or wanted is None or theirs == wanted
+
+
+_MENTION_EN = re.compile(
+    r"\b(?P<owner>my|our|your)\s+(?P<rel>(?:best |close |older |younger |little |big )?[a-z-]+)", re.IGNORECASE
+)
+_MENTION_ZH = re.compile(
+    r"(?P<owner>我|你)(?:们)?(?:的|家)?(?:[\u4e00-\u9fff]{0,3}?(?:交了?|有了?|找了?|认识了?)(?:个|一个|一位)?)?"
+    r"(?P<rel>[\u4e00-\u9fff]{1,3})"
+)
+
+
+def earlier_mentions(
+    turns: Sequence[tuple[str, str]],
+    speaker: str,
+    lexicons: Lexicons,
+    people: Iterable[str] = (),
+) -> tuple[tuple[str, str | None], ...]:
+    """The people named in the turns just before (``(speaker, text)``, oldest first), as
+    ``(subject, gender)`` in the order named: what "she" / 她 at the start of the next turn,
+    said by ``speaker``, may refer to. "my sister" is the sister of whoever said it; "your
+    sister" said to ``speaker`` is ``speaker``'s; a name named by relation ("my brother Tom")
+    or known is that person."""
+    names = [p for p in people if p]
+    out: list[tuple[int, int, str, str | None]] = []
+    for n, (said_by, text) in enumerate(turns):
+        simplified = lexicons.to_simplified(text)
+        named = {name: rel for rel, name in named_relations(text, lexicons)}
+        starts = [i for i, ch in enumerate(simplified) if ch in "我你"]
+        found = list(_MENTION_EN.finditer(simplified)) + [_MENTION_ZH.match(simplified, i) for i in starts]
+        for m in found:
+            if m is not None:
+                rel = lexicons.relations.key_of_prefix(m.group("rel"))
+                if rel is None:
+                    continue
+                owner = m.group("owner").lower()
+                whose = said_by if owner in ("my", "our", "我") else (speaker if said_by != speaker else None)
+                if whose is None or whose in ("assistant",):
+                    continue
+                after = [name for name, r in named.items() if r == rel and simplified.find(name, m.start()) >= 0]
+                subject = after[0] if after else f"{whose}'s {rel}"
+                out.append((n, m.start(), subject, lexicons.relations.genders.get(rel)))
+        for name in names:
+            hit = re.search(rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name), simplified)
+            pos = hit.start() if hit else -1
+            if pos >= 0 and name != said_by and name != speaker:
+                gender = lexicons.relations.genders.get(named.get(name, ""))
+                out.append((n, pos, name, gender))
+    out.sort(key=lambda x: (x[0], x[1]))
+    return tuple((subject, gender) for _, _, subject, gender in out)
 
 
 _NAMED_RELATION_EN = re.compile(
@@ -220,7 +325,8 @@ def named_relations(text: str, lexicons: Lexicons, entities: Sequence[Entity] = 
     for m in _zh_relation_regex(lexicons).finditer(lexicons.to_simplified(text)):
         rel = lexicons.relations.key(m.group("rel")) or lexicons.animals.key(m.group("rel"))
         name = m.group("name")
-        if rel and (name in people or name[0] in "小阿" or lexicons.is_chinese_name(name)):
+        doubled = len(name) == 2 and name[0] == name[1]  # 朵朵, 豆豆: a nickname
+        if rel and (name in people or name[0] in "小阿" or doubled or lexicons.is_chinese_name(name)):
             out.append((rel, name))
     return out
 

@@ -1,7 +1,8 @@
 """Loading the regex pattern files: ``rules/slot_patterns.yaml`` and ``rules/happenings.yaml``.
 
 A pattern's regex may name macros as ``@name``. They expand recursively from the file's
-``macros`` section and from the lexicons (``@relation``, ``@animal``, ``@job``). A group name
+``macros`` section and from the lexicons (``@relation``, ``@animal``, ``@job``, ``@activity``,
+``@condition``). A group name
 used twice after expansion (``subj`` in both arms of an alternation) is renamed ``subj2``,
 ``subj3``...; :func:`group` reads them back under the base name.
 """
@@ -41,6 +42,9 @@ class SlotPatternSpec(Strict):
     split_list: bool = False
     keep_times: bool = False
     ends_only: bool = False
+    value: str | None = None  # the value when the regex captures none ("谈恋爱了": 恋爱中)
+    intent: bool = False  # the pattern states an aim ("my goal is to", 我打算考…): wishes and plans count
+    lasting: bool = False  # a lasting trait: a clause pinned to one day ("不吃了" today) states none
 
 
 class HappeningSpec(Strict):
@@ -97,6 +101,8 @@ def lexicon_macros(lexicons: Lexicons, lang: str) -> dict[str, str]:
         "relation": alternation(lexicons.relations.forms(lang)),
         "animal": alternation(lexicons.animals.forms(lang)),
         "job": alternation(lexicons.jobs.forms(lang)),
+        "activity": alternation(lexicons.activities.forms(lang)),
+        "condition": alternation(lexicons.conditions.forms(lang)),
     }
 
 
@@ -200,8 +206,8 @@ def load_slot_patterns(
     def check(spec: SlotPatternSpec) -> Iterator[str]:
         if spec.slot not in catalogue:
             yield f"field 'slot': unknown slot {spec.slot!r}; known: {', '.join(sorted(catalogue.by_name))}"
-        if not spec.negate and "(?P<value>" not in expand_safe(spec.regex, macros[spec.lang]):
-            yield "field 'regex': needs a (?P<value>...) group (or negate: true)"
+        if not spec.negate and not spec.value and "(?P<value>" not in expand_safe(spec.regex, macros[spec.lang]):
+            yield "field 'regex': needs a (?P<value>...) group (or negate: true, or a constant value)"
 
     return _load(path, "patterns", SlotPatternSpec, macros, check)
 

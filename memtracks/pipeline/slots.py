@@ -45,8 +45,10 @@ _NEEDS_OBJECT = frozenset(
 _SINCE = re.compile(r"(?:\bsince|\bfrom|自从|从|自)\s*$", re.IGNORECASE)
 
 
+_PINNED = frozenset({"day", "hour", "minute", "part_of_day"})
 _DATES = frozenset({"birthday", "anniversary"})  # a date said ahead is the date, not a plan
 _TASTES = frozenset({"likes", "dislikes", "hobbies"})  # lasting preferences: present tense only
+_NEGATIVE_SLOTS = frozenset({"dislikes", "avoids"})  # their patterns say the negation themselves
 _REJECTED_EN = re.compile(
     r"(?:,\s*|\b)not\s+(?:a |an |the )?(?P<r>[\w$.'-]+(?: [\w'-]+)?)(?=\s*(?:but\b|[,.;!?]|$))", re.IGNORECASE
 )
@@ -119,7 +121,7 @@ def extract_slots(
             subject = resolver.resolve(m)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
-            if subject is None or (subject == "" and not at_clause_start(text, m.start())):
+            if subject is None or (subject == "" and not at_clause_start(text, m.start(), times)):
                 return None
             if (
                 subject == ""
@@ -127,9 +129,16 @@ def extract_slots(
                 and not _subject_given(m, last_subject.get(sent.start), text)
             ):
                 return None
-            subject = subject or last_subject.get(sent.start, resolver.speaker)
+            if not subject:
+                subject = (
+                    resolver.without_subject(m.start())
+                    if resolver.topics
+                    else last_subject.get(sent.start, resolver.speaker)
+                )
+                if subject is None:
+                    return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
             st = statement_for(context.statements, m.span(), context.parsed)
-            if not _stated(st, pattern):  # noqa: B023
+            if not _stated(st, pattern, times):  # noqa: B023
                 return None
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
                 return None
@@ -137,13 +146,54 @@ def extract_slots(
             if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
-            return [_Found(v, m.span()) for v in stated if v is not None] or None
+            kept = [_as_relative(v, lexicons) for v in stated if v is not None]
+            kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
+            return [_Found(v, m.span()) for v in kept] or None
 
         for items in find_all(pattern.regex, search, build):
             found.extend(items)
             last_subject[sentence_at(sents, items[0].span[0]).start] = items[0].value.subject
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
+
+
+def _same(v: SlotValue, f: _Found, span: tuple[int, int]) -> bool:
+    """Two patterns read one fact from the same words ("my wife's name is Sarah": partner and
+    a relative's name)."""
+    w = f.value
+    return _overlaps(span, f.span) and (w.subject, w.slot, w.value_key, w.negated) == (
+        v.subject,
+        v.slot,
+        v.value_key,
+        v.negated,
+    )
+
+
+_PARTNERS = frozenset({"partner", "wife", "husband", "girlfriend", "boyfriend", "fiance"})
+_CHILDREN = frozenset({"son", "daughter", "child"})
+_NOT_FAMILY = frozenset({"friend", "boss", "colleague", "roommate", "neighbor", "classmate", "teacher"})
+
+
+def _as_relative(v: SlotValue, lexicons: Lexicons) -> SlotValue:
+    """ "My sister's name is Anna", 她叫佳慧 (她: the girlfriend): a name said about a relative
+    is a fact about the one whose relative they are — partner, children or family."""
+    from dataclasses import replace
+
+    owner, sep, rel = v.subject.rpartition("'s ")
+    if v.slot != "name" or not sep or v.negated:
+        return v
+    if rel in _PARTNERS:
+        return replace(v, subject=owner, slot="partner", qualifier=None)
+    if rel in _NOT_FAMILY:
+        return v
+    forms = [s for s in lexicons.relations.specs if s.key == rel]
+    shown = (
+        (forms[0].zh[0] if v.lang == "zh" and forms[0].zh else forms[0].en[0])
+        if forms and (forms[0].zh or forms[0].en)
+        else rel
+    )
+    value = f"{v.value}（{shown}）" if v.lang == "zh" else f"{v.value} ({shown})"
+    return replace(v, subject=owner, slot="children" if rel in _CHILDREN else "family", value=value, qualifier=rel)
 
 
 _TASTE_VERBS = frozenset({"like", "likes", "love", "loves", "enjoy", "enjoys", "adore", "adores"})
@@ -170,11 +220,17 @@ def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:
     )
 
 
-def _stated(st: Statement, pattern: Compiled) -> bool:
+def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ()) -> bool:
     """Does the clause assert something a fact can come from?"""
     spec = pattern.spec
+    if spec.intent:  # "my goal is to...", 我打算考…: the aim is the fact; asked or imagined it is none
+        return st.modality in ("stated", "reported", "wish") and st.polarity == "affirmed"
     if not st.states:
         return False  # a question, a wish, a condition: nothing is stated
+    if spec.lasting and any(
+        st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.direction != "present" for t in times
+    ):
+        return False  # "今天不吃了", "I'm not drinking tonight": one day, not a trait
     if spec.slot in _TASTES and not spec.negate and "past" in st.cues and not spec.historical:
         return False  # "I loved the show": an opinion of one occasion, not a lasting taste
     if spec.slot in _TASTES and st.planned and not spec.negate:
@@ -209,7 +265,11 @@ def _with_statement(
     from dataclasses import replace
 
     changes: dict = {}
-    own_polarity = pattern.spec.negate or pattern.spec.slot == "dislikes"  # "don't like", 不喜欢: the pattern's own
+    if pattern.spec.intent:  # an aim holds as said, whatever its time
+        if st.modality == "reported":
+            return replace(v, confidence=round(v.confidence * REPORTED_CONFIDENCE, 2))
+        return v
+    own_polarity = pattern.spec.negate or pattern.spec.slot in _NEGATIVE_SLOTS  # "don't like", 不吃: the pattern's own
     if st.polarity != "affirmed" and not v.negated and not own_polarity:
         changes["negated"] = True
     planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
@@ -267,6 +327,9 @@ def _values(
     spec = pattern.spec
     raw, start = _raw_value(m, text)
     kind = group(m, "kind")
+    if raw is None and spec.value:
+        raw, start = spec.value, -1  # a constant value ("谈恋爱了": 恋爱中)
+        return [_slot_value(spec, subject, _with_kind(raw, kind, spec), value_key(raw), m.span(), None, times, text)]
     if raw is None and kind is None:
         return [_slot_value(spec, subject, "", "", m.span(), None, times, text)] if spec.negate else []
     if raw is not None:
@@ -333,7 +396,16 @@ def _resolve_value(
     if spec.require_entity or (len(inside) == 1 and value_key(inside[0].text) == value_key(raw)):
         ent = inside[0]
         return _with_kind(ent.text, kind, spec), ent.key
-    return _with_kind(raw, kind, spec), value_key(raw)
+    term = _term_key(raw, spec.lang, lexicons)
+    return _with_kind(raw, kind, spec), term or value_key(raw)
+
+
+def _term_key(raw: str, lang: str, lexicons: Lexicons) -> str | None:
+    """An activity's or a condition's key ("瑜伽" and "yoga" are one), modifiers dropped
+    ("轻度脂肪肝", "mild asthma")."""
+    text = lexicons.to_simplified(raw) if lang == "zh" else raw.lower()
+    text = re.sub(r"^(?:轻度|重度|慢性|急性|轻微的?|严重的?|mild |severe |chronic |bad |a |an |the )", "", text)
+    return lexicons.activities.key(text) or lexicons.conditions.key(text)
 
 
 def _with_kind(raw: str, kind: str | None, spec) -> str:

@@ -36,7 +36,7 @@ CATEGORIES = (
     "correction",
     "addition",
 )  # (the parse adds "done": a finished act, in the past tense)
-_CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n]+[,;:.!?，。；：！？\n]*")
+_CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n~～…]+[,;:.!?，。；：！？\n~～…]*")
 _WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
 _SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
 _STATIVE = frozenset(
@@ -140,9 +140,23 @@ class Statement:
         return self.modality in ("stated", "reported")
 
 
+_CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+
+
 def clauses(text: str) -> list[tuple[int, int]]:
-    """Clause spans: split at punctuation; a clause never crosses a sentence end."""
-    return [(m.start(), m.end()) for m in _CLAUSE.finditer(text) if m.group().strip()]
+    """Clause spans: split at punctuation, and at spaces between Chinese characters (chat
+    writes them for commas: "我最近在学做饭 室友天天点外卖"); a clause never crosses a
+    sentence end."""
+    out = []
+    for m in _CLAUSE.finditer(text):
+        if not m.group().strip():
+            continue
+        start = m.start()
+        for gap in _CJK_SPACE.finditer(m.group()):
+            out.append((start, m.start() + gap.start()))
+            start = m.start() + gap.end()
+        out.append((start, m.end()))
+    return out
 
 
 def analyze_statements(
@@ -156,7 +170,7 @@ def analyze_statements(
     """One :class:`Statement` per clause of ``text`` (pure)."""
     from .matching import sentence_at, sentences
 
-    search = text if lang == "en" else markers_text(text)
+    search = text if lang == "en" else _mask_terms(markers_text(text))
     sents = sentences(text)
     out: list[Statement] = []
     for start, end in clauses(text):
@@ -182,6 +196,24 @@ def markers_text(text: str) -> str:
     from ..lexicon import default_lexicons
 
     return default_lexicons().to_simplified(text)
+
+
+def _mask_terms(text: str) -> str:
+    """Words whose own characters read as markers (乳糖不耐受, 心律不齐, 消化不良) hidden
+    from the markers: 不 there negates nothing."""
+    for term in _marker_words():
+        if term in text:
+            text = text.replace(term, "＿" * len(term))
+    return text
+
+
+@lru_cache(maxsize=1)
+def _marker_words() -> tuple[str, ...]:
+    from ..lexicon import default_lexicons
+
+    lex = default_lexicons()
+    forms = [f for terms in (lex.conditions, lex.activities, lex.jobs) for f in terms.forms("zh")]
+    return tuple(sorted({f for f in forms if re.search("[不没未非别]", f)}, key=len, reverse=True))
 
 
 def statement_for(

@@ -97,6 +97,8 @@ def check_value(
         return "empty"
     if kind in ("number", "date"):
         return None
+    if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
+        return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed)
     return _check_zh(value, kind, span, tokens, entities)
@@ -206,6 +208,9 @@ def _check_zh(value, kind, span, tokens, entities) -> str | None:
         return "too long for a value"
     words = [t for t in tokens if span and span[0] <= t.start and t.end <= span[1] and t.tag != "x"]
     named = bool(span) and any(e.span[0] <= span[0] and span[1] <= e.span[1] for e in entities)
+    exact = bool(span) and any(e.span == span for e in entities)
+    if kind in ("place", "org", "person") and span and not exact and _cuts_a_word(span, tokens):
+        return "cut out of a word (住在中和: 中)"
     if kind in ("place", "org", "person") and not named:
         if any(_cls(t.tag) in _NOT_THING_TAGS_ZH for t in words):
             return "contains a verb, pronoun, time or number"
@@ -222,6 +227,11 @@ def _check_zh(value, kind, span, tokens, entities) -> str | None:
         if all(_cls(t.tag) in ("t", "m", "q") for t in words):
             return "a time or number, not a thing"
     return None
+
+
+def _cuts_a_word(span: tuple[int, int], tokens: Sequence[Token]) -> bool:
+    """Does a jieba word cross either end of ``span``?"""
+    return any(t.start < span[0] < t.end or t.start < span[1] < t.end for t in tokens)
 
 
 def _cls(tag: str) -> str:

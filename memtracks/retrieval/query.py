@@ -201,15 +201,16 @@ def _kinds(text: str, toolkit: Toolkit) -> tuple[str, ...]:
 
 
 def _slots(text: str, toolkit: Toolkit, words: Sequence[Token] = ()) -> tuple[str, ...]:
-    """Slot intents: the slots whose question patterns match. A Chinese pattern must match
-    whole words of the question, or lie inside a noun or at the start of a word (爱 in 可爱 is
+    """Slot intents: the slots whose question patterns match (Chinese ones on the Simplified
+    question, so 在哪裡上班 asks where one works). A Chinese pattern must match whole words of the question, or lie inside a noun or at the start of a word (爱 in 可爱 is
     not love; 猫 in 小猫 and in 猫叫 is a cat)."""
     found: list[str] = []
+    simplified = toolkit.lexicons.to_simplified(text)  # character for character: the words still line up
     for lang in ("en", "zh"):
         for slot, regex in toolkit.catalogue.ask_patterns[lang]:
             if slot in found:
                 continue
-            matches = regex.finditer(text)
+            matches = regex.finditer(simplified if lang == "zh" else text)
             if any(lang == "en" or _whole_words(m, words) for m in matches):
                 found.append(slot)
     return tuple(found)

@@ -361,6 +361,14 @@ class Store:
             for r in rows
         }
 
+    def events_in_session(self, user_id: str, session_id: str, limit: int) -> list[Event]:
+        """The latest ``limit`` events of a session, latest first."""
+        rows = self._rows(
+            "SELECT * FROM events WHERE user_id = ? AND session_id = ? ORDER BY seq DESC, id DESC LIMIT ?",
+            (user_id, session_id, limit),
+        )
+        return [codec.row_event(r) for r in rows]
+
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None:
         rows = self._rows(
             "SELECT * FROM events WHERE user_id = ? AND session_id = ? ORDER BY seq DESC, id DESC LIMIT 1",
