@@ -22,21 +22,9 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-_MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in _MONTHS)
+from memtracks.io import MONTH_NAMES
+
+_MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in MONTH_NAMES)
 _ORD = r"(?:st|nd|rd|th)?"
 _FULL = (  # (regex, group of year, month, day)
     (re.compile(rf"\b(\d{{1,2}}){_ORD}\s*(?:of\s+)?({_MONTH_RE})\b\.?,?\s*(\d{{4}})(?!\d)", re.I), (3, 2, 1)),
@@ -84,7 +72,7 @@ class Period:
 
 
 def _month(name: str) -> int:
-    return next(i for i, m in enumerate(_MONTHS, start=1) if m.startswith(name.lower()[:3]))
+    return next(i for i, m in enumerate(MONTH_NAMES, start=1) if m.startswith(name.lower()[:3]))
 
 
 def _number_or_month(text: str) -> int:
