@@ -21,6 +21,7 @@ import os
 import sys
 from pathlib import Path
 
+from memtracks.config import MemoryConfig, TierConfig
 from memtracks.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
@@ -92,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                 default=5,
                 help="the first N conversations are the tuning split, the rest held out (default 5)",
             )
+        p.add_argument(
+            "--tiers", action="store_true", help="memtracks with tiered storage on (TierConfig(enabled=True))"
+        )
         p.add_argument("--llm-base-url", help="OpenAI-compatible endpoint for the optional QA stage")
         p.add_argument("--llm-model")
         p.add_argument("--llm-api-key")
@@ -109,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     toolkit, embedder = Toolkit.load(), USEEmbedder(threads=args.threads)
     minilm = None if args.no_minilm else load_minilm(threads=args.threads)
+    config = MemoryConfig(tiers=TierConfig(enabled=True)) if args.tiers else None
     if args.dataset == "locomo":
         every = load_locomo(data, limit=args.limit)
         units = _select(every, args.units)
@@ -120,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.quiet,
             depth=DEPTH["locomo"],
             minilm=minilm,
+            config=config,
         )
         results = evaluate.score_locomo(result, args.k, _splits(every, units, args.tune))
     else:
@@ -133,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.quiet,
             depth=DEPTH["longmemeval"],
             minilm=minilm,
+            config=config,
         )
         results = evaluate.score_longmemeval(result, args.k, units[0].session_of if units else str)
     if args.dump:

@@ -178,6 +178,16 @@ def measure_start_and_refresh(
     return out
 
 
+def bench_questions(path: str | Path) -> list[str]:
+    """240 questions: LoCoMo's first 200, interleaved with the Chinese ones."""
+    data = json.loads(Path(path).read_text())
+    en_questions = [qa["question"] for sample in data for qa in sample["qa"]][:200]
+    questions = [q for pair in zip(en_questions, ZH_QUESTIONS * 25, strict=False) for q in pair] + en_questions[
+        len(ZH_QUESTIONS) * 25 :
+    ]
+    return questions[:240]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", default=os.environ.get("MEMTRACKS_LOCOMO", "../shared/data/locomo/locomo10.json"))
@@ -189,12 +199,7 @@ def main(argv=None) -> int:
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
         return 2
     locomo = list(read_locomo(args.data, timezone.utc))
-    data = json.loads(Path(args.data).read_text())
-    en_questions = [qa["question"] for sample in data for qa in sample["qa"]][:200]
-    questions = [q for pair in zip(en_questions, ZH_QUESTIONS * 25, strict=False) for q in pair] + en_questions[
-        len(ZH_QUESTIONS) * 25 :
-    ]
-    questions = questions[:240]
+    questions = bench_questions(args.data)
     toolkit, embedder = Toolkit.load(), USEEmbedder()
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)

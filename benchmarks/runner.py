@@ -18,6 +18,7 @@ from typing import Any
 
 from memtracks import Memory, Turn
 from memtracks.cards import count_tokens
+from memtracks.config import MemoryConfig
 from memtracks.embedders import Embedder
 from memtracks.toolkit import Toolkit
 
@@ -77,12 +78,14 @@ class Run:
     turns: int = 0
     ingest_seconds: float = 0.0
     peak_rss_mb: float = 0.0
+    reached: dict[str, int] = field(default_factory=dict)  # tiered storage: what memtracks' questions searched
 
 
-def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str], depth: int) -> Answer:
+def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str], depth: int, run: Run) -> Answer:
     start = time.perf_counter()
     recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=depth)
     latency = (time.perf_counter() - start) * 1000
+    run.reached[recall.reached] = run.reached.get(recall.reached, 0) + 1
     items = [list(c.source_turn_ids) for c in recall.cards]
     top = recall.cards[:CONTEXT_K]
     context = "\n".join(c.text for c in top)
@@ -182,6 +185,7 @@ def run(
     progress: bool = True,
     depth: int = POOL_DEPTH,
     minilm: Embedder | None = None,
+    config: MemoryConfig | None = None,
 ) -> Run:
     """Ingest every unit into a fresh memory, then ask its questions of every system.
 
@@ -203,7 +207,7 @@ def run(
     bar = _bar(sum(len(u.turns) for u in units), "ingest", progress)
     qbar = _bar(sum(1 for u in units for q in u.questions if not skip(q)), "questions", progress)
     for unit in units:
-        mem = Memory(toolkit=toolkit, embedder=embedder)
+        mem = Memory(toolkit=toolkit, embedder=embedder, config=config)
         start = time.perf_counter()
         mem.write_many(unit.turns, batch_size=128)
         result.ingest_seconds += time.perf_counter() - start
@@ -218,7 +222,7 @@ def run(
         for q in unit.questions:
             if skip(q):
                 continue
-            result.answers.append(_memtracks_answer(mem, unit, q, texts.raw, depth))
+            result.answers.append(_memtracks_answer(mem, unit, q, texts.raw, depth, result))
             result.answers.extend(_baseline_answer(b, unit, q, texts, depth) for b in baselines)
             result.ceilings[(unit.id, q.id)] = texts.ceiling(q)
             qbar(1)
@@ -226,6 +230,9 @@ def run(
     bar(0, close=True)
     qbar(0, close=True)
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if config is not None and config.tiers.enabled:
+        searched = ", ".join(f"{why} {n}" for why, n in sorted(result.reached.items()))
+        result.notes.append(f"tiered storage on; what memtracks' questions searched: {searched}")
     return result
 
 

@@ -138,6 +138,7 @@ class Recall:
     lang: str = "en"
     candidates: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
+    reached: str = "all"  # tiered storage: "live" (hot and warm tiers), or why the archive was searched too
 
     def render(self, max_tokens: int = 300, header: bool = True) -> Rendered:
         """The best cards that fit in ``max_tokens`` (estimated), one per line, in a block

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import InvalidInputError
+
 ASSISTANT_SPEAKERS = frozenset({"assistant", "system", "ai", "bot", "agent", "助手"})
 
 
@@ -215,6 +217,51 @@ class ConsolidationConfig:
 
 
 @dataclass(frozen=True)
+class TierConfig:
+    """Tiered storage (``memtracks/tiers.py``): which memories a question searches by default,
+    by their age at the question's moment (its ``as_of``, else its ``now``).
+
+    Attributes:
+        enabled: off by default: every memory is searched, whatever its age.
+        hot_days: memories said within this many days are all searched (the hot tier).
+        warm_days: up to this age, facts, important events (``rules/tiers.yaml``) and the
+            newest conclusion of each subject and kind are searched (the warm tier). Older
+            events and conclusions are archived (the cold tier): kept in the same file, out
+            of the live indexes, searched when the question points further back, when
+            ``as_of`` moves the moment back to their time, or when the live tiers find
+            nothing relevant enough. Facts are always searched.
+        fallback_relevance: when no candidate of the live tiers reaches this relevance, the
+            archive is searched too (0 turns this test off).
+        fallback_coverage: when no candidate of the live tiers holds this share of the
+            question's words (people's names left out), the archive is searched too: the live
+            tiers do not know what it asks about ("What did Caroline research?" and no recent
+            memory speaks of research). 0 turns this test off.
+        live_slack_days: the in-memory live index reaches this many days further back than
+            a question needs, so one index serves the questions of that many days before it
+            is rebuilt (what it holds beyond the question's reach is filtered out).
+    """
+
+    enabled: bool = False
+    hot_days: float = 7.0
+    warm_days: float = 90.0
+    fallback_relevance: float = 0.5
+    fallback_coverage: float = 1.0
+    live_slack_days: float = 7.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not 0 < self.hot_days <= self.warm_days:
+            problems.append(f"need 0 < hot_days <= warm_days; found {self.hot_days} and {self.warm_days}")
+        for name in ("fallback_relevance", "fallback_coverage"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                problems.append(f"{name} must be in [0, 1]; found {getattr(self, name)}")
+        if self.live_slack_days < 0:
+            problems.append(f"live_slack_days must be >= 0; found {self.live_slack_days}")
+        if problems:
+            raise InvalidInputError("TierConfig: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     """Settings of a :class:`~memtracks.Memory`."""
 
@@ -222,6 +269,7 @@ class MemoryConfig:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    tiers: TierConfig = field(default_factory=TierConfig)
     index: str = "faiss"  # "faiss" or "numpy" (the exact reference)
     cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
     snapshots: bool = True  # save vector indexes beside a database file for a warm next start

@@ -7,7 +7,8 @@ raised once as :class:`~memtracks.errors.DataFileError`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +26,14 @@ class Strict(BaseModel):
     """Base for data-file schemas: unknown fields are errors, records are immutable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def pattern_problems(pattern: str, field: str = "pattern") -> Iterator[str]:
+    """The problem with a regex field of a data file, if it does not compile."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        yield f"field '{field}': bad regex: {exc}"
 
 
 def data_dir(kind: str) -> Path:

@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .datafiles import Strict, bundled, load_section
+from .datafiles import Strict, bundled, load_section, pattern_problems
 
 KINDS = ("tool_output", "path", "command_log", "greeting", "recall_loop")
 _LINE = re.compile(r"[^\n]*")
@@ -40,10 +40,7 @@ class GateRule(Strict):
 
 
 def _check(rule: GateRule) -> Iterator[str]:
-    try:
-        re.compile(rule.pattern)
-    except re.error as exc:
-        yield f"field 'pattern': bad regex: {exc}"
+    return pattern_problems(rule.pattern)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,11 @@ date three ways:
   rebuilt on next use;
 - scopes are kept in least-recently-used order within a memory budget, so a server with many
   users does not grow without bound.
+
+With tiered storage (:mod:`memtracks.tiers`) a scope also has at most one *live* entry: the
+indexes of its events and conclusions said since a time (:meth:`Indexes.live`), which hold
+exactly those (the tail of later writes is read in with the same rule; erasures are taken out
+as from the whole indexes), within the same budget and the same freshness rules.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import networkx as nx
@@ -34,6 +40,7 @@ from .storage.vectors import INDEXES
 from .tracks.temporal import add_links, chain_graph
 
 TRACKS = ("fact", "event", "inference")
+TABLES = {"fact": "facts", "event": "events", "inference": "inferences"}
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]  # (scope, track, after)
 
 # Rough per-item costs for the memory budget (measured on CPython 3.11; order of magnitude).
@@ -62,6 +69,8 @@ class ScopeIndexes:
     graph: nx.MultiDiGraph | None = None
     graph_synced: int = 0
     pending: dict[str, int] = field(default_factory=dict)  # highest id this process added, per track
+    since: datetime | None = None  # a live entry: only the items said since this time
+    seen_changes: int = 0  # a live entry: this process's write count when it last read its tail
 
     def nbytes(self, dim: int) -> int:
         vectors = sum(len(v) for v in self.vectors.values()) * dim * 4
@@ -92,7 +101,8 @@ class Indexes:
         self.documents = documents
         self.budget_bytes = budget_bytes
         self.snapshots = snapshots
-        self._scopes: OrderedDict[str, ScopeIndexes] = OrderedDict()
+        self._scopes: OrderedDict[tuple[str, bool], ScopeIndexes] = OrderedDict()  # (scope, live)
+        self._changes = 0  # items this process added: a live entry reads its tail when it moved
         self._seen_version = store.data_version()
         self._lock = threading.RLock()
         self.refreshes = 0  # how many times another connection's changes were read in
@@ -101,11 +111,42 @@ class Indexes:
     # ------------------------------------------------------------------ access
 
     def _entry(self, scope: str) -> ScopeIndexes:
-        entry = self._scopes.get(scope)
+        entry = self._scopes.get((scope, False))
         if entry is None:
-            entry = self._scopes[scope] = ScopeIndexes(self.store.generation(scope), self.store.erased_seq(scope))
-        self._scopes.move_to_end(scope)
+            entry = self._scopes[scope, False] = ScopeIndexes(
+                self.store.generation(scope), self.store.erased_seq(scope)
+            )
+        self._scopes.move_to_end((scope, False))
         return entry
+
+    def live(self, scope: str, track: str, since: datetime, slack: float = 0.0) -> tuple[Any, LexicalIndex]:
+        """The vector and BM25 indexes of the items of ``track`` said at or after ``since``.
+
+        The scope's live entry serves when it starts at most ``slack`` seconds before
+        ``since`` (what it holds before ``since`` is the caller's to filter out); otherwise it
+        is replaced by one starting at ``since``: one live entry per scope, never more."""
+        track = stored_track(track)
+        with self._lock:
+            key = (scope, True)
+            entry = self._scopes.get(key)
+            if (
+                entry is not None
+                and entry.since is not None
+                and not (0 <= (since - entry.since).total_seconds() <= slack)
+            ):
+                del self._scopes[key]
+                entry = None
+            if entry is None:
+                entry = self._scopes[key] = ScopeIndexes(
+                    self.store.generation(scope), self.store.erased_seq(scope), since=since, seen_changes=self._changes
+                )
+            self._scopes.move_to_end(key)
+            if track not in entry.vectors:
+                self._build(scope, entry, track)
+            elif entry.seen_changes != self._changes:
+                self._tail(scope, entry)
+                entry.seen_changes = self._changes
+            return entry.vectors[track], entry.lexical[track]
 
     def vectors(self, scope: str, track: str) -> Any:
         track = stored_track(track)
@@ -136,7 +177,7 @@ class Indexes:
         """Load the track's indexes from snapshots where they match, else build them from the
         store; either way, then add what the store holds beyond them."""
         index, lexical, vectors_from, lexical_from = None, None, 0, 0
-        if self.snapshots is not None:
+        if self.snapshots is not None and entry.since is None:
             loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
             if loaded is not None:
                 (index, vectors_from), self.snapshot_loads = loaded, self.snapshot_loads + 1
@@ -145,12 +186,20 @@ class Indexes:
                 (lexical, lexical_from), self.snapshot_loads = loaded_lexical, self.snapshot_loads + 1
         index = index if index is not None else INDEXES[self.kind](self.dim)
         lexical = lexical if lexical is not None else LexicalIndex()
-        ids, matrix = self.store.vectors(scope, track, after=vectors_from)
+        keep = self._said_since(scope, track, entry, 0)
+        after = None  # a live entry reads from its first item on (from the newest, when it has none)
+        if keep is not None:
+            after = min(keep) - 1 if keep else self.store.next_id(TABLES[track]) - 1
+        ids, matrix = self.store.vectors(scope, track, after=vectors_from if after is None else after)
+        last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
+        if keep is not None:
+            chosen = [n for n, i in enumerate(ids) if int(i) in keep]
+            ids, matrix = ids[chosen], matrix[chosen]
         if len(ids):
             index.add(ids, matrix)
-        last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
-        for item_id, text, keys in self.documents(scope, track, lexical_from):
-            lexical.add(item_id, tokenize(text, keys))
+        for item_id, text, keys in self.documents(scope, track, lexical_from if after is None else after):
+            if keep is None or item_id in keep:
+                lexical.add(item_id, tokenize(text, keys))
             last = max(last, item_id)
         entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
         self._fit_budget()
@@ -160,7 +209,8 @@ class Indexes:
     def added(self, scope: str, track: str, item_id: int, vector: Any, text: str, keys: tuple[str, ...]) -> None:
         """This process committed a new item: add it to the cached indexes of its scope."""
         with self._lock:
-            entry = self._scopes.get(scope)
+            self._changes += 1
+            entry = self._scopes.get((scope, False))
             if entry is None or track not in entry.vectors:
                 return  # built from the store (which holds it) when first needed
             if vector is not None and item_id not in entry.vectors[track]:
@@ -171,7 +221,7 @@ class Indexes:
 
     def linked(self, scope: str, links: Iterable[tuple[int, int, str, str]]) -> None:
         with self._lock:
-            entry = self._scopes.get(scope)
+            entry = self._scopes.get((scope, False))
             if entry is None or entry.graph is None:
                 return
             links = list(links)
@@ -204,27 +254,35 @@ class Indexes:
                 return False
             self._seen_version = version
             self.refreshes += 1
-            for scope in list(self._scopes):
-                entry = self._scopes[scope]
+            for key in list(self._scopes):
+                entry, scope = self._scopes[key], key[0]
                 if self.store.generation(scope) != entry.generation:
-                    del self._scopes[scope]  # rewritten elsewhere: rebuilt on next use
+                    del self._scopes[key]  # rewritten elsewhere: rebuilt on next use
                 else:
                     self._take_out(entry, *self.store.erased(scope, after=entry.erased))
                     self._tail(scope, entry)
+                    entry.seen_changes = self._changes
             self._fit_budget()
             return True
+
+    def _said_since(self, scope: str, track: str, entry: ScopeIndexes, after: int) -> set[int] | None:
+        """For a live entry, the ids above ``after`` it holds (None: a whole entry holds all)."""
+        if entry.since is None:
+            return None
+        return set(self.store.ids_said_since(scope, track, entry.since, after=after))
 
     def _tail(self, scope: str, entry: ScopeIndexes) -> None:
         for track in list(entry.vectors):
             after = entry.synced.get(track, 0)
+            keep = self._said_since(scope, track, entry, after)
             ids, matrix = self.store.vectors(scope, track, after=after)
             index, lexical = entry.vectors[track], entry.lexical[track]
-            fresh = [n for n, i in enumerate(ids) if int(i) not in index]
+            fresh = [n for n, i in enumerate(ids) if int(i) not in index and (keep is None or int(i) in keep)]
             if fresh:
                 index.add(ids[fresh], matrix[fresh])
             last = int(ids.max()) if len(ids) else after
             for item_id, text, keys in self.documents(scope, track, after):
-                if item_id not in lexical:
+                if item_id not in lexical and (keep is None or item_id in keep):
                     lexical.add(item_id, tokenize(text, keys))
                 last = max(last, item_id)
             entry.synced[track] = last
@@ -238,7 +296,10 @@ class Indexes:
         cached indexes, and rewrite the scope's snapshots without them (files that still held
         them are removed first)."""
         with self._lock:
-            entry = self._scopes.get(scope)
+            live = self._scopes.get((scope, True))
+            if live is not None:
+                self._take_out(live, self.store.erased_seq(scope), items)
+            entry = self._scopes.get((scope, False))
             if self.snapshots is not None:
                 self.snapshots.drop(scope)
             if entry is None:
@@ -260,7 +321,8 @@ class Indexes:
     def evict(self, scope: str) -> None:
         """Forget the cached indexes of ``scope`` (after this process rewrote it)."""
         with self._lock:
-            self._scopes.pop(scope, None)
+            self._scopes.pop((scope, False), None)
+            self._scopes.pop((scope, True), None)
             if self.snapshots is not None:
                 self.snapshots.drop(scope)
 
@@ -271,9 +333,13 @@ class Indexes:
     def nbytes(self) -> int:
         return sum(e.nbytes(self.dim) for e in self._scopes.values())
 
+    def live_since(self) -> dict[str, datetime]:
+        """The scopes with a live index in memory, and the time each begins."""
+        return {scope: e.since for (scope, live), e in self._scopes.items() if live and e.since is not None}
+
     def cached(self) -> list[str]:
         """Scopes with indexes in memory, least recently used first."""
-        return list(self._scopes)
+        return list(dict.fromkeys(scope for scope, _ in self._scopes))
 
     # ------------------------------------------------------------------ snapshots
 
@@ -284,7 +350,7 @@ class Indexes:
             return 0
         with self._lock:
             self.refresh()  # what others erased meanwhile must not be written back to disk
-            return sum(self._save(scope, entry) for scope, entry in self._scopes.items())
+            return sum(self._save(scope, entry) for (scope, live), entry in self._scopes.items() if not live)
 
     def _save(self, scope: str, entry: ScopeIndexes) -> int:
         assert self.snapshots is not None

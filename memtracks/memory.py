@@ -39,6 +39,7 @@ from .scopes import check_id, check_optional_id, public, scope_key, split_scope
 from .snapshots import Snapshots
 from .storage import Store
 from .storage.chain import StoredChain
+from .tiers import Tiers
 from .toolkit import Toolkit
 from .tracks.facts import FactState, as_known, fact_sentence, facts_at, supersede_chain
 from .validation import (
@@ -133,6 +134,8 @@ class Memory:
             self.indexes.lexical,
             lambda scope: StoredChain(self.store, scope),
             self.writer.speakers,
+            Tiers(self.config.tiers, self.toolkit.tiers),
+            self.indexes.live,
         )
         self._lock = threading.RLock()
         self.async_writes = async_writes

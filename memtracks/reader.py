@@ -18,7 +18,7 @@ from .consolidation.folded import credit_folded, fold_hits, folded_events
 from .embedders import Embedder
 from .errors import InvalidTurnError
 from .fusion import fuse
-from .records import Event, Fact, Premise
+from .records import STORED_AS, Event, Fact, Premise
 from .retrieval.facts import retrieve_facts
 from .retrieval.hits import Hit, SearchContext
 from .retrieval.inferences import retrieve_inferences
@@ -26,10 +26,12 @@ from .retrieval.lexical import LexicalIndex
 from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
 from .storage import Store
+from .tiers import TIERED_TRACKS, Reach, Tiers, newest_conclusions
 from .toolkit import Toolkit
 
 RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
 FILTER_WIDENING = 4  # a filtered track looks at this many times its k before filtering
+NEWEST_LIMIT = 50  # conclusions read to find the newest of each kind (the warm tier's compression)
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,8 @@ class Reader:
     lexical: Callable[[str, str], LexicalIndex]
     chain: Callable[[str], Any]  # scope -> the event chain (a StoredChain or a networkx graph)
     speakers: Callable[[str], set[str]]
+    tiers: Tiers
+    live: Callable[[str, str, datetime, float], tuple[Any, LexicalIndex]]  # (user, track, since, slack)
 
     def retrieve(
         self,
@@ -106,7 +110,6 @@ class Reader:
         t1 = clock()
         cfg = self.config.retrieval
         ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
-        ctx = self.context(user_id)
         allowed = (
             self.store.turn_ids_where(
                 user_id, session_id=filters.session_id, start=filters.start, end=filters.end, metadata=filters.metadata
@@ -114,25 +117,16 @@ class Reader:
             if filters.by_turn
             else None
         )
-        hits: list[Hit] = []
-        stale = 0
-        for track in (t for t in RETRIEVERS if t in filters.tracks):
-            wanted = ks[track] * (FILTER_WIDENING if allowed is not None else 1)
-            result: Any = RETRIEVERS[track](query, ctx, wanted)  # type: ignore[operator]
-            found: list[Hit] = result
-            if isinstance(result, tuple):
-                found, held = result
-                stale += held
-            if allowed is not None:
-                found = [h for h in found if allowed.intersection(_turn_ids(h))][: ks[track]]
-            hits += found
+        reach = self.tiers.reach(query, self.toolkit.lexicons.to_simplified(question))
+        ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
+        if self.tiers.fallback(hits, reach, query, self._people(user_id)):
+            reach = reach.widened("fallback")
+            ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
         folded = folded_events(self.store, user_id)
         if folded:
             hits = fold_hits(self.store, user_id, hits, folded)
         t2 = clock()
-        ranked = fuse(
-            hits, query, self.config.fusion, lambda track, ids: self.vectors(user_id, track).vectors(ids), top_n
-        )
+        ranked = fuse(hits, query, self.config.fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n)
         lookup = self._premise_lookup(user_id)
         cards = [
             build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms, as_of or now)
@@ -150,16 +144,44 @@ class Reader:
             lang=query.lang,
             candidates=len(hits),
             timings_ms={"analyse": (t1 - t0) * 1e3, "retrieve": (t2 - t1) * 1e3, "fuse": (t3 - t2) * 1e3},
+            reached=reach.why or "live",
         )
+
+    def _search(
+        self,
+        query: Query,
+        user_id: str,
+        reach: Reach,
+        ks: dict[str, int],
+        filters: Filters,
+        allowed: set[str] | None,
+    ) -> tuple[SearchContext, list[Hit], int]:
+        """Each chosen track's candidates within ``reach`` and ``allowed`` turns, and how many
+        stale ones were held back."""
+        ctx = self.context(user_id, reach)
+        widening = FILTER_WIDENING if allowed is not None else 1
+        hits: list[Hit] = []
+        stale = 0
+        for track in (t for t in RETRIEVERS if t in filters.tracks):
+            result: Any = RETRIEVERS[track](query, ctx, ks[track] * widening)  # type: ignore[operator]
+            found: list[Hit] = result
+            if isinstance(result, tuple):
+                found, held = result
+                stale += held
+            if allowed is not None:
+                found = [h for h in found if allowed.intersection(_turn_ids(h))]
+            hits += self.tiers.admit(found, reach, lambda kinds: self._newest(user_id, kinds, reach))[: ks[track]]
+        return ctx, hits, stale
+
+    def _newest(self, user_id: str, kinds: Sequence[str], reach: Reach) -> dict[tuple[str, str], int]:
+        found = self.store.inferences(user_id, active_only=True, kinds=list(kinds), limit=NEWEST_LIMIT)
+        return newest_conclusions(found, reach.moment)
 
     def analyze(
         self, question: str, *, user_id: str, now: datetime, speaker: str = "user", as_of: datetime | None = None
     ) -> Query:
         """The question analysed against what this user's memory knows (names, people, relations)."""
         known = self.store.names(user_id)
-        people = frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"
-        }
         return analyze_query(
             question,
             now=now,
@@ -167,20 +189,34 @@ class Reader:
             embedder=self.embedder,
             speaker=speaker,
             known=known,
-            people=people,
+            people=self._people(user_id, known),
             as_of=as_of,
             relations=self.store.relations(user_id),
         )
 
-    def context(self, user_id: str) -> SearchContext:
-        """What the track retrievers search for this user: store, config, indexes, chain."""
+    def _people(self, user_id: str, known: Mapping[str, tuple[str, str]] | None = None) -> frozenset[str]:
+        """The people this user's memory knows: speakers and names labelled as persons."""
+        known = self.store.names(user_id) if known is None else known
+        return frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
+            name for name, (_, label) in known.items() if label == "person"
+        }
+
+    def context(self, user_id: str, reach: Reach | None = None) -> SearchContext:
+        """What the track retrievers search for this user: store, config, indexes, chain.
+        Within a ``reach`` of the live tiers, events and conclusions come from the live index."""
+        since = reach.live_since() if reach is not None else None
+        slack = self.config.tiers.live_slack_days * 86400.0
+
+        def live(track: str) -> bool:
+            return since is not None and STORED_AS.get(track, track) in TIERED_TRACKS
+
         return SearchContext(
             user_id,
             self.store,
             self.config.retrieval,
             self.toolkit.catalogue,
-            lambda track: self.vectors(user_id, track),
-            lambda track: self.lexical(user_id, track),
+            lambda track: self.live(user_id, track, since, slack)[0] if live(track) else self.vectors(user_id, track),  # type: ignore[arg-type]
+            lambda track: self.live(user_id, track, since, slack)[1] if live(track) else self.lexical(user_id, track),  # type: ignore[arg-type]
             lambda: self.chain(user_id),
         )
 

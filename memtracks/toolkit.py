@@ -12,6 +12,7 @@ from .lexicon import Lexicons, default_lexicons
 from .nlp import NLP
 from .pipeline.inference import RuleSpec, default_rules
 from .pipeline.patterns import Compiled, default_happening_patterns, default_slot_patterns
+from .tiers import TierRules, default_tier_rules
 
 
 @dataclass
@@ -28,6 +29,7 @@ class Toolkit:
     happening_patterns: tuple[Compiled, ...] = field(default_factory=default_happening_patterns)
     rules: tuple[RuleSpec, ...] = field(default_factory=default_rules)
     gate: Gate = field(default_factory=default_gate)
+    tiers: TierRules = field(default_factory=default_tier_rules)
 
     @classmethod
     def load(

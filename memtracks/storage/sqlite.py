@@ -483,6 +483,16 @@ class Store:
         )
         return [r[0] for r in rows]
 
+    def ids_said_since(self, user_id: str, track: str, since: datetime, after: int = 0) -> list[int]:
+        """Ids (above ``after``) of the events said, or conclusions drawn, at or after ``since``:
+        what a live index of tiered storage holds (``memtracks/tiers.py``)."""
+        table, column = {"event": ("events", "mentioned_epoch"), "inference": ("inferences", "created_epoch")}[track]
+        rows = self._rows(
+            f"SELECT id FROM {table} WHERE user_id = ? AND {column} >= ? AND id > ? ORDER BY id",
+            (user_id, since.timestamp(), after),
+        )
+        return [r[0] for r in rows]
+
     def event_heads(self, user_id: str, ids: Sequence[int]) -> dict[int, EventHead]:
         """The few columns ranking needs, without decoding whole events."""
         if not ids:

@@ -1,0 +1,287 @@
+"""Tiered storage: which memories a question searches by default, by their age.
+
+Ages are measured at the question's moment — its ``as_of``, else its ``now`` — never by the
+clock, so the same question at the same moment always searches the same memories:
+
+- **hot** (said within ``hot_days``): everything, held in the in-memory live index;
+- **warm** (up to ``warm_days``): facts, important events (``rules/tiers.yaml``: a happening,
+  a date, a long statement) and conclusions compressed — the newest conclusion of each
+  subject and kind stands for the older ones;
+- **cold** (older): facts stay in the default search; events and conclusions are archived:
+  kept in the same file, exactly as written, out of the live index.
+
+A question reaches the archive (every memory, as with tiers off) when it points further
+back: it names a time before the warm tier ("last year", 去年, 三个月前), says so without a
+date ("years ago", 小时候, "the first time"), or asks about something that happened without
+saying when ("What did Caroline research?", "When did we meet?", 她研究了什么？) — that may
+be any time. A question about how things are ("Where do I work?", 我现在住哪？) or about a
+recent time ("yesterday", 上周) searches the live tiers, and the archive too when they find
+too little (``TierConfig.fallback_relevance``, ``fallback_coverage``). ``as_of`` moves the moment itself: the
+memories of that time are hot again. Moving between tiers changes what is searched, never
+what is stored: an archived memory is exported, erased by ``forget`` and read by id like any
+other, and a question that reaches it gets it back as it was.
+
+The reader's one hook: :meth:`Tiers.reach` for the question, then :meth:`Tiers.admit` on each
+track's candidates, which the live index (``Indexes.live``, from :meth:`Reach.live_since`)
+already narrowed to the memories said since the warm tier began.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .config import TierConfig
+from .datafiles import Strict, bundled, pattern_problems, read_yaml, validate_entries
+from .errors import DataFileError
+from .records import Event, Fact, Inference
+from .retrieval.lexical import tokenize
+from .retrieval.substance import substance
+
+if TYPE_CHECKING:
+    from .retrieval.hits import Hit
+    from .retrieval.query import Query
+
+TIERED_TRACKS = ("event", "inference")  # the stored tracks with a live index; facts are always searched
+
+
+class Tier(StrEnum):
+    HOT = "hot"
+    WARM = "warm"
+    COLD = "cold"
+
+
+class ImportantRule(Strict):
+    id: str
+    signal: Literal["happening", "dated", "substance"]
+    min: float | None = None
+    note: str = ""
+
+
+class FarBackRule(Strict):
+    id: str
+    lang: Literal["en", "zh"]
+    pattern: str
+    note: str = ""
+
+
+def _check_important(rule: ImportantRule) -> Iterable[str]:
+    if rule.signal == "substance" and (rule.min is None or rule.min <= 0):
+        yield "field 'min': a substance signal needs the content words it takes (a number > 0)"
+
+
+def _check_far_back(rule: FarBackRule) -> Iterable[str]:
+    return pattern_problems(rule.pattern)
+
+
+@dataclass(frozen=True)
+class TierRules:
+    """The data of ``rules/tiers.yaml``: what makes an event important, what points far back."""
+
+    important: tuple[ImportantRule, ...]
+    far_back: tuple[FarBackRule, ...]
+    undated_past: tuple[FarBackRule, ...] = ()
+
+    @cached_property
+    def _patterns(self) -> dict[str, tuple[tuple[str, re.Pattern[str]], ...]]:
+        return {
+            section: tuple((r.lang, re.compile(r.pattern, re.IGNORECASE)) for r in getattr(self, section))
+            for section in ("far_back", "undated_past")
+        }
+
+    def is_important(self, event: Event) -> bool:
+        return any(_SIGNALS[r.signal](event, r) for r in self.important)
+
+    def matches(self, section: str, question: str, simplified: str) -> bool:
+        """Whether a rule of ``section`` ("far_back", "undated_past") matches the question;
+        Chinese rules see it in Simplified characters."""
+        return any(p.search(simplified if lang == "zh" else question) for lang, p in self._patterns[section])
+
+
+_SIGNALS: dict[str, Callable[[Event, ImportantRule], bool]] = {
+    "happening": lambda e, _: any(h.status != "cancelled" for h in e.happenings),
+    "dated": lambda e, _: e.start is not None,
+    "substance": lambda e, r: substance(e.text) >= (r.min or 0.0),
+}
+
+
+def load_tier_rules(path: Path | None = None) -> TierRules:
+    path = path or bundled("rules", "tiers.yaml")
+    doc = read_yaml(path)
+    names = ("important", "far_back", "undated_past")
+    if not isinstance(doc, dict) or not set(names) <= set(doc):
+        raise DataFileError(str(path), [f"needs the top-level sections {', '.join(names)}"])
+    problems: list[str] = []
+    sections = (
+        ("important", ImportantRule, _check_important),
+        ("far_back", FarBackRule, _check_far_back),
+        ("undated_past", FarBackRule, _check_far_back),
+    )
+    parsed: dict[str, tuple] = {}
+    for name, model, check in sections:  # every problem of both sections is reported at once
+        try:
+            parsed[name] = tuple(validate_entries(path, doc[name], model, section=name, check=check))  # type: ignore[arg-type]
+        except DataFileError as exc:
+            problems += exc.problems
+    if problems:
+        raise DataFileError(str(path), problems)
+    return TierRules(parsed["important"], parsed["far_back"], parsed["undated_past"])
+
+
+@lru_cache(maxsize=1)
+def default_tier_rules() -> TierRules:
+    return load_tier_rules()
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What one question searches: from its ``moment``, the live tiers (``archive`` False) or
+    every memory. ``why`` says what decided: "tiers off", "window", "far back", "fallback", or
+    "" for the live tiers."""
+
+    moment: datetime
+    archive: bool
+    why: str
+    hot_from: datetime
+    warm_from: datetime
+
+    def live_since(self) -> datetime | None:
+        """The earliest time a memory of a tiered track must be said to be searched (None:
+        any time, the whole index)."""
+        return None if self.archive else self.warm_from
+
+    def widened(self, why: str) -> Reach:
+        return Reach(self.moment, True, why, self.hot_from, self.warm_from)
+
+
+def said_at(record: Fact | Event | Inference) -> datetime:
+    """When a memory entered the memory: the turn's time for an event, the conclusion's for
+    an inference, the last mention for a fact."""
+    if isinstance(record, Event):
+        return record.mentioned_at
+    if isinstance(record, Inference):
+        return record.created_at
+    return record.last_seen
+
+
+@dataclass(frozen=True)
+class Tiers:
+    """The tier policy: the limits (``TierConfig``) and the rules (``rules/tiers.yaml``)."""
+
+    config: TierConfig
+    rules: TierRules
+
+    def tier(self, record: Fact | Event | Inference, at: datetime) -> Tier:
+        """The tier a memory is in at ``at``, by its age."""
+        age = at - said_at(record)
+        if age <= timedelta(days=self.config.hot_days):
+            return Tier.HOT
+        if age <= timedelta(days=self.config.warm_days):
+            return Tier.WARM
+        return Tier.COLD
+
+    def searched(self, record: Fact | Event | Inference, at: datetime) -> bool:
+        """Whether the default search at ``at`` holds the memory (a conclusion of the warm tier
+        also needs to be the newest of its kind: see :meth:`admit`)."""
+        if isinstance(record, Fact):
+            return True
+        tier = self.tier(record, at)
+        if tier is Tier.HOT:
+            return True
+        if tier is Tier.COLD:
+            return False
+        return isinstance(record, Inference) or self.rules.is_important(record)
+
+    def reach_at(self, moment: datetime) -> Reach:
+        """The live tiers at ``moment``."""
+        days = self.config
+        return Reach(moment, False, "", moment - timedelta(days=days.hot_days), moment - timedelta(days=days.warm_days))
+
+    def reach(self, query: Query, simplified: str) -> Reach:
+        """What ``query`` searches. ``simplified``: its text in Simplified Chinese characters."""
+        reach = self.reach_at(query.as_of or query.now)
+        if not self.config.enabled:
+            return reach.widened("tiers off")
+        window = query.window
+        if window is not None:  # a time named: it decides ("yesterday" is live, "last year" is not)
+            return reach.widened("window") if window[0] < reach.warm_from else reach
+        if self.rules.matches("far_back", query.text, simplified):
+            return reach.widened("far back")
+        if query.past or self.rules.matches("undated_past", query.text, simplified):
+            return reach.widened("undated past")
+        return reach
+
+    def admit(
+        self, hits: Sequence[Hit], reach: Reach, newest: Callable[[Sequence[str]], dict[tuple[str, str], int]]
+    ) -> list[Hit]:
+        """The candidates ``reach`` searches. ``newest(kinds)``: the id of the newest active
+        conclusion of each (subject, kind) said by the moment, for the warm tier's compression."""
+        if reach.archive:
+            return list(hits)
+        kept = [h for h in hits if self.searched(h.record, reach.moment)]
+        warm = [
+            h.record for h in kept if isinstance(h.record, Inference) and self.tier(h.record, reach.moment) is Tier.WARM
+        ]
+        if not warm:
+            return kept
+        latest = newest(sorted({i.kind for i in warm}))
+        stood_for = {
+            i.id for i in warm if latest.get((i.subject, i.kind), i.id) != i.id
+        }  # an older conclusion the newest of its kind stands for
+        return [h for h in kept if not (isinstance(h.record, Inference) and h.record.id in stood_for)]
+
+    def fallback(self, hits: Sequence[Hit], reach: Reach, query: Query, people: Iterable[str] = ()) -> bool:
+        """Whether the live tiers found too little: no candidate reaches the fallback relevance,
+        or none holds the fallback share of the question's words (``people``: names to leave
+        out, besides the question's subjects). A slot match answers the question outright."""
+        if reach.archive:
+            return False
+        cfg = self.config
+        if cfg.fallback_relevance > 0 and max((h.relevance for h in hits), default=0.0) < cfg.fallback_relevance:
+            return True
+        wanted = asked_words(query.text, [*query.subjects, *people])
+        if cfg.fallback_coverage <= 0 or not wanted or any(h.how == "slot" or "slot" in h.explain for h in hits):
+            return False
+        covered = max((len(wanted.intersection(tokenize(_text(h.record)))) for h in hits), default=0)
+        return covered < cfg.fallback_coverage * len(wanted)
+
+
+def asked_words(question: str, names: Iterable[str]) -> set[str]:
+    """The words of a question that say what it asks about: its BM25 terms without the names
+    of people in it (every memory of theirs has those), Chinese by its character pairs (single
+    characters match almost anything) unless a run is one character long."""
+    text = question
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    terms = [t for t in tokenize(text) if not t.startswith("ent:")]
+    han = [t for t in terms if _HAN.match(t)]
+    pairs = {t for t in han if len(t) > 1}
+    singles = {t for t in han if len(t) == 1 and not any(t in p for p in pairs)}
+    return {t for t in terms if not _HAN.match(t)} | pairs | singles
+
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def _text(record: Fact | Event | Inference) -> str:
+    if isinstance(record, Fact):
+        return f"{record.subject} {record.slot.replace('_', ' ')} {record.value}"
+    return record.text
+
+
+def newest_conclusions(inferences: Iterable[Inference], moment: datetime) -> dict[tuple[str, str], int]:
+    """The id of the newest active conclusion of each (subject, kind) drawn by ``moment``."""
+    out: dict[tuple[str, str], tuple[datetime, int]] = {}
+    for i in inferences:
+        if i.id is None or not i.is_active or i.created_at > moment:
+            continue
+        key = (i.subject, i.kind)
+        if key not in out or (i.created_at, i.id) > out[key]:
+            out[key] = (i.created_at, i.id)
+    return {k: v[1] for k, v in out.items()}
