@@ -25,7 +25,7 @@ from .retrieval.inferences import retrieve_inferences
 from .retrieval.lexical import LexicalIndex
 from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
-from .storage import Store
+from .storage import Storage
 from .tiers import TIERED_TRACKS, Reach, Tiers, newest_conclusions
 from .toolkit import Toolkit
 
@@ -80,7 +80,7 @@ def _turn_ids(hit: Hit) -> tuple[str, ...]:
 
 @dataclass
 class Reader:
-    store: Store
+    store: Storage
     toolkit: Toolkit
     embedder: Embedder
     config: MemoryConfig
