@@ -330,3 +330,20 @@ def test_one_live_index_per_user_within_the_budget(pottery):
     pottery.retrieve("pottery", user_id="u", now=NOW + timedelta(days=30))  # past it: replaced, not added
     assert pottery.indexes.live_since() == {"u": NOW + timedelta(days=30) - timedelta(days=90)}
     assert pottery.indexes.cached() == ["u"]
+
+
+def test_the_warm_tier_keeps_what_a_turn_records_in_both_languages(make_memory):
+    mem = make_memory(config=ON)
+    month = NOW - timedelta(days=30)
+    _say(mem, "下週三我要去北京出差，住在國貿附近。", month, "trip-zh")
+    _say(mem, "Next Friday I'm flying to Denver for the robotics conference.", month, "trip-en")
+    _say(mem, "哈哈，好的。", month + timedelta(minutes=1), "chat-zh")
+    _say(mem, "Haha, okay.", month + timedelta(minutes=2), "chat-en")
+    events = {e.turn_id: e for e in mem.store.events("u")}
+    tiers = mem.reader.tiers
+    assert tiers.tier(events["trip-zh"], NOW) is Tier.WARM
+    assert tiers.searched(events["trip-zh"], NOW) and tiers.searched(events["trip-en"], NOW)
+    assert not tiers.searched(events["chat-zh"], NOW) and not tiers.searched(events["chat-en"], NOW)
+    for question, turn in (("北京出差住在哪里？", "trip-zh"), ("Which conference is in Denver?", "trip-en")):
+        recall = mem.retrieve(question, user_id="u", now=NOW)
+        assert turn in _turns(recall), question
