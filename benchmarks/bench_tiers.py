@@ -29,6 +29,7 @@ from pathlib import Path
 from memtracks import Memory
 from memtracks.config import MemoryConfig, TierConfig
 from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.hits import search_both
 from memtracks.toolkit import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,6 +55,19 @@ def _content(card: str) -> str:
     if card.count('"') >= 2:
         return card[card.index('"') : card.rindex('"')]
     return card.split(" (conf", 1)[0]
+
+
+def _search_stage(mem: Memory, questions: list[str], now) -> dict[str, float]:
+    """The part of a retrieve that tiers shrink: the semantic and BM25 search of the events
+    (the temporal track's pool of 45), over the whole indexes and over the live index."""
+    reader = mem.reader
+    times: dict[str, list[float]] = {"whole": [], "live": []}
+    for q in questions:
+        query = reader.analyze(q, user_id=USER, now=now)
+        reach = reader.tiers.reach_at(now)
+        for name, ctx in (("whole", reader.context(USER)), ("live", reader.context(USER, reach))):
+            times[name].append(_timed(lambda c=ctx, q=query: search_both(c, "event", q.vector, q.terms, 45))[0])
+    return {name: statistics.median(ms) for name, ms in times.items()}
 
 
 def main(argv=None) -> int:
@@ -97,6 +111,7 @@ def main(argv=None) -> int:
         base = _said(got["off"])
         if base:
             kept.append(len(base & _said(got["on"])) / len(base))
+    out["event_search_stage_p50_ms"] = _search_stage(mems["on"], questions, now)
     for name, values in samples.items():
         values.sort()
         out[f"{name}_p50_ms"] = statistics.median(values)
