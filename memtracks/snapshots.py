@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .retrieval.lexical import TOKENIZER, LexicalIndex
-from .storage import Store
+from .storage import Storage
 from .storage.vectors import INDEXES
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ MIN_ITEMS = 500  # smaller indexes rebuild in a small fraction of a second
 class Snapshots:
     """Saves and loads the vector indexes of one database file."""
 
-    def __init__(self, db_path: str | Path, store: Store, embedder: str, min_items: int = MIN_ITEMS):
+    def __init__(self, db_path: str | Path, store: Storage, embedder: str, min_items: int = MIN_ITEMS):
         self.min_items = min_items
         self.dir = Path(f"{db_path}.snapshots")
         self.store = store
