@@ -30,7 +30,7 @@ import networkx as nx
 from .errors import UnknownNameError
 from .records import STORED_AS
 from .retrieval.lexical import LexicalIndex, tokenize
-from .storage import Store
+from .storage import Storage
 from .storage.vectors import INDEXES
 from .tracks.temporal import add_links, chain_graph
 
@@ -87,7 +87,7 @@ class Indexes:
     """
 
     def __init__(
-        self, store: Store, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
+        self, store: Storage, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
     ):
         self.store = store
         self.dim = dim

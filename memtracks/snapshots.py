@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .retrieval.lexical import TOKENIZER, LexicalIndex
-from .storage import Store
+from .storage import Storage
 from .storage.vectors import INDEXES
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class Snapshots:
     def __init__(
         self,
         db_path: str | Path,
-        store: Store,
+        store: Storage,
         embedder: str,
         min_items: int = MIN_ITEMS,
         save_after_rebuild: int = SAVE_AFTER_REBUILD,
