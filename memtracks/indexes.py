@@ -23,6 +23,7 @@ as from the whole indexes), within the same budget and the same freshness rules.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -38,6 +39,8 @@ from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Storage
 from .storage.vectors import INDEXES
 from .tracks.temporal import add_links, chain_graph
+
+log = logging.getLogger(__name__)
 
 TRACKS = ("fact", "event", "inference")
 TABLES = {"fact": "facts", "event": "events", "inference": "inferences"}
@@ -197,11 +200,24 @@ class Indexes:
             ids, matrix = ids[chosen], matrix[chosen]
         if len(ids):
             index.add(ids, matrix)
+        rebuilt = len(ids)
         for item_id, text, keys in self.documents(scope, track, lexical_from if after is None else after):
             if keep is None or item_id in keep:
                 lexical.add(item_id, tokenize(text, keys))
+                rebuilt += 1
             last = max(last, item_id)
         entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
+        whole = entry.since is None  # a live entry is never saved as a track's snapshot
+        if (
+            whole
+            and self.snapshots is not None
+            and not self.store.read_only
+            and rebuilt >= self.snapshots.save_after_rebuild
+        ):
+            try:
+                self._save_track(scope, entry, track)
+            except OSError as exc:  # a cache: the next process rebuilds what could not be saved
+                log.warning("could not save the %s index snapshot of %s: %s", track, scope, exc)
         self._fit_budget()
 
     # ------------------------------------------------------------------ keeping fresh
@@ -353,11 +369,11 @@ class Indexes:
             return sum(self._save(scope, entry) for (scope, live), entry in self._scopes.items() if not live)
 
     def _save(self, scope: str, entry: ScopeIndexes) -> int:
+        return sum(self._save_track(scope, entry, track) for track in list(entry.vectors))
+
+    def _save_track(self, scope: str, entry: ScopeIndexes, track: str) -> int:
         assert self.snapshots is not None
-        written = 0
-        for track, index in entry.vectors.items():
-            last = entry.synced.get(track, 0)
-            written += self.snapshots.save(scope, track, index, last, entry.generation, entry.erased)
-            lexical = entry.lexical[track]
-            written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
-        return written
+        last = entry.synced.get(track, 0)
+        saved = self.snapshots.save(scope, track, entry.vectors[track], last, entry.generation, entry.erased)
+        lexical = entry.lexical[track]
+        return saved + self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
