@@ -224,16 +224,19 @@ def statement_for(
     if not inside:
         return Statement(span[0], span[1], frozenset())
     st = inside[0]
-    # a match spanning several clauses ("I live in Boston, not Chicago") takes their cues
-    extra = frozenset().union(*(s.cues for s in statements if span[0] < s.start < span[1]))
+    # a match spanning several clauses ("I live in Boston, not Chicago", "一家外企，叫美敦力，
+    # 下个月一号入职") takes their corrections and the future time they name
+    spanned = [s for s in statements if span[0] < s.start < span[1]]
+    extra = frozenset().union(*(s.cues for s in spanned))
     cues = st.cues | (extra & {"correction"})
-    future = st.future_time
+    future = st.future_time or any(s.future_time for s in spanned)
+    end = max([st.end, *(s.end for s in spanned)])
     if parsed:
         cues = _narrow(cues, parsed, span)
         # a fact said as a noun phrase ("my girlfriend Anna is coming tonight") is not planned
         # by the time of the clause it stands in
         future = future and _anchor_verb(parsed, span) is not None
-    return Statement(st.start, st.end, frozenset(cues), future)
+    return Statement(st.start, end, frozenset(cues), future)
 
 
 def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int]) -> frozenset[str]:
