@@ -18,6 +18,7 @@ date three ways:
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -29,9 +30,11 @@ import networkx as nx
 from .errors import UnknownNameError
 from .records import STORED_AS
 from .retrieval.lexical import LexicalIndex, tokenize
-from .storage import Store
+from .storage import Storage
 from .storage.vectors import INDEXES
 from .tracks.temporal import add_links, chain_graph
+
+log = logging.getLogger(__name__)
 
 TRACKS = ("fact", "event", "inference")
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]  # (scope, track, after)
@@ -84,7 +87,7 @@ class Indexes:
     """
 
     def __init__(
-        self, store: Store, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
+        self, store: Storage, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
     ):
         self.store = store
         self.dim = dim
@@ -149,10 +152,17 @@ class Indexes:
         if len(ids):
             index.add(ids, matrix)
         last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
+        rebuilt = len(ids)
         for item_id, text, keys in self.documents(scope, track, lexical_from):
             lexical.add(item_id, tokenize(text, keys))
             last = max(last, item_id)
+            rebuilt += 1
         entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
+        if self.snapshots is not None and not self.store.read_only and rebuilt >= self.snapshots.save_after_rebuild:
+            try:
+                self._save_track(scope, entry, track)
+            except OSError as exc:  # a cache: the next process rebuilds what could not be saved
+                log.warning("could not save the %s index snapshot of %s: %s", track, scope, exc)
         self._fit_budget()
 
     # ------------------------------------------------------------------ keeping fresh
@@ -287,11 +297,11 @@ class Indexes:
             return sum(self._save(scope, entry) for scope, entry in self._scopes.items())
 
     def _save(self, scope: str, entry: ScopeIndexes) -> int:
+        return sum(self._save_track(scope, entry, track) for track in list(entry.vectors))
+
+    def _save_track(self, scope: str, entry: ScopeIndexes, track: str) -> int:
         assert self.snapshots is not None
-        written = 0
-        for track, index in entry.vectors.items():
-            last = entry.synced.get(track, 0)
-            written += self.snapshots.save(scope, track, index, last, entry.generation, entry.erased)
-            lexical = entry.lexical[track]
-            written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
-        return written
+        last = entry.synced.get(track, 0)
+        saved = self.snapshots.save(scope, track, entry.vectors[track], last, entry.generation, entry.erased)
+        lexical = entry.lexical[track]
+        return saved + self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)

@@ -22,7 +22,7 @@ from .progress import reporter
 from .records import Fact, Inference
 from .scopes import check_id, public
 from .storage import codec, erase
-from .storage.sqlite import Store
+from .storage.base import SQLStorage
 from .validation import check_item_id
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ class _Plan:
 
 
 def select_turns(
-    store: Store,
+    store: SQLStorage,
     scope: str,
     *,
     turn_ids: Iterable[str] | None,
@@ -140,7 +140,7 @@ def select_turns(
     return store.turn_ids_where(scope, session_id=session_id, end=before, turn_ids=ids)
 
 
-def _plan(store: Store, scope: str, turns: set[str], everything: bool) -> _Plan:
+def _plan(store: SQLStorage, scope: str, turns: set[str], everything: bool) -> _Plan:
     plan = _Plan(turns)
     for event in store.events(scope):
         if event.turn_id in turns:
@@ -187,7 +187,7 @@ def _fate(fact: Fact, removed: dict[int, Fact]) -> Fact:
     return fact
 
 
-def _reopen(store: Store, scope: str, plan: _Plan) -> list[Fact]:
+def _reopen(store: SQLStorage, scope: str, plan: _Plan) -> list[Fact]:
     """Survivors that a removed fact had superseded take its place in the chain."""
     kept = {f.id: f for f in plan.kept}
     reopened = []
@@ -201,18 +201,14 @@ def _reopen(store: Store, scope: str, plan: _Plan) -> list[Fact]:
     return [kept[i] for i in reopened]  # type: ignore[index]
 
 
-def reactivate(store: Store, scope: str, fact_ids: Iterable[int]) -> list[Inference]:
+def reactivate(store: SQLStorage, scope: str, fact_ids: Iterable[int]) -> list[Inference]:
     """Retracted conclusions resting on these facts come back once every fact they rest on
     holds again (their premise was ended by something that is gone or was retracted)."""
     ids = list(fact_ids)
     if not ids:
         return []
-    rows = store._rows(
-        f"SELECT DISTINCT inference_id FROM inference_premises WHERE user_id = ? AND track = 'fact' "
-        f"AND premise_id IN ({','.join('?' * len(ids))})",
-        (scope, *ids),
-    )
-    candidates = [i for i in store.inferences(scope, ids=[r[0] for r in rows]) if not i.is_active]
+    resting = store.inference_ids_on(scope, ids)
+    candidates = [i for i in store.inferences(scope, ids=resting) if not i.is_active]
     out = []
     for inference in candidates:
         premises = [p.id for p in inference.premises if p.track == "fact"]
@@ -280,7 +276,7 @@ def _rewritten(mem: Memory, scope: str) -> None:
 # ---------------------------------------------------------------------- correct, retract
 
 
-def _fact(store: Store, scope: str, fact_id: int) -> Fact:
+def _fact(store: SQLStorage, scope: str, fact_id: int) -> Fact:
     stored_id = check_item_id(fact_id, "fact_id")
     found = store.facts_by_id(scope, [stored_id]) if stored_id is not None else []
     if not found:
@@ -339,7 +335,7 @@ class RebuildReport:
     unmatched: int = 0
 
 
-def _user_changes(store: Store, scope: str) -> list[tuple[datetime, str, Fact, str | None]]:
+def _user_changes(store: SQLStorage, scope: str) -> list[tuple[datetime, str, Fact, str | None]]:
     """The user's corrections and retractions, oldest first: (when, kind, old fact, new value)."""
     facts = store.facts(scope)
     by_id = {f.id: f for f in facts}

@@ -1,6 +1,6 @@
 """``Memory``: the public face of memtracks — ``write()`` turns in, read tracks out, and
 manage what is kept (``get``, ``forget``, ``correct``, ``retract``, ``export``, ``import_``,
-``rebuild``).
+``rebuild``; those managing methods live in :mod:`memtracks.manage`).
 
 >>> from datetime import datetime, timezone
 >>> mem = Memory()                                   # in-memory; Memory("memory.db") for a file
@@ -19,39 +19,33 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
-from . import consolidation, integrity, lifecycle, transfer
-from .audit import NEAR_DUPLICATE, AuditReport, audit_scopes
+from .browse import Browsing
 from .cards import Recall
 from .config import MemoryConfig
 from .embedders import Embedder, get_embedder
 from .errors import InvalidTurnError, ReadOnlyError, StorageError
 from .indexes import Indexes
 from .io import messages_to_turns
-from .markdown_export import MAX_LINES, MarkdownReport, export_markdown
+from .manage import Managing
 from .progress import reporter
 from .queue import QueueReport, WriteQueue, admits, hot_cards
 from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
-from .retrieval.lexical import LexicalIndex
-from .scopes import check_id, check_optional_id, public, scope_key, split_scope
+from .scopes import check_id, check_optional_id, public, scope_key
 from .snapshots import Snapshots
-from .storage import Store
+from .storage import SQLStorage, is_postgres, open_store
 from .storage.chain import StoredChain
 from .toolkit import Toolkit
-from .tracks.facts import FactState, as_known, fact_sentence, facts_at, supersede_chain
 from .validation import (
     already_written,
     check_aware,
     check_count,
-    check_item_id,
     check_k,
     clean_question,
     content_hash,
     prepare_turn,
 )
-from .writer import Batch, Writer, event_text
+from .writer import Batch, Writer
 
 log = logging.getLogger(__name__)
 TurnLike = Turn | Mapping[str, Any]
@@ -62,7 +56,7 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class Memory:
+class Memory(Browsing, Managing):
     """Long-term memory for an agent, scoped by ``user_id`` (and optionally ``agent_id``).
 
     Args:
@@ -114,12 +108,18 @@ class Memory:
         self.toolkit = toolkit
         self.embedder = get_embedder(embedder)
         _check_folder(path, create_dirs and not read_only)
-        self.store = Store(path, read_only=read_only, config=self.config.storage)
+        self.store: SQLStorage = open_store(path, read_only=read_only, config=self.config.storage)  # type: ignore[assignment]
         self.clock = clock
         self._check_embedder()
         snapshots = None
-        if self.store.path != ":memory:" and self.config.snapshots:
-            snapshots = Snapshots(self.store.path, self.store, self._signature, self.config.snapshot_min)
+        if self.store.path != ":memory:" and self.config.snapshots and not self.store.searches_in_database:
+            snapshots = Snapshots(
+                self.store.path,
+                self.store,
+                self._signature,
+                self.config.snapshot_min,
+                save_after_rebuild=self.config.snapshot_after_rebuild,
+            )
         self.indexes = Indexes(
             self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
         )
@@ -142,7 +142,9 @@ class Memory:
 
     @property
     def _journal_path(self) -> str | None:
-        return None if self.store.path == ":memory:" else self.store.path + ".queue"
+        if self.store.path == ":memory:" or is_postgres(self.store.path):
+            return None  # a journal is a file beside a database file
+        return self.store.path + ".queue"
 
     def _start_queue(self) -> WriteQueue:
         if self._queue is None:
@@ -199,26 +201,6 @@ class Memory:
             log.warning("could not save index snapshots beside %s: %s", self.store.path, exc)
         finally:
             self.store.close()
-
-    def backup(self, path: str | Path, *, overwrite: bool = False) -> Path:
-        """Copy the whole memory, every user, to ``path`` while it stays in use: SQLite's online
-        backup, consistent with what was committed (the write-ahead log included, which a plain
-        file copy of an open memory misses). Open the copy with ``Memory(path)``."""
-        with self._lock:
-            self.store.backup(path, overwrite=overwrite)
-        return Path(path)
-
-    def check(self, *, quick: bool = False, repair: bool = False) -> integrity.CheckReport:
-        """Check the file and the memories in it (:mod:`memtracks.integrity`): SQLite's
-        integrity check, the checksums of vectors and texts, and memtracks' own invariants.
-        ``repair=True`` embeds damaged or missing vectors again, then checks once more."""
-        with self._lock:
-            self._fresh()
-            report = integrity.check(self, quick=quick)
-            if repair and any(p.kind in ("vector-checksum", "vector-missing") for p in report.problems):
-                integrity.repair(self, report)
-                report = integrity.check(self, quick=quick)
-            return report
 
     def __enter__(self) -> Memory:
         return self
@@ -458,310 +440,6 @@ class Memory:
         """:meth:`retrieve` in a worker thread, for async code."""
         return await asyncio.to_thread(self.retrieve, question, **kwargs)
 
-    # ------------------------------------------------------------------ reading the tracks
-
-    def facts(
-        self,
-        user_id: str,
-        *,
-        agent_id: str | None = None,
-        subject: str | None = None,
-        slot: str | None = None,
-        include_superseded: bool = False,
-        include_planned: bool = False,
-        as_of: datetime | None = None,
-    ) -> list[Fact]:
-        """Facts about ``user_id``'s conversations, by the as-of rule
-        (:func:`memtracks.tracks.facts.fact_state`).
-
-        Args:
-            subject: only facts about this subject ("user", a name, "user's friend").
-            slot: only this slot.
-            include_superseded: every fact stored (recorded by ``as_of``, if given), ended,
-                superseded and corrected ones too, with ``reason``, ``valid_from``/``valid_to``.
-            include_planned: also dated plans that have not begun ("moving to Denver next month").
-            as_of: the facts that held at this time, as known then; default: those that hold now
-                (the clock), as known now.
-        """
-        scope = scope_key(user_id, agent_id)
-        if as_of is not None:
-            check_aware(as_of, "as_of")
-        self._drain(scope)
-        facts = self.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
-        if include_superseded:
-            facts = [f for f in (as_known(f, as_of) for f in facts) if f is not None]
-        else:
-            states = frozenset({FactState.CURRENT, FactState.PLANNED} if include_planned else {FactState.CURRENT})
-            facts = facts_at(facts, as_of or self.clock(), as_of, states)
-        return [public(f, user_id) for f in facts]
-
-    def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:
-        """The supersede chain through ``fact_id``, oldest first."""
-        scope = scope_key(user_id, agent_id)
-        self._drain(scope)
-        stored_id = check_item_id(fact_id, "fact_id")
-        found = self.store.facts_by_id(scope, [stored_id]) if stored_id is not None else []
-        if not found:
-            return []
-        fact = found[0]
-        chain = supersede_chain(fact, self.store.facts(scope, subjects=[fact.subject], slots=[fact.slot]))
-        return [public(f, user_id) for f in chain]
-
-    def events(
-        self,
-        user_id: str,
-        *,
-        agent_id: str | None = None,
-        kind: str | None = None,
-        start: datetime | None = None,
-        end: datetime | None = None,
-        session_id: str | None = None,
-    ) -> list[Event]:
-        """Events of ``user_id``, in the order they were said; optionally of one happening
-        kind, of one session, or said in / about a time overlapping ``[start, end)``."""
-        scope = scope_key(user_id, agent_id)
-        check_optional_id(session_id, "session_id")
-        check_optional_id(kind, "kind")
-        self._drain(scope)
-        if start is not None or end is not None:
-            start = start or datetime.min.replace(tzinfo=timezone.utc)
-            end = end or datetime.max.replace(tzinfo=timezone.utc)
-            check_aware(start, "start")
-            check_aware(end, "end")
-            events = [
-                e
-                for e in self.store.events_between(scope, start, end, limit=1_000_000)
-                if kind is None or kind in e.kinds
-            ]
-        else:
-            events = self.store.events(scope, kinds=[kind] if kind else None)
-        return [public(e, user_id) for e in events if session_id is None or e.session_id == session_id]
-
-    def inferences(
-        self, user_id: str, *, agent_id: str | None = None, include_retracted: bool = False
-    ) -> list[Inference]:
-        """Conclusions drawn for ``user_id``; retracted ones only when asked."""
-        scope = scope_key(user_id, agent_id)
-        self._drain(scope)
-        return [public(i, user_id) for i in self.store.inferences(scope, active_only=not include_retracted)]
-
-    def get(
-        self, user_id: str, id: str | int, *, kind: str | None = None, agent_id: str | None = None
-    ) -> Record | None:
-        """One memory by id: ``get(u, "fact:12")``, ``get(u, 12, kind="fact")``, a turn by its
-        turn id (``get(u, "D1:3")`` or ``kind="turn"``); None if ``user_id`` has no such memory."""
-        self._drain(scope_key(user_id, agent_id))
-        return lifecycle.get(self, scope_key(user_id, agent_id), id, kind, user_id)
-
-    def event_chain(self, user_id: str, *, agent_id: str | None = None) -> nx.MultiDiGraph:
-        """The event chain of ``user_id`` as a networkx graph (nodes are event ids)."""
-        scope = scope_key(user_id, agent_id)
-        with self._lock:
-            self._fresh()
-            return self.indexes.chain(scope)
-
-    def index(self, user_id: str, track: str, *, agent_id: str | None = None) -> Any:
-        """The vector index of one user's track, built from stored vectors when first used."""
-        with self._lock:
-            self._fresh()
-            return self.indexes.vectors(scope_key(user_id, agent_id), track)
-
-    def lexical_index(self, user_id: str, track: str, *, agent_id: str | None = None) -> LexicalIndex:
-        """The BM25 index of one user's track, built from the store when first used."""
-        with self._lock:
-            self._fresh()
-            return self.indexes.lexical(scope_key(user_id, agent_id), track)
-
-    def _documents(self, scope: str, track: str, after: int) -> list[tuple[int, str, tuple[str, ...]]]:
-        if track == "event":
-            return [
-                (e.id, event_text(e, self.config.writer), e.entity_keys)  # type: ignore[misc]
-                for e in self.store.events(scope, after=after)
-            ]
-        if track == "fact":
-            return [
-                (f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[misc]
-                for f in self.store.facts(scope, after=after)
-            ]
-        return [(i.id, i.text, tuple(i.args.values())) for i in self.store.inferences(scope, after=after)]  # type: ignore[misc]
-
-    def users(self) -> list[str]:
-        """Every user with memories (shared or an agent's)."""
-        return sorted({split_scope(s)[0] for s in self.store.users()})
-
-    def scopes(self) -> list[tuple[str, str | None]]:
-        """Every ``(user_id, agent_id)`` with memories; agent_id None is the shared memory."""
-        return [split_scope(s) for s in self.store.users()]
-
-    def stats(self, user_id: str, *, agent_id: str | None = None) -> dict[str, int]:
-        self._drain(scope_key(user_id, agent_id))
-        return self.store.counts(scope_key(user_id, agent_id))
-
-    def audit(
-        self, user_id: str | None = None, *, agent_id: str | None = None, near: float = NEAR_DUPLICATE
-    ) -> AuditReport:
-        """Duplicate, near-duplicate, junk, stale and orphan memories of one user (or, with no
-        user, of every user and agent), counted with example ids (:mod:`memtracks.audit`)."""
-        self._drain()
-        with self._lock:
-            self._fresh()
-            scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
-            return audit_scopes(self, scopes, near)
-
-    # ------------------------------------------------------------------ managing what is kept
-
-    def forget(
-        self,
-        user_id: str,
-        *,
-        agent_id: str | None = None,
-        turn_ids: Iterable[str] | None = None,
-        session_id: str | None = None,
-        before: datetime | None = None,
-        everything: bool = False,
-        vacuum: bool = False,
-    ) -> lifecycle.ForgetReport:
-        """Erase turns for good, and everything that rests on them alone.
-
-        Select the turns by ids, by session, by time (said before ``before``), or
-        ``everything=True``; given together, the conditions all apply. Their events go, the
-        facts only they support (a fact a removed fact had superseded is current again, its
-        history intact), the conclusions drawn from them, their vectors, chain links, names
-        and every cached index. Deleted rows are overwritten (SQLite ``secure_delete``) and
-        the write-ahead log truncated; ``vacuum=True`` also rewrites the file. An audit record
-        of the erasure (when, what kind of selection, how many) is kept, without content.
-        Other users' memories are never touched.
-        """
-        self._writable()
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return lifecycle.forget(
-                self,
-                scope_key(user_id, agent_id),
-                turn_ids=turn_ids,
-                session_id=session_id,
-                before=before,
-                everything=everything,
-                vacuum=vacuum,
-            )
-
-    def correct(self, user_id: str, fact_id: int, *, value: str, agent_id: str | None = None) -> Fact:
-        """The user says fact ``fact_id`` is wrong and ``value`` is right.
-
-        The old fact is kept, superseded with reason "corrected"; the corrected one takes its
-        place (held since the same time) and conclusions resting on the old value are
-        retracted. Returns the corrected fact.
-        """
-        self._writable()
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return public(lifecycle.correct(self, scope_key(user_id, agent_id), fact_id, value), user_id)
-
-    def retract(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> Fact:
-        """The user says fact ``fact_id`` was never true: it ends with reason "retracted"
-        (kept as history), what it had superseded holds again, and conclusions resting on it
-        are retracted. Returns the retracted fact."""
-        self._writable()
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return public(lifecycle.retract(self, scope_key(user_id, agent_id), fact_id), user_id)
-
-    def rebuild(
-        self, user_id: str, *, agent_id: str | None = None, progress: bool | Callable[[int, int], None] = False
-    ) -> lifecycle.RebuildReport:
-        """Re-derive facts, events and conclusions from the stored turns (after rules or
-        lexicons changed), replaying the user's own corrections and retractions."""
-        self._writable()
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return lifecycle.rebuild(self, scope_key(user_id, agent_id), progress)
-
-    def consolidate(
-        self,
-        user_id: str,
-        *,
-        agent_id: str | None = None,
-        dry_run: bool = False,
-        find_threshold: float | None = None,
-        replace_threshold: float | None = None,
-        llm: Any = None,
-    ) -> consolidation.ConsolidationReport:
-        """Fold near-duplicate facts and events, update facts restated with more detail in
-        place, supersede contradicted values (:mod:`memtracks.consolidation`). Nothing is
-        deleted; ``dry_run=True`` only reports (``report.diff()``); ``undo(report.operation_id)``
-        takes a run back. Thresholds default to ``config.consolidation`` (0.7 and 0.9).
-        ``llm``: a :class:`~memtracks.llm.ConsolidationLLM` (or an ``LLMExtractor``) that
-        first reads the turns it has not read yet (:mod:`memtracks.llm`); its failures are
-        reported in ``report.llm``, never raised."""
-        config = self.config.consolidation
-        if find_threshold is not None:
-            config = replace(config, find_threshold=find_threshold)
-        if replace_threshold is not None:
-            config = replace(config, replace_threshold=replace_threshold)
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return consolidation.consolidate(
-                self, scope_key(user_id, agent_id), dry_run=dry_run, config=config, at=self.clock(), llm=llm
-            )
-
-    def undo(self, operation_id: str) -> None:
-        """Restore exactly what consolidation run ``operation_id`` changed (refused, with
-        nothing changed, if those memories changed since)."""
-        self._drain()
-        with self._lock:
-            self._fresh()
-            consolidation.undo(self, operation_id, self.clock())
-
-    def export(
-        self, path: str | Path, *, user_id: str | None = None, agent_id: str | None = None, vectors: bool = True
-    ) -> int:
-        """Write one user's memories (or, with no user, everyone's) to a JSONL file in the
-        versioned export format (:mod:`memtracks.transfer`); returns the records written.
-        ``vectors=False`` leaves vectors out: the importer embeds again."""
-        self._drain()
-        with self._lock:
-            self._fresh()
-            scopes = [scope_key(user_id, agent_id)] if user_id is not None else self.store.users()
-            return transfer.export(self, Path(path), scopes, vectors=vectors)
-
-    def export_markdown(
-        self,
-        folder: str | Path,
-        user_id: str,
-        *,
-        agent_id: str | None = None,
-        now: datetime | None = None,
-        lang: str | None = None,
-        max_lines: int = MAX_LINES,
-    ) -> MarkdownReport:
-        """Write ``folder/MEMORY.md`` (current facts and active plans, most important first, at
-        most ``max_lines`` lines, with a note of what was left out) and ``folder/memory/
-        YYYY-MM-DD.md`` (each day's turns, dates resolved); see :mod:`memtracks.markdown_export`.
-        ``lang``: "en" or "zh" for the headings (default: the language most memories are in)."""
-        if now is not None:
-            check_aware(now, "now")
-        self._drain()
-        with self._lock:
-            self._fresh()
-            scope = scope_key(user_id, agent_id)
-            when = now or self.clock()
-            return export_markdown(self, Path(folder), scope, user_id, now=when, lang=lang, max_lines=max_lines)
-
-    def import_(self, path: str | Path, *, user_id: str | None = None) -> transfer.ImportReport:
-        """Read an export file: history, validity, provenance and vectors come back as they
-        were (ids too, where this store has them free). ``user_id`` files everything under
-        that user instead. A user who already has memories here is refused."""
-        self._writable()
-        self._drain()
-        with self._lock:
-            self._fresh()
-            return transfer.import_(self, Path(path), user_id=user_id)
-
 
 def _turn_ids(cards: Sequence[Any]) -> set[str]:
     return {t for c in cards for t in c.source_turn_ids}
@@ -789,7 +467,7 @@ def _public_result(result: WriteResult, turn: Turn) -> WriteResult:
 
 
 def _check_folder(path: str | Path, create: bool) -> None:
-    if str(path) == ":memory:":
+    if str(path) == ":memory:" or is_postgres(path):
         return
     folder = Path(path).expanduser().resolve().parent
     if folder.is_dir():

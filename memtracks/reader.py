@@ -25,7 +25,7 @@ from .retrieval.inferences import retrieve_inferences
 from .retrieval.lexical import LexicalIndex
 from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
-from .storage import Store
+from .storage import Storage
 from .toolkit import Toolkit
 
 RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
@@ -78,7 +78,7 @@ def _turn_ids(hit: Hit) -> tuple[str, ...]:
 
 @dataclass
 class Reader:
-    store: Store
+    store: Storage
     toolkit: Toolkit
     embedder: Embedder
     config: MemoryConfig

@@ -26,20 +26,29 @@ from pathlib import Path
 from typing import Any
 
 from .retrieval.lexical import TOKENIZER, LexicalIndex
-from .storage import Store
+from .storage import Storage
 from .storage.vectors import INDEXES
 
 log = logging.getLogger(__name__)
 
 FORMAT = 1
 MIN_ITEMS = 500  # smaller indexes rebuild in a small fraction of a second
+SAVE_AFTER_REBUILD = 20_000  # a rebuild this large (seconds of work) is saved at once
 
 
 class Snapshots:
     """Saves and loads the vector indexes of one database file."""
 
-    def __init__(self, db_path: str | Path, store: Store, embedder: str, min_items: int = MIN_ITEMS):
+    def __init__(
+        self,
+        db_path: str | Path,
+        store: Storage,
+        embedder: str,
+        min_items: int = MIN_ITEMS,
+        save_after_rebuild: int = SAVE_AFTER_REBUILD,
+    ):
         self.min_items = min_items
+        self.save_after_rebuild = save_after_rebuild
         self.dir = Path(f"{db_path}.snapshots")
         self.store = store
         self.embedder = embedder

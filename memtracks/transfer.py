@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +28,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, TypeAdapter, V
 from .errors import ImportConflictError, InvalidInputError
 from .records import Event, Fact, Inference, Premise, Turn
 from .scopes import scope_key, split_scope
-from .storage import codec
+from .storage import codec, erase
 from .tracks.facts import fact_sentence
 from .validation import content_hash
 from .writer import event_text
@@ -150,23 +149,12 @@ def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
         for surface, (key, label) in sorted(store.names(scope).items())
     ]
     if vectors:
-        for r in store._rows(
-            "SELECT track, item_id, content_hash, vector FROM vectors WHERE user_id = ? ORDER BY track, item_id",
-            (scope,),
-        ):
+        for track, item_id, text_hash, vector in store.vector_items(scope):
             lines.append(
-                VectorLine(
-                    **who,
-                    track=r[0],
-                    item_id=r[1],
-                    content_hash=r[2],
-                    vector=_encode(np.frombuffer(r[3], dtype=np.float32)),
-                )
+                VectorLine(**who, track=track, item_id=item_id, content_hash=text_hash, vector=_encode(vector))  # type: ignore[arg-type]
             )
-    for r in store._rows("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,)):
-        lines.append(
-            ErasureLine(**who, at=datetime.fromisoformat(r[0]), selector=json.loads(r[1]), counts=json.loads(r[2]))
-        )
+    for e in erase.erasures(store, scope):
+        lines.append(ErasureLine(**who, at=datetime.fromisoformat(e["at"]), selector=e["selector"], counts=e["counts"]))
     return lines
 
 
@@ -241,9 +229,7 @@ class _Ids:
     """Old id -> new id for one table: kept where free in this store, else renumbered."""
 
     def __init__(self, mem: Memory, table: str, old: list[int]):
-        taken = bool(old) and bool(
-            mem.store._rows(f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(old))}) LIMIT 1", old)
-        )
+        taken = mem.store.any_id_taken(table, old)
         start = mem.store.next_id(table)  # type: ignore[arg-type]
         self.renumbered = taken
         self.map = {o: (start + n if taken else o) for n, o in enumerate(sorted(old))}
@@ -312,15 +298,7 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
                 store.save_vectors(scope, line.track, [(item, line.content_hash, _decode(line.vector))])  # type: ignore[list-item]
                 vectors_written.add((scope, line.track, item))  # type: ignore[arg-type]
             elif isinstance(line, ErasureLine):
-                store.db.execute(
-                    "INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
-                    (
-                        scope,
-                        line.at.isoformat(),
-                        json.dumps(line.selector, sort_keys=True),
-                        json.dumps(line.counts, sort_keys=True),
-                    ),
-                )
+                erase.record_erasure(store, scope, line.at, line.selector, line.counts)
         reembedded = _embed_missing(mem, scopes, vectors_written)
         for scope in scopes:
             store.bump_generation(scope)

@@ -50,7 +50,7 @@ from .pipeline.timenorm import normalize_time
 from .pipeline.topics import asks_about_other
 from .pipeline.values import check_value
 from .records import Entity, Event, Fact, Happening, Inference, Premise, SlotValue, TimeMention, Turn, WriteResult
-from .storage import Store
+from .storage import Storage
 from .toolkit import Toolkit
 from .tracks.facts import fact_sentence
 from .tracks.temporal import chain_links
@@ -144,9 +144,9 @@ def _value_check(analysis: Analysis, entities: tuple[Entity, ...]) -> Check:
 
 
 class Writer:
-    """Writes validated turns into a :class:`~memtracks.storage.Store`."""
+    """Writes validated turns into a store (:class:`~memtracks.storage.Storage`)."""
 
-    def __init__(self, store: Store, toolkit: Toolkit, embedder: Embedder, config: WriterConfig):
+    def __init__(self, store: Storage, toolkit: Toolkit, embedder: Embedder, config: WriterConfig):
         self.store = store
         self.toolkit = toolkit
         self.embedder = embedder
@@ -309,6 +309,8 @@ class Writer:
         }
         before = self._turns_before(turn)
         earlier = earlier_mentions(before, subject, tk.lexicons, people)
+        if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
+            earlier = ()  # "How old is Luna?" - "She is five": the pronoun is whoever was asked about
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text, earlier=earlier)
         lang = analysis.primary
         if lang == "zh":

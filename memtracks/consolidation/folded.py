@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from ..retrieval.hits import Hit
 from ..storage import consolidations as sql
-from ..storage.sqlite import Store
+from ..storage.base import SQLStorage, Storage
 
 
 def survivor(event_id: int, folded: dict[int, int]) -> int:
@@ -21,7 +21,7 @@ def survivor(event_id: int, folded: dict[int, int]) -> int:
     return event_id
 
 
-def fold_hits(store: Store, scope: str, hits: Sequence[Hit], folded: dict[int, int]) -> list[Hit]:
+def fold_hits(store: Storage, scope: str, hits: Sequence[Hit], folded: dict[int, int]) -> list[Hit]:
     """Hits on folded events become hits on their survivors (the stronger relevance wins)."""
     out: dict[tuple[str, int], Hit] = {}
     wanted = {survivor(h.item_id, folded) for h in hits if h.track == "temporal" and h.item_id in folded}
@@ -38,7 +38,7 @@ def fold_hits(store: Store, scope: str, hits: Sequence[Hit], folded: dict[int, i
     return list(out.values())
 
 
-def credit_folded(store: Store, scope: str, cards: Sequence[Any], folded: dict[int, int]) -> list[Any]:
+def credit_folded(store: Storage, scope: str, cards: Sequence[Any], folded: dict[int, int]) -> list[Any]:
     """Temporal cards whose event absorbed others list the folded events' turns too."""
     members: dict[int, list[int]] = {}
     for event_id in folded:
@@ -56,8 +56,8 @@ def credit_folded(store: Store, scope: str, cards: Sequence[Any], folded: dict[i
     return out
 
 
-def folded_events(store: Store, scope: str) -> dict[int, int]:
-    return sql.merged_events(store, scope)
+def folded_events(store: Storage, scope: str) -> dict[int, int]:
+    return sql.merged_events(cast(SQLStorage, store), scope)  # both stores run the consolidation SQL
 
 
 __all__ = ["credit_folded", "fold_hits", "folded_events", "survivor"]

@@ -11,7 +11,7 @@ import numpy as np
 from ..catalogue import Catalogue
 from ..config import RetrievalConfig
 from ..records import Event, Fact, Inference
-from ..storage import Store
+from ..storage import Storage
 from ..storage.vectors import similarity
 from .lexical import LexicalIndex
 
@@ -43,7 +43,7 @@ class SearchContext:
     """One user's indexes and store, as a retriever sees them."""
 
     user_id: str
-    store: Store
+    store: Storage
     config: RetrievalConfig
     catalogue: Catalogue
     vectors: Callable[[str], Any]  # track -> vector index

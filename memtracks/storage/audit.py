@@ -8,28 +8,27 @@ from __future__ import annotations
 from collections import defaultdict
 
 from . import codec
-from .sqlite import Store
+from .base import SQLStorage
 
 TABLES = ("turns", "facts", "events", "inferences", "vectors")
 
 
-def integrity_errors(store: Store, *, quick: bool = False) -> list[str]:
-    """SQLite's ``integrity_check`` (``quick_check``): what it found wrong, nothing if sound."""
-    rows = store._rows("PRAGMA quick_check" if quick else "PRAGMA integrity_check")
-    return [r[0] for r in rows if r[0] != "ok"]
+def integrity_errors(store: SQLStorage, *, quick: bool = False) -> list[str]:
+    """The database's own integrity check: what it found wrong, nothing if sound."""
+    return store.integrity_errors(quick=quick)
 
 
-def header(store: Store) -> tuple[int, int]:
-    """(application_id, schema version) of the file."""
-    return store._rows("PRAGMA application_id")[0][0], store._rows("PRAGMA user_version")[0][0]
+def header(store: SQLStorage) -> tuple[int, int]:
+    """(application id, schema version) of the database."""
+    return store.header()
 
 
-def scopes(store: Store) -> list[str]:
+def scopes(store: SQLStorage) -> list[str]:
     """Every scope with a row in any table, orphans included."""
     return sorted({r[0] for table in TABLES for r in store._rows(f"SELECT DISTINCT user_id FROM {table}")})
 
 
-def vectors(store: Store, scope: str, track: str) -> list[tuple[int, str, bool]]:
+def vectors(store: SQLStorage, scope: str, track: str) -> list[tuple[int, str, bool]]:
     """(item id, hash of the text it was made from, checksum matches) of each stored vector."""
     rows = store._rows(
         "SELECT item_id, content_hash, vector, checksum FROM vectors WHERE user_id = ? AND track = ?", (scope, track)
@@ -40,7 +39,7 @@ def vectors(store: Store, scope: str, track: str) -> list[tuple[int, str, bool]]
     ]
 
 
-def event_lookups(store: Store, scope: str) -> tuple[dict[int, set[str]], dict[int, set[str]]]:
+def event_lookups(store: SQLStorage, scope: str) -> tuple[dict[int, set[str]], dict[int, set[str]]]:
     """({event id: entity keys}, {event id: happening kinds}) as the lookup tables hold them."""
     keys: dict[int, set[str]] = defaultdict(set)
     for key, event_id in store._rows("SELECT key, event_id FROM event_entities WHERE user_id = ?", (scope,)):
@@ -51,7 +50,7 @@ def event_lookups(store: Store, scope: str) -> tuple[dict[int, set[str]], dict[i
     return keys, kinds
 
 
-def premise_lookups(store: Store, scope: str) -> dict[int, set[tuple[str, int]]]:
+def premise_lookups(store: SQLStorage, scope: str) -> dict[int, set[tuple[str, int]]]:
     """{conclusion id: (track, premise id) pairs} as the premise table holds them."""
     premises: dict[int, set[tuple[str, int]]] = defaultdict(set)
     for track, premise, inference in store._rows(

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .sqlite import Store
+from .base import SQLStorage
 
 
 class StoredChain:
     """One scope's event chain, read link by link (cached for the life of the object)."""
 
-    def __init__(self, store: Store, scope: str):
+    def __init__(self, store: SQLStorage, scope: str):
         self.store = store
         self.scope = scope
         self._out: dict[int, list[tuple[int, str, str]]] = {}

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from .sqlite import Store
+from .base import SQLStorage
 
 TABLES = {"fact": "facts", "inference": "inferences"}
 
 
-def rows(store: Store, scope: str, track: str, ids: Iterable[int] | None = None) -> dict[int, dict[str, Any]]:
+def rows(store: SQLStorage, scope: str, track: str, ids: Iterable[int] | None = None) -> dict[int, dict[str, Any]]:
     """Whole rows of ``scope``'s facts or inferences (``track``), by id; all, or these ids."""
     table = TABLES[track]
     sql = f"SELECT * FROM {table} WHERE user_id = ?"
@@ -32,7 +32,7 @@ def rows(store: Store, scope: str, track: str, ids: Iterable[int] | None = None)
     return {r["id"]: dict(r) for r in store._rows(sql, params)}
 
 
-def put_rows(store: Store, track: str, images: Iterable[Mapping[str, Any]]) -> None:
+def put_rows(store: SQLStorage, track: str, images: Iterable[Mapping[str, Any]]) -> None:
     """Write whole rows back, as they were."""
     for image in images:
         columns = list(image)
@@ -42,7 +42,7 @@ def put_rows(store: Store, track: str, images: Iterable[Mapping[str, Any]]) -> N
         )
 
 
-def delete_created(store: Store, scope: str, track: str, ids: Sequence[int]) -> None:
+def delete_created(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> None:
     """Remove rows a run created (an undo takes them back), with their vectors and premises."""
     if not ids:
         return
@@ -57,7 +57,7 @@ def delete_created(store: Store, scope: str, track: str, ids: Sequence[int]) -> 
         )
 
 
-def event_metadata(store: Store, scope: str, ids: Iterable[int]) -> dict[int, str]:
+def event_metadata(store: SQLStorage, scope: str, ids: Iterable[int]) -> dict[int, str]:
     wanted = list(ids)
     if not wanted:
         return {}
@@ -68,11 +68,11 @@ def event_metadata(store: Store, scope: str, ids: Iterable[int]) -> dict[int, st
     return {r[0]: r[1] for r in found}
 
 
-def set_event_metadata(store: Store, scope: str, event_id: int, metadata: str) -> None:
+def set_event_metadata(store: SQLStorage, scope: str, event_id: int, metadata: str) -> None:
     store.db.execute("UPDATE events SET metadata = ? WHERE user_id = ? AND id = ?", (metadata, scope, event_id))
 
 
-def vectors(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+def vectors(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
     """Stored vectors as ``{id: (content hash, base64 of the float32 bytes)}``."""
     if not ids:
         return {}
@@ -84,7 +84,7 @@ def vectors(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[in
     return {r[0]: (r[1], base64.b64encode(r[2]).decode("ascii")) for r in found}
 
 
-def put_vectors(store: Store, scope: str, track: str, images: Mapping[int, tuple[str, str]]) -> None:
+def put_vectors(store: SQLStorage, scope: str, track: str, images: Mapping[int, tuple[str, str]]) -> None:
     store.save_vectors(
         scope,
         track,
@@ -92,7 +92,7 @@ def put_vectors(store: Store, scope: str, track: str, images: Mapping[int, tuple
     )
 
 
-def matrix(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
+def matrix(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
     """The stored vectors of these items, L2-normalised (so a dot product is the cosine)."""
     out = {}
     for item, (_, blob) in vectors(store, scope, track, ids).items():
@@ -105,26 +105,28 @@ def matrix(store: Store, scope: str, track: str, ids: Sequence[int]) -> dict[int
 # ---------------------------------------------------------------------- merged events
 
 
-def merge_events(store: Store, scope: str, pairs: Iterable[tuple[int, int]], operation_id: str) -> None:
+def merge_events(store: SQLStorage, scope: str, pairs: Iterable[tuple[int, int]], operation_id: str) -> None:
     """``(event, into)``: ``event`` is folded into ``into`` (kept, out of the default search)."""
     store.db.executemany(
         "INSERT OR REPLACE INTO merged_events VALUES (?, ?, ?, ?)", [(scope, e, i, operation_id) for e, i in pairs]
     )
 
 
-def merged_events(store: Store, scope: str) -> dict[int, int]:
+def merged_events(store: SQLStorage, scope: str) -> dict[int, int]:
     """Folded event id -> the id of the event it was folded into."""
     return {r[0]: r[1] for r in store._rows("SELECT event_id, into_id FROM merged_events WHERE user_id = ?", (scope,))}
 
 
-def unmerge(store: Store, operation_id: str) -> None:
+def unmerge(store: SQLStorage, operation_id: str) -> None:
     store.db.execute("DELETE FROM merged_events WHERE operation_id = ?", (operation_id,))
 
 
 # ---------------------------------------------------------------------- runs
 
 
-def record_run(store: Store, operation_id: str, scope: str, at: str, actions: Any, preimage: Any, after: Any) -> None:
+def record_run(
+    store: SQLStorage, operation_id: str, scope: str, at: str, actions: Any, preimage: Any, after: Any
+) -> None:
     store.db.execute(
         "INSERT INTO consolidations (id, user_id, at, actions, preimage, after) VALUES (?, ?, ?, ?, ?, ?)",
         (
@@ -138,7 +140,7 @@ def record_run(store: Store, operation_id: str, scope: str, at: str, actions: An
     )
 
 
-def run(store: Store, operation_id: str) -> dict[str, Any] | None:
+def run(store: SQLStorage, operation_id: str) -> dict[str, Any] | None:
     found = store._rows("SELECT * FROM consolidations WHERE id = ?", (operation_id,))
     if not found:
         return None
@@ -154,16 +156,16 @@ def run(store: Store, operation_id: str) -> dict[str, Any] | None:
     }
 
 
-def runs(store: Store, scope: str) -> list[dict[str, Any]]:
+def runs(store: SQLStorage, scope: str) -> list[dict[str, Any]]:
     found = store._rows("SELECT id, at, actions, undone_at FROM consolidations WHERE user_id = ? ORDER BY at", (scope,))
     return [{"id": r[0], "at": r[1], "actions": json.loads(r[2]), "undone_at": r[3]} for r in found]
 
 
-def mark_undone(store: Store, operation_id: str, at: str) -> None:
+def mark_undone(store: SQLStorage, operation_id: str, at: str) -> None:
     store.db.execute("UPDATE consolidations SET undone_at = ? WHERE id = ?", (at, operation_id))
 
 
-def drop_runs(store: Store, scope: str) -> None:
+def drop_runs(store: SQLStorage, scope: str) -> None:
     """Forget every run of ``scope`` with its images (their content goes with an erasure)."""
     store.db.execute("DELETE FROM consolidations WHERE user_id = ?", (scope,))
     store.db.execute("DELETE FROM merged_events WHERE user_id = ?", (scope,))
@@ -172,7 +174,7 @@ def drop_runs(store: Store, scope: str) -> None:
 # ---------------------------------------------------------------------- the LLM extractor's progress
 
 
-def turns_after(store: Store, scope: str, rowid: int) -> list[tuple[int, Any]]:
+def turns_after(store: SQLStorage, scope: str, rowid: int) -> list[tuple[int, Any]]:
     """``scope``'s turns written after row ``rowid``, in the order written: ``(rowid, row)``."""
     found = store._rows("SELECT rowid, * FROM turns WHERE user_id = ? AND rowid > ? ORDER BY rowid", (scope, rowid))
     return [(r[0], r) for r in found]

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from .sqlite import Store
+from .base import SQLStorage
 
 CHUNK = 500
 
@@ -25,25 +25,19 @@ def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
         yield items[start : start + CHUNK]
 
 
-def _delete_in(store: Store, sql: str, scope: str, items: Iterable[Any]) -> None:
+def _delete_in(store: SQLStorage, sql: str, scope: str, items: Iterable[Any]) -> None:
     """Run ``sql`` (with ``{marks}`` for the placeholders) over ``items`` in chunks."""
     items = list(items)
     for chunk in _chunks(items):
         store.db.execute(sql.format(marks=",".join("?" * len(chunk))), (scope, *chunk))
 
 
-@contextmanager
-def overwriting(store: Store) -> Iterator[None]:
-    """Deleted content is overwritten with zeros while the block runs (``secure_delete``)."""
-    before = store.execute("PRAGMA secure_delete").fetchone()[0]
-    store.execute("PRAGMA secure_delete = ON")
-    try:
-        yield
-    finally:
-        store.execute(f"PRAGMA secure_delete = {int(before)}")
+def overwriting(store: SQLStorage) -> AbstractContextManager[None]:
+    """Deleted content is overwritten while the block runs (the store's own way)."""
+    return store.overwriting()
 
 
-def relink(store: Store, scope: str, event_ids: set[int]) -> None:
+def relink(store: SQLStorage, scope: str, event_ids: set[int]) -> None:
     """Join the "next" chain across removed events: a -> x -> b becomes a -> b."""
     if not event_ids:
         return
@@ -65,7 +59,7 @@ def relink(store: Store, scope: str, event_ids: set[int]) -> None:
 
 
 def delete_rows(
-    store: Store,
+    store: SQLStorage,
     scope: str,
     *,
     turn_ids: Iterable[str] = (),
@@ -96,7 +90,7 @@ def delete_rows(
         )
 
 
-def delete_scope(store: Store, scope: str, *, keep_turns: bool = False) -> None:
+def delete_scope(store: SQLStorage, scope: str, *, keep_turns: bool = False) -> None:
     """Remove every row of ``scope`` (its turns too, unless ``keep_turns``)."""
     tables = [
         "facts",
@@ -115,7 +109,7 @@ def delete_scope(store: Store, scope: str, *, keep_turns: bool = False) -> None:
         store.db.execute(f"DELETE FROM {table} WHERE user_id = ?", (scope,))
 
 
-def prune_names(store: Store, scope: str) -> int:
+def prune_names(store: SQLStorage, scope: str) -> int:
     """Forget names no remaining turn of ``scope`` mentions; returns how many."""
     cursor = store.db.execute(
         "DELETE FROM names WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.user_id = ? "
@@ -125,7 +119,9 @@ def prune_names(store: Store, scope: str) -> int:
     return cursor.rowcount
 
 
-def record_erasure(store: Store, scope: str, at: datetime, selector: dict[str, Any], counts: dict[str, int]) -> None:
+def record_erasure(
+    store: SQLStorage, scope: str, at: datetime, selector: dict[str, Any], counts: dict[str, int]
+) -> None:
     """The audit trail of an erasure: when, how the turns were chosen, how many of each — no content."""
     store.db.execute(
         "INSERT INTO erasures (user_id, at, selector, counts) VALUES (?, ?, ?, ?)",
@@ -133,16 +129,11 @@ def record_erasure(store: Store, scope: str, at: datetime, selector: dict[str, A
     )
 
 
-def erasures(store: Store, scope: str) -> list[dict[str, Any]]:
+def erasures(store: SQLStorage, scope: str) -> list[dict[str, Any]]:
     rows = store.execute("SELECT at, selector, counts FROM erasures WHERE user_id = ? ORDER BY id", (scope,))
     return [{"at": r[0], "selector": json.loads(r[1]), "counts": json.loads(r[2])} for r in rows.fetchall()]
 
 
-def scrub(store: Store, *, vacuum: bool = False) -> None:
-    """Make deleted content unrecoverable from the file: truncate the write-ahead log (which
-    may still hold old pages) and, if asked, rewrite the file without free pages."""
-    if store.path == ":memory:":
-        return
-    if vacuum:
-        store.execute("VACUUM")
-    store.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+def scrub(store: SQLStorage, *, vacuum: bool = False) -> None:
+    """Make deleted content unrecoverable from the database (see the store's ``scrub``)."""
+    store.scrub(vacuum=vacuum)

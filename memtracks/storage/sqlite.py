@@ -76,6 +76,8 @@ class Store:
         config: durability (``synchronous``), busy timeout and lock retries.
     """
 
+    searches_in_database = False  # vectors and words are searched in memory (memtracks.indexes)
+
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False, config: StorageConfig | None = None):
         self.path = str(path)
         self.config = config or StorageConfig()
@@ -177,6 +179,34 @@ class Store:
                     raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
             finally:
                 self._depth = 0
+
+    @contextmanager
+    def overwriting(self) -> Iterator[None]:
+        """Deleted content is overwritten with zeros while the block runs (``secure_delete``)."""
+        before = self.execute("PRAGMA secure_delete").fetchone()[0]
+        self.execute("PRAGMA secure_delete = ON")
+        try:
+            yield
+        finally:
+            self.execute(f"PRAGMA secure_delete = {int(before)}")
+
+    def scrub(self, *, vacuum: bool = False) -> None:
+        """Make deleted content unrecoverable from the file: truncate the write-ahead log (which
+        may still hold old pages) and, if asked, rewrite the file without free pages."""
+        if self.path == MEMORY:
+            return
+        if vacuum:
+            self.execute("VACUUM")
+        self.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def integrity_errors(self, *, quick: bool = False) -> list[str]:
+        """SQLite's ``integrity_check`` (``quick_check``): what it found wrong, nothing if sound."""
+        rows = self._rows("PRAGMA quick_check" if quick else "PRAGMA integrity_check")
+        return [r[0] for r in rows if r[0] != "ok"]
+
+    def header(self) -> tuple[int, int]:
+        """(application_id, schema version) of the file."""
+        return self._rows("PRAGMA application_id")[0][0], self._rows("PRAGMA user_version")[0][0]
 
     def _rollback(self) -> None:
         try:
@@ -642,6 +672,17 @@ class Store:
             seen.setdefault(r["id"], codec.row_inference(r))
         return list(seen.values())
 
+    def inference_ids_on(self, user_id: str, fact_ids: Sequence[int]) -> list[int]:
+        """Ids of every inference, active or retracted, with one of ``fact_ids`` among its premises."""
+        if not fact_ids:
+            return []
+        rows = self._rows(
+            "SELECT DISTINCT inference_id FROM inference_premises WHERE user_id = ? AND track = 'fact' "
+            f"AND premise_id IN ({','.join('?' * len(fact_ids))})",
+            (user_id, *fact_ids),
+        )
+        return [r[0] for r in rows]
+
     def known_inference_keys(self, user_id: str, keys: Sequence[str]) -> set[str]:
         if not keys:
             return set()
@@ -688,6 +729,14 @@ class Store:
         matrix = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in good])
         return ids, matrix
 
+    def vector_items(self, user_id: str) -> list[tuple[str, int, str, np.ndarray]]:
+        """Every stored vector of ``user_id`` as ``(track, item id, content hash, vector)``, by track and id."""
+        rows = self._rows(
+            "SELECT track, item_id, content_hash, vector FROM vectors WHERE user_id = ? ORDER BY track, item_id",
+            (user_id,),
+        )
+        return [(r[0], r[1], r[2], np.frombuffer(r[3], dtype=np.float32)) for r in rows]
+
     def vector_hashes(self, user_id: str, track: str, item_ids: Sequence[int]) -> dict[int, str]:
         if not item_ids:
             return {}
@@ -710,6 +759,14 @@ class Store:
         """How many facts, events or inferences (``track``) ``user_id`` has with ids up to ``upto``."""
         table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
         return self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ? AND id <= ?", (user_id, upto))[0][0]
+
+    def any_id_taken(self, table: str, ids: Sequence[int]) -> bool:
+        """Is one of ``ids`` already used in ``table`` ("facts", "events", "inferences"), by any user?"""
+        if table not in ("facts", "events", "inferences"):
+            raise ValueError(f"not a table of numbered memories: {table!r}")
+        if not ids:
+            return False
+        return bool(self._rows(f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(ids))}) LIMIT 1", ids))
 
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
