@@ -309,6 +309,8 @@ class Writer:
         }
         before = self._turns_before(turn)
         earlier = earlier_mentions(before, subject, tk.lexicons, people)
+        if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
+            earlier = ()  # "How old is Luna?" - "She is five": the pronoun is whoever was asked about
         resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text, earlier=earlier)
         lang = analysis.primary
         if lang == "zh":

@@ -191,7 +191,7 @@ class SubjectResolver:
         if lower in _SELF_EN:
             return self.speaker
         if lower in ("he", "she"):
-            return self._antecedent(span[0], "f" if lower == "she" else "m")
+            return self._antecedent(span[0], "f" if lower == "she" else "m", by_relation_only=True)
         head, _, rest = lower.partition(" ")
         if head in ("my", "our") and rest:
             named = re.match(r"(?P<kind>.+?),? (?P<name>[A-Z][a-z]+)$", text.partition(" ")[2])
@@ -218,11 +218,16 @@ class SubjectResolver:
                 return None
         return self._person(text, span)
 
-    def _antecedent(self, pos: int, gender: str | None = None) -> str | None:
+    def _antecedent(self, pos: int, gender: str | None = None, by_relation_only: bool = False) -> str | None:
         """Who a third-person pronoun at ``pos`` refers to: the last relation ("my sister",
         我姐姐) or person named before it in the same turn, else in the turns just before
         (``earlier``); one of the other gender ("my brother" for "she") is skipped. None when
-        there is none."""
+        there is none.
+
+        ``by_relation_only`` (English): across turns, only when the nearest one who may be
+        meant is a relation of the pronoun's gender ("my sister ..." / "She loves it"). In English chat a "he" or "she"
+        opening a turn is as often a pet, a date or a child just asked about as the person
+        named turns before."""
         best: tuple[int, str] | None = None
         for m in _RELATION_MENTION.finditer(self.text[:pos]):
             rel = self.lexicons.relations.key_of_prefix(m.group("rel"))
@@ -238,6 +243,8 @@ class SubjectResolver:
             return best[1]
         for subject, their_gender in reversed(self.earlier):
             if _fits(their_gender, gender):
+                if by_relation_only and (their_gender is None or gender is None):
+                    return None  # the nearest who may be meant is not known to be of this gender
                 return subject
         return None
 

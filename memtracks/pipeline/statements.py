@@ -35,7 +35,7 @@ CATEGORIES = (
     "past",
     "correction",
     "addition",
-)  # (the parse adds "done": a finished act, in the past tense)
+)  # (the parse adds "done": a finished act, in the past tense; "occasion": a past progressive)
 _CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n~～…]+[,;:.!?，。；：！？\n~～…]*")
 _WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
 _SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
@@ -253,6 +253,8 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
         out.add("done")  # a finished act ("I quit on Friday") is no plan, whatever its time
     if verb.tag == "VBD" and verb.lemma in _STATIVE and not (lemmas & (_FUTURE_AUX | _HYPOTHETICAL_AUX)):
         out.add("past")  # "I lived in Boston" held then; "I adopted a puppy" still holds
+    if verb.tag == "VBG" and any(t.dep == "aux" and t.tag == "VBD" for t in children):
+        out.add("occasion")  # "I was playing video games and my pet slinked out": one scene, no habit
     if lemmas & _FUTURE_AUX:
         out.add("planned")
     if lemmas & _HYPOTHETICAL_AUX:
