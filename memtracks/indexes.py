@@ -310,12 +310,23 @@ class Indexes:
     def erased(self, scope: str, items: dict[str, set[int]]) -> None:
         """This process erased ``items`` ({track: ids}) of ``scope``: take them out of its
         cached indexes, and rewrite the scope's snapshots without them (files that still held
-        them are removed first)."""
+        them are removed first). A process that holds no indexes of the scope loads its
+        snapshots, without the erased, and saves them again: a rebuild at the next start would
+        cost far more."""
         with self._lock:
             live = self._scopes.get((scope, True))
             if live is not None:
                 self._take_out(live, self.store.erased_seq(scope), items)
             entry = self._scopes.get((scope, False))
+            if entry is None and self.snapshots is not None and not self.store.read_only:
+                saved = self.snapshots.tracks(scope)
+                if saved:  # load them (which takes out what was erased since), then save again
+                    entry = self._entry(scope)
+                    for track in saved:
+                        self._build(scope, entry, track)
+                    self.snapshots.drop(scope)
+                    self._save(scope, entry)
+                    return
             if self.snapshots is not None:
                 self.snapshots.drop(scope)
             if entry is None:
