@@ -44,11 +44,13 @@ from memtracks.toolkit import Toolkit
 WRITER = """
 import json, os, sys, time
 from memtracks import Memory
+from memtracks.config import MemoryConfig, StorageConfig
 from memtracks.io import read_locomo
 from datetime import timezone
 where, data, users, go = sys.argv[1], sys.argv[2], set(json.loads(sys.argv[3])), sys.argv[4]
 turns = [t for t in read_locomo(data, timezone.utc) if t.user_id in users][: int(sys.argv[5])]
-with Memory(where) as mem:
+# default batches (64 turns a transaction); a shared 2-core machine can hold one for longer than 30 s
+with Memory(where, config=MemoryConfig(storage=StorageConfig(busy_timeout=900))) as mem:
     mem.write_many(turns[:1])  # every model loaded before the clock starts
     print("ready", flush=True)
     while not os.path.exists(go):
