@@ -8,6 +8,10 @@ Each ``--set`` group (separated by ``--vs``) is one variant, scored beside the d
 memtracks runs (no baselines); the full harness (``python -m benchmarks locomo``) gives the
 figures to report. A stored file is reused when it holds all of its conversation's turns;
 delete the cache after a change to what the writer stores.
+
+``--longmemeval`` reads a LongMemEval file instead (one unit per question's haystack) and
+scores session recall_all@5 per question type, as the full harness does (each question asks
+for 50 cards, ranked turns become ranked sessions; abstention questions are skipped).
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ from memtracks.toolkit import Toolkit
 
 from . import metrics
 from .__main__ import _units
-from .datasets import Unit, load_locomo
+from .datasets import Unit, load_locomo, load_longmemeval
 from .evaluate import LOCOMO_MAIN
+from .runner import DEPTH
 
 CONTEXT_K = 5
 
@@ -91,6 +96,29 @@ def score(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, 
     return out
 
 
+def score_longmemeval(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig) -> dict[str, Any]:
+    """Session recall_all@5 per question type and overall, and timing, under ``config``."""
+    per: dict[str, list[float]] = defaultdict(list)
+    latencies: list[float] = []
+    for unit in units:
+        mem = mems[unit.id]
+        mem.reader.config = config
+        for q in unit.questions:
+            if q.abstention:
+                continue
+            start = time.perf_counter()
+            recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=DEPTH["longmemeval"])
+            latencies.append((time.perf_counter() - start) * 1000)
+            items = [list(c.source_turn_ids) for c in recall.cards]
+            r = metrics.recall_all(items, q.evidence_sessions, CONTEXT_K, unit.session_of)
+            if r is not None:
+                per[q.category].append(r)
+                per["all"].append(r)
+    out = {key: statistics.fmean(values) for key, values in sorted(per.items())}
+    out["p50_ms"] = statistics.median(latencies) if latencies else 0.0
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sweep", description=__doc__)
     parser.add_argument("--data", required=True)
@@ -99,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune", type=int, default=5, help="conversations 0..N-1 are the tuning split")
     parser.add_argument("--set", action="append", default=[], help="section.field=value; --vs starts a new variant")
     parser.add_argument("--vs", action="append_const", const="--vs", dest="set")
+    parser.add_argument("--longmemeval", action="store_true", help="the data is a LongMemEval file")
     args = parser.parse_args(argv)
-    every = load_locomo(args.data)
+    every = load_longmemeval(args.data) if args.longmemeval else load_locomo(args.data)
     indexes = sorted(args.units or range(len(every)))
     units = [every[i] for i in indexes]
     toolkit, embedder = Toolkit.load(), USEEmbedder(threads=1)
@@ -115,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         variants.insert(0, [])  # the defaults beside every variant
     tune = sum(1 for i in indexes if i < args.tune)
     for changes in dict.fromkeys(tuple(v) for v in variants):
-        figures = score(mems, units, configured(changes), tune)
+        config = configured(changes)
+        figures = score_longmemeval(mems, units, config) if args.longmemeval else score(mems, units, config, tune)
         print(" ".join(changes) or "defaults", json.dumps({k: round(v, 4) for k, v in figures.items()}))
         sys.stdout.flush()
     for mem in mems.values():

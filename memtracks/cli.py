@@ -426,8 +426,16 @@ def _data_folders(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lexicons", help="folder with your own lexicon files")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose usage errors quote what was typed: an argument that is not valid text
+    (a lone surrogate, from bytes that are not UTF-8) is shown escaped, not a crash."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(message.encode("utf-8", "backslashreplace").decode("utf-8"), file)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memtracks", description="Long-term memory for LLM agents.")
+    parser = _Parser(prog="memtracks", description="Long-term memory for LLM agents.")
     parser.add_argument("--version", action="version", version=f"memtracks {__version__}")
     parser.add_argument(
         "--db",
@@ -536,6 +544,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if any("\x00" in arg for arg in argv):  # no shell can pass one; no file name can hold one
+        print("memtracks: an argument contains a NUL character", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -226,5 +226,8 @@ class MemoryConfig:
     cache_bytes: int = 2 << 30  # in-memory indexes of all users, least recently used evicted past it
     snapshots: bool = True  # save vector indexes beside a database file for a warm next start
     snapshot_min: int = 500  # smaller indexes are rebuilt (a small fraction of a second), not saved
+    # a track rebuilt from this many stored items is saved at once, not only at close(): a
+    # process that is killed (or never closed) does not make every later one rebuild again
+    snapshot_after_rebuild: int = 20_000
     limits: Limits = field(default_factory=Limits)
     storage: StorageConfig = field(default_factory=StorageConfig)

@@ -18,6 +18,7 @@ date three ways:
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -33,6 +34,8 @@ from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Storage
 from .storage.vectors import INDEXES
 from .tracks.temporal import add_links, chain_graph
+
+log = logging.getLogger(__name__)
 
 TRACKS = ("fact", "event", "inference")
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]  # (scope, track, after)
@@ -157,10 +160,17 @@ class Indexes:
         if len(ids):
             index.add(ids, matrix)
         last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
+        rebuilt = len(ids)
         for item_id, text, keys in self.documents(scope, track, lexical_from):
             lexical.add(item_id, tokenize(text, keys))
             last = max(last, item_id)
+            rebuilt += 1
         entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
+        if self.snapshots is not None and not self.store.read_only and rebuilt >= self.snapshots.save_after_rebuild:
+            try:
+                self._save_track(scope, entry, track)
+            except OSError as exc:  # a cache: the next process rebuilds what could not be saved
+                log.warning("could not save the %s index snapshot of %s: %s", track, scope, exc)
         self._fit_budget()
 
     # ------------------------------------------------------------------ keeping fresh
@@ -244,9 +254,20 @@ class Indexes:
     def erased(self, scope: str, items: dict[str, set[int]]) -> None:
         """This process erased ``items`` ({track: ids}) of ``scope``: take them out of its
         cached indexes, and rewrite the scope's snapshots without them (files that still held
-        them are removed first)."""
+        them are removed first). A process that holds no indexes of the scope loads its
+        snapshots, without the erased, and saves them again: a rebuild at the next start would
+        cost far more."""
         with self._lock:
             entry = self._scopes.get(scope)
+            if entry is None and self.snapshots is not None and not self.store.read_only:
+                saved = self.snapshots.tracks(scope)
+                if saved:  # load them (which takes out what was erased since), then save again
+                    entry = self._entry(scope)
+                    for track in saved:
+                        self._build(scope, entry, track)
+                    self.snapshots.drop(scope)
+                    self._save(scope, entry)
+                    return
             if self.snapshots is not None:
                 self.snapshots.drop(scope)
             if entry is None:
@@ -295,11 +316,11 @@ class Indexes:
             return sum(self._save(scope, entry) for scope, entry in self._scopes.items())
 
     def _save(self, scope: str, entry: ScopeIndexes) -> int:
+        return sum(self._save_track(scope, entry, track) for track in list(entry.vectors))
+
+    def _save_track(self, scope: str, entry: ScopeIndexes, track: str) -> int:
         assert self.snapshots is not None
-        written = 0
-        for track, index in entry.vectors.items():
-            last = entry.synced.get(track, 0)
-            written += self.snapshots.save(scope, track, index, last, entry.generation, entry.erased)
-            lexical = entry.lexical[track]
-            written += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
-        return written
+        last = entry.synced.get(track, 0)
+        saved = self.snapshots.save(scope, track, entry.vectors[track], last, entry.generation, entry.erased)
+        lexical = entry.lexical[track]
+        return saved + self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)

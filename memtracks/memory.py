@@ -113,7 +113,13 @@ class Memory(Browsing, Managing):
         self._check_embedder()
         snapshots = None
         if self.store.path != ":memory:" and self.config.snapshots and not self.store.searches_in_database:
-            snapshots = Snapshots(self.store.path, self.store, self._signature, self.config.snapshot_min)
+            snapshots = Snapshots(
+                self.store.path,
+                self.store,
+                self._signature,
+                self.config.snapshot_min,
+                save_after_rebuild=self.config.snapshot_after_rebuild,
+            )
         self.indexes = Indexes(
             self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
         )

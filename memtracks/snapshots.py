@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .indexes import TRACKS
 from .retrieval.lexical import TOKENIZER, LexicalIndex
 from .storage import Storage
 from .storage.vectors import INDEXES
@@ -33,13 +34,22 @@ log = logging.getLogger(__name__)
 
 FORMAT = 1
 MIN_ITEMS = 500  # smaller indexes rebuild in a small fraction of a second
+SAVE_AFTER_REBUILD = 20_000  # a rebuild this large (seconds of work) is saved at once
 
 
 class Snapshots:
     """Saves and loads the vector indexes of one database file."""
 
-    def __init__(self, db_path: str | Path, store: Storage, embedder: str, min_items: int = MIN_ITEMS):
+    def __init__(
+        self,
+        db_path: str | Path,
+        store: Storage,
+        embedder: str,
+        min_items: int = MIN_ITEMS,
+        save_after_rebuild: int = SAVE_AFTER_REBUILD,
+    ):
         self.min_items = min_items
+        self.save_after_rebuild = save_after_rebuild
         self.dir = Path(f"{db_path}.snapshots")
         self.store = store
         self.embedder = embedder
@@ -140,11 +150,15 @@ class Snapshots:
                 old.unlink(missing_ok=True)
         return 1
 
+    def tracks(self, scope: str) -> list[str]:
+        """The tracks of ``scope`` that have a saved vector-index snapshot."""
+        return [track for track in TRACKS if self._meta(scope, track) is not None]
+
     def drop(self, scope: str) -> None:
         """Remove every snapshot of ``scope`` (its memories were rewritten or erased)."""
         if not self.dir.is_dir():
             return
-        for track in ("fact", "event", "inference", "fact.lexical", "event.lexical", "inference.lexical"):
+        for track in (*TRACKS, *(f"{track}.lexical" for track in TRACKS)):
             base = self._base(scope, track)
             for path in [*self.dir.glob(f"{base}.*.index"), self.dir / f"{base}.json"]:
                 path.unlink(missing_ok=True)

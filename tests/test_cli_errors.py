@@ -77,3 +77,21 @@ def test_cli_bad_arguments_on_an_existing_file(make_memory, tmp_path, capsys, ar
 def test_cli_a_directory_as_the_database(tmp_path, capsys):
     assert main(["--db", str(tmp_path), "status"]) == 2
     assert capsys.readouterr().err.startswith("memtracks: ")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["show", "\ud800"],  # argparse's usage error quotes an argument that is not valid text
+        ["ingest", "\x00\x1f\u202e"],  # a file name no file can have
+        ["recall", "我住在哪\x00里", "--user", "u"],
+    ],
+)
+def test_cli_arguments_no_shell_could_type_are_a_usage_error(tmp_path, capsys, argv):
+    try:
+        status = main(["--db", str(tmp_path / "m.db"), *argv])
+    except SystemExit as exit:  # argparse's own usage errors
+        status = exit.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err and "memtracks" in err

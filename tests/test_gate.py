@@ -67,6 +67,18 @@ def test_gate_lets_statements_through(text):
     assert screen.masked.strip() == text.strip()
 
 
+def test_gate_windows_stack_frame_is_not_a_bare_path_and_screens_at_once():
+    # A Jupyter traceback line pasted from Windows: a path followed by code. Tried against the
+    # path rule, it once backtracked over every split of the folder names and never returned.
+    frame = "C:\\ProgramData\\Anaconda3\\lib\\site-packages\\matplotlib\\artist.py in draw\\_wrapper(artist, renderer)"
+    text = f"My plot fails with this:\n{frame}\nI started learning matplotlib last week."
+    screen = default_gate().screen(text, default_lexicons().to_simplified)
+    assert "path" not in screen.kinds
+    assert frame in screen.masked
+    bare = default_gate().screen("C:\\ProgramData\\Anaconda3\\lib\\site-packages\\")
+    assert bare.blocked and "path" in bare.kinds
+
+
 def test_gate_blanks_noise_lines_and_keeps_offsets():
     text = "Here's the log:\n$ ls ~/docs\nERROR: file not found\n\nAnyway, I started at Google last week."
     screen = default_gate().screen(text)

@@ -302,3 +302,40 @@ def test_forget_a_premise_removes_the_conclusion_but_keeps_the_other_premise(mem
         "Where am I going?" if place.isascii() else "我要去哪里？", user_id="u1", now=T0 + timedelta(days=2)
     )
     assert recall.cards and all(place not in c.text for c in recall.cards)
+
+
+@pytest.mark.parametrize(
+    "said,fix,slot,wrong,right,moved",
+    [
+        (["I'm 34.", "Sorry, typo: I'm 43, not 34"], None, "age", "34", "43", None),
+        (["我34岁。", "不好意思打错了，我是43岁"], None, "age", "34", "43", None),
+        (["I live in Boston.", "I moved to Chicago."], "Denver", "lives_in", "Chicago", "Denver", "Boston"),
+        (["我住在北京。", "我搬到深圳了。"], "广州", "lives_in", "深圳", "广州", "北京"),
+    ],
+)
+def test_corrections_and_retractions_end_facts_alike(make_memory, said, fix, slot, wrong, right, moved):
+    """A correction said in a turn, a correction by hand and a retraction all end a fact the
+    same way: a void reason (it never held: valid_to is where it began), the fact that
+    replaced it, and superseded_at the time memtracks learned it (the turn's, or the clock's)."""
+    clock = [T0 + timedelta(days=30)]
+    mem = make_memory(clock=lambda: clock[0])
+    say(mem, "u1", said)
+    if fix is not None:
+        old = next(f for f in mem.facts("u1", slot=slot) if f.value == wrong)
+        mem.correct("u1", old.id, value=fix)
+    facts = {f.value: f for f in mem.facts("u1", slot=slot, include_superseded=True)}
+    old, new = facts[wrong], facts[right]
+    learned = clock[0] if fix is not None else T0 + timedelta(days=1)
+    assert old.reason == "corrected" and old.superseded_by == new.id
+    assert old.valid_to == old.valid_from and old.superseded_at == learned
+    assert new.valid_from == old.valid_from and new.is_current and new.superseded_at is None
+    if moved is not None:  # what the wrong value had replaced stays replaced, learned when it was said
+        assert facts[moved].reason == "replaced" and facts[moved].superseded_at == T0 + timedelta(days=1)
+    before = mem.facts("u1", slot=slot, as_of=learned - timedelta(minutes=1))
+    assert [f.value for f in before] == [wrong]  # known before the correction: the old value held
+
+    clock[0] = T0 + timedelta(days=40)
+    gone = mem.retract("u1", new.id)
+    assert gone.reason == "retracted" and gone.superseded_by is None
+    assert gone.valid_to == gone.valid_from and gone.superseded_at == clock[0]
+    assert [f.value for f in mem.facts("u1", slot=slot, as_of=clock[0] - timedelta(minutes=1))] == [right]

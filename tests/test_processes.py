@@ -103,6 +103,25 @@ def test_a_new_process_starts_from_the_snapshot(make_memory, tmp_path):
     assert "kayak" in result["cards"][0]
 
 
+def test_a_large_rebuild_is_saved_at_once_so_a_killed_process_costs_one_rebuild(make_memory, tmp_path):
+    db = tmp_path / "m.db"
+    writer = make_memory(db)  # its indexes are too small to be saved
+    texts = ["I live in Boston.", "I love hiking.", "我喜欢喝茶", "My sister Ana plays the cello.", "我养了一只猫"]
+    writer.write_many(
+        [
+            Turn(t, user_id="u1", session_id="s", turn_id=f"t{i}", timestamp=T0 + timedelta(days=i))
+            for i, t in enumerate(texts)
+        ]
+    )
+    writer.store.close()  # never closed properly: nothing saved
+    assert not list((tmp_path / "m.db.snapshots").glob("*.json"))
+    rebuilt = other(db, "retrieve", question="What do I love doing?", user_id="u1", now=NOW, no_close=True)
+    assert rebuilt["snapshot_loads"] == 0 and any("hiking" in c for c in rebuilt["cards"][:2])
+    assert list((tmp_path / "m.db.snapshots").glob("*-event.json"))  # saved by the rebuilding process itself
+    loaded = other(db, "retrieve", question="我喜欢喝什么？", user_id="u1", now=NOW, no_close=True)
+    assert loaded["snapshot_loads"] >= 1 and any("茶" in c for c in loaded["cards"][:2])
+
+
 def test_caches_are_bounded(make_memory, embedder):
     mem = make_memory(config=MemoryConfig(cache_bytes=embedder.dim * 4 * 6))
     first = None

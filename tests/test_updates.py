@@ -20,6 +20,7 @@ SCENARIOS = [
 ]
 _ITEM = re.compile(
     r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
+    r"(?: from (?P<since>\d{4}-\d{2}(?:-\d{2})?))?"
     r"(?: \((?P<reason>replaced|ended|corrected|retracted|cancelled)\))?$"
 )
 
@@ -35,13 +36,16 @@ def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
 
 
 def _has(facts, item: str, with_reason: bool = False) -> bool:
+    """Is ``item`` among ``facts``? "slot: value from 2025-01-06" also checks when it holds from."""
     subject, slot, value, negated, reason = _parse(item)
+    since = _ITEM.match(item).group("since")  # type: ignore[union-attr]
     return any(
         f.subject == subject
         and f.slot == slot
         and (f.value == value or (not value and negated))
         and f.negated == negated
         and (not with_reason or f.reason == reason)
+        and (since is None or f.valid_from.date().isoformat().startswith(since))
         for f in facts
     )
 

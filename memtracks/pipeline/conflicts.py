@@ -80,14 +80,16 @@ def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, l
 
     ``reason`` is one of :data:`~memtracks.records.REASONS`. A void reason (corrected,
     retracted, cancelled) closes it where it began: it never held. The fact itself stays, with
-    its history, so questions about the past still reach it.
+    its history (an ending it had before is kept as a revision, for the as-of rule), so
+    questions about the past still reach it. The writer, :func:`correct_fact` and
+    :func:`retract_fact` all end facts here.
     """
     from ..tracks.facts import VOID_REASONS
 
     if reason not in REASONS:
         raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")
     end = fact.valid_from if reason in VOID_REASONS else max(at, fact.valid_from)
-    return replace(fact, valid_to=end, superseded_by=by, reason=reason, superseded_at=learned)
+    return revise(fact, learned, valid_to=end, superseded_by=by, reason=reason)
 
 
 def resolve_conflicts(
@@ -354,16 +356,14 @@ def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id
         superseded_at=at if ends else None,
         revisions=(),
     )
-    until = fact.valid_to if fact.valid_to is not None else at
-    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=new_id, reason="corrected")
+    old = supersede(fact, at, new_id, reason="corrected", learned=at)
     return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
 
 
 def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
     """The user says ``fact`` was never true (learned at ``at``): it ends with reason
     "retracted" (kept as history), and the facts it had superseded take its place again."""
-    until = fact.valid_to if fact.valid_to is not None else at
-    old = revise(fact, at, valid_to=max(until, fact.valid_from), superseded_by=None, reason="retracted")
+    old = supersede(fact, at, None, reason="retracted", learned=at)
     assert fact.id is not None
     reopened = tuple(take_place(p, fact, learned=at) for p in predecessors if p.superseded_by == fact.id)
     return FactChanges(

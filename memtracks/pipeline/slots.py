@@ -28,7 +28,7 @@ from .matching import (
 from .numerals import parse_number
 from .patterns import Compiled, group
 from .statements import Statement, statement_for
-from .values import check_value
+from .values import check_value, whole_phrase
 
 _SPLIT = re.compile(r"\s*(?:,|、|，|\band\b|\bor\b|和|以及|还有)\s*", re.IGNORECASE)
 _MAX_ITEM_WORDS = 5
@@ -137,12 +137,13 @@ def extract_slots(
                 )
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
-            st = statement_for(context.statements, m.span(), context.parsed)
+            st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
             if not _stated(st, pattern, times):  # noqa: B023
                 return None
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
+            values = [_whole(v, context, text) for v in values]
             if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
@@ -231,6 +232,8 @@ def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ())
         st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.direction != "present" for t in times
     ):
         return False  # "今天不吃了", "I'm not drinking tonight": one day, not a trait
+    if spec.lasting and "occasion" in st.cues:
+        return False  # "I was playing video games when ...": the scene of one evening, not a hobby
     if spec.slot in _TASTES and not spec.negate and "past" in st.cues and not spec.historical:
         return False  # "I loved the show": an opinion of one occasion, not a lasting taste
     if spec.slot in _TASTES and st.planned and not spec.negate:
@@ -249,6 +252,25 @@ def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContex
         )
         is None
     )
+
+
+_PHRASE_KINDS = frozenset({"text"})  # free phrases ("create a safe and loving home"): the regex only finds their start
+
+
+def _whole(v: SlotValue, context: ValueContext, text: str) -> SlotValue:
+    """A phrase value as the whole phrase the parse reads, not where the regex stopped."""
+    from dataclasses import replace
+
+    if v.lang != "en" or not context.parsed or (context.kinds or {}).get(v.slot, "text") not in _PHRASE_KINDS:
+        return v
+    span = _value_span(v, text)
+    if span is None or v.value != text[span[0] : span[1]]:
+        return v
+    start, end = whole_phrase(span, context.parsed, text)
+    if end == span[1]:
+        return v
+    value = clean_value(text[start:end])
+    return replace(v, value=value, value_key=value_key(value))
 
 
 def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:

@@ -65,7 +65,7 @@ _MAX_WORDS = {
     "thing": 6,
     "product": 6,
     "title": 5,
-    "text": 8,
+    "text": 10,
     "pet": 5,
     "language": 3,
     "condition": 5,
@@ -133,7 +133,7 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
         if lower[-1] in _VAGUE_EN:
             return f"vague head noun '{lower[-1]}'"
     tags = _tags(parsed, span)
-    if tags and span is not None and kind in ("thing", "title", "condition", "product"):
+    if tags and span is not None and kind in ("thing", "title", "condition", "product", "text"):
         cut = _cut_phrase(parsed, tags, span, kind)
         if cut:
             return cut
@@ -167,6 +167,8 @@ def _cut_phrase(parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tu
     head = by_i.get(last.head)
     if last.dep in ("compound", "amod", "nmod", "poss", "nummod") and head is not None and head.idx >= span[1]:
         return f"'{last.text}' modifies a noun outside the value"
+    if any(t.head == last.i and t.dep == "prt" and t.idx >= span[1] for t in parsed):
+        return f"'{last.text}' has a particle after it: another verb ('writing down', 'playing around')"
     cut_deps = ("prep", "acl", "relcl") if kind == "thing" else ("acl", "relcl")  # "a nurse at X" is whole
     for t in parsed:
         if t.head != last.i or t.idx < span[1] or t.dep not in cut_deps:
@@ -176,6 +178,65 @@ def _cut_phrase(parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tu
         if not any(u.pos == "PUNCT" for u in between):
             return "a modifier of the value was cut off"
     return None
+
+
+# Dependents that belong to the phrase of their head: a value cut before one of them was cut
+# inside a phrase ("create a safe [and loving home]"). Clauses and attachments (prep, relcl,
+# advcl, a second verb joined by "and") end a phrase and are left out.
+_INSIDE_PHRASE = frozenset(
+    "det amod compound nummod poss case quantmod nmod dobj pobj prt cc conj advmod npadvmod neg".split()
+)
+_VERBAL = ("VERB", "AUX")
+
+
+def whole_phrase(span: tuple[int, int], parsed: Sequence[ParsedToken], text: str) -> tuple[int, int]:
+    """``span`` widened to the whole phrase the parse says it is part of.
+
+    A regex stops at the first "and" or comma; the parse knows that "a safe and loving home"
+    is one noun phrase. The span grows to the right while a word in it modifies a word after
+    it (its head lies beyond), or a word after it depends on one inside as part of the same
+    phrase (an object, a modifier, a coordinated adjective). It never grows across a clause
+    boundary: a prepositional attachment, a relative clause, a second verb joined by "and".
+    """
+    if not parsed:
+        return span
+    by_i = {t.i: t for t in parsed}
+    start, end = span
+    for _ in range(len(parsed)):
+        inside = [t for t in parsed if start <= t.idx < end]
+        grown = end
+        for t in inside:
+            head = by_i.get(t.head)
+            if head is not None and head.idx >= end and head.pos not in _VERBAL and head.pos != "PUNCT":
+                grown = max(grown, head.idx + len(head.text))
+        for t in parsed:
+            head = by_i.get(t.head)
+            if t.idx < end or head is None or not (start <= head.idx < end) or t.dep not in _INSIDE_PHRASE:
+                continue
+            if t.dep in ("conj", "cc") and head.pos in _VERBAL:
+                continue  # "run a marathon and raise money": two aims, the first is whole
+            if _comma_between(parsed, end, t.idx):
+                continue  # "..., no idea when": a new clause
+            grown = max(grown, _right_edge(parsed, t))
+        if grown == end:
+            break
+        end = grown
+    return (start, end)
+
+
+def _right_edge(parsed: Sequence[ParsedToken], root: ParsedToken) -> int:
+    """Where the phrase headed by ``root`` ends, clauses and attachments after it left out."""
+    edge = root.idx + len(root.text)
+    for t in parsed:
+        if t.head == root.i and t.i != root.i and t.idx > root.idx and t.dep in _INSIDE_PHRASE:
+            if t.dep in ("conj", "cc") and root.pos in _VERBAL or _comma_between(parsed, edge, t.idx):
+                continue
+            edge = max(edge, _right_edge(parsed, t))
+    return edge
+
+
+def _comma_between(parsed: Sequence[ParsedToken], start: int, end: int) -> bool:
+    return any(u.pos == "PUNCT" and u.tag != "HYPH" and start <= u.idx < end for u in parsed)
 
 
 def _within(parsed: Sequence[ParsedToken], token: ParsedToken, root: ParsedToken) -> bool:
