@@ -25,6 +25,7 @@ class TermSpec(Strict):
     en: list[str] = Field(default_factory=list)
     zh: list[str] = Field(default_factory=list)
     gender: Literal["f", "m"] | None = None  # relations: who "she" / 她 can refer to
+    parents_say: str | None = None  # relations: the child a parent means by the bare word (哥哥: son)
 
 
 class EntitySpec(TermSpec):
@@ -71,6 +72,11 @@ class TermList:
     @cached_property
     def genders(self) -> dict[str, str]:
         return {s.key: s.gender for s in self.specs if s.gender}
+
+    @cached_property
+    def parents_say(self) -> dict[str, str]:
+        """Relation -> the child a parent calls by its bare word (brother -> son: 哥哥三年级了)."""
+        return {s.key: s.parents_say for s in self.specs if s.parents_say}
 
     def key_of_prefix(self, text: str) -> str | None:
         """The key of the longest surface form ``text`` starts with ("朋友开" -> friend)."""

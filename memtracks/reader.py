@@ -55,10 +55,10 @@ class Filters:
     ) -> Filters:
         if tracks is not None and (isinstance(tracks, str | bytes) or not isinstance(tracks, Iterable)):
             raise InvalidTurnError(f"tracks must be a list of track names, e.g. ['fact']; found {tracks!r:.80}")
-        chosen = frozenset(RETRIEVERS) if tracks is None else frozenset(tracks)
-        unknown = sorted(chosen - set(RETRIEVERS))
-        if unknown or not chosen:
-            raise InvalidTurnError(f"tracks must be some of {', '.join(RETRIEVERS)}; found {sorted(chosen)}")
+        names = list(RETRIEVERS) if tracks is None else list(tracks)
+        if not names or any(not isinstance(name, str) or name not in RETRIEVERS for name in names):
+            raise InvalidTurnError(f"tracks must be some of {', '.join(RETRIEVERS)}; found {names!r:.120}")
+        chosen = frozenset(names)
         for key, value in (metadata or {}).items():
             if not isinstance(key, str) or not (value is None or isinstance(value, str | int | float | bool)):
                 raise InvalidTurnError(

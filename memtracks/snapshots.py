@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .indexes import TRACKS
 from .retrieval.lexical import TOKENIZER, LexicalIndex
 from .storage import Storage
 from .storage.vectors import INDEXES
@@ -149,11 +150,15 @@ class Snapshots:
                 old.unlink(missing_ok=True)
         return 1
 
+    def tracks(self, scope: str) -> list[str]:
+        """The tracks of ``scope`` that have a saved vector-index snapshot."""
+        return [track for track in TRACKS if self._meta(scope, track) is not None]
+
     def drop(self, scope: str) -> None:
         """Remove every snapshot of ``scope`` (its memories were rewritten or erased)."""
         if not self.dir.is_dir():
             return
-        for track in ("fact", "event", "inference", "fact.lexical", "event.lexical", "inference.lexical"):
+        for track in (*TRACKS, *(f"{track}.lexical" for track in TRACKS)):
             base = self._base(scope, track)
             for path in [*self.dir.glob(f"{base}.*.index"), self.dir / f"{base}.json"]:
                 path.unlink(missing_ok=True)

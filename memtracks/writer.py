@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -43,7 +42,8 @@ from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
 from .pipeline.language import detect_language
-from .pipeline.matching import SubjectResolver, earlier_mentions, named_relations
+from .pipeline.matching import SubjectResolver, earlier_mentions, named_relations, talks_of_children
+from .pipeline.replies import filled_answer
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
 from .pipeline.timenorm import normalize_time
@@ -207,7 +207,7 @@ class Writer:
                                 if p.user_id == user and p.vector is not None
                             ],
                         )
-        except sqlite3.Error as exc:
+        except self.store.database_errors as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
 
@@ -237,6 +237,8 @@ class Writer:
             warnings = [*warnings, note]
         try:
             found = Extraction() if screen.blocked else self._extract(turn, analysis, subject)
+            if not found.values and not screen.blocked:
+                found = self._read_as_answer(turn, analysis, subject, found)
         except Exception as exc:  # a stage bug must not lose the user's words
             log.exception("extraction failed for turn %s", turn.turn_id)
             warnings = [*warnings, f"extraction failed ({exc!r}); stored the turn without facts"]
@@ -247,7 +249,7 @@ class Writer:
         try:
             with self.store.savepoint("derive"):  # a failing stage leaves nothing half-stored
                 outcome = self._derive(turn, found, event)
-        except sqlite3.Error:
+        except self.store.database_errors:
             raise
         except Exception as exc:
             log.exception("fact/inference stage failed for turn %s", turn.turn_id)
@@ -311,7 +313,12 @@ class Writer:
         earlier = earlier_mentions(before, subject, tk.lexicons, people)
         if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
             earlier = ()  # "How old is Luna?" - "She is five": the pronoun is whoever was asked about
-        resolver = SubjectResolver(subject, tk.lexicons, entities, people, analysis.text, earlier=earlier)
+        parent = analysis.primary == "zh" and talks_of_children(
+            [search, *(tk.lexicons.to_simplified(t) for s, t in before if s == subject)]
+        )
+        resolver = SubjectResolver(
+            subject, tk.lexicons, entities, people, analysis.text, earlier=earlier, parent=parent
+        )
         lang = analysis.primary
         if lang == "zh":
             answering = bool(before) and before[-1][0] != subject
@@ -350,6 +357,21 @@ class Writer:
         values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
         entities = add_names(analysis.text, entities, _names(values, happenings))
         return Extraction(entities, times, values, happenings, bare, check)
+
+    def _read_as_answer(self, turn: Turn, analysis: Analysis, subject: str, found: Extraction) -> Extraction:
+        """A bare Chinese answer to the question just before ("你养了什么？" — "一只猫"): the
+        values of the question filled with it (:mod:`memtracks.pipeline.replies`)."""
+        if analysis.primary != "zh" or subject == "assistant" or len(analysis.text) > 16:
+            return found
+        before = self._turns_before(turn)
+        if not before or before[-1][0] == subject:
+            return found
+        asked = before[-1][1]
+        filled = filled_answer(asked, analysis.text, self.toolkit.lexicons.to_simplified(asked))
+        if filled is None:
+            return found
+        values = self._extract(turn, self.toolkit.nlp.analyze([filled], ["zh"])[0], subject).values
+        return replace(found, values=values) if values else found
 
     # ------------------------------------------------------------------ bare corrections
 

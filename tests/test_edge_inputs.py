@@ -124,7 +124,8 @@ def test_edge_times_at_the_end_of_the_calendar_are_no_error(text):
 @pytest.mark.parametrize(
     "kwargs",
     [{"top_n": "5"}, {"top_n": 1.5}, {"top_n": True}, {"top_n": 0}, {"top_n": 10**9}, {"k": {"fact": "2"}}]
-    + [{"k": {"facts": 2}}, {"k": "fact"}, {"k": {"fact": -1}}, {"tracks": "fact"}, {"speaker": ""}],
+    + [{"k": {"facts": 2}}, {"k": "fact"}, {"k": {"fact": -1}}, {"tracks": "fact"}, {"speaker": ""}]
+    + [{"tracks": [None, False]}, {"tracks": [[]]}, {"tracks": []}, {"tracks": ["事实"]}],
 )
 def test_edge_wrong_retrieve_arguments_are_invalid_input(mem, kwargs):
     with pytest.raises(InvalidTurnError):

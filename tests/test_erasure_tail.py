@@ -92,6 +92,21 @@ def test_snapshots_are_rewritten_without_the_erased_and_still_load(shared, make_
     assert later.indexes.snapshot_loads > 0 and secret not in later.index("u1", "event")
 
 
+def test_a_process_without_the_indexes_erases_from_the_snapshots_and_keeps_them(shared, make_memory):
+    here, there = shared
+    here.close()  # snapshots saved, holding the secret
+    secret = _event_of(there, "secret")
+    eraser = make_memory(there.store.path, config=MemoryConfig(snapshot_min=1))  # holds no indexes
+    eraser.forget("u1", turn_ids=["secret"])
+    folder = eraser.indexes.snapshots.dir
+    assert list(folder.glob("*-event.json")), "the snapshots were dropped: the next start would rebuild"
+    assert all(SECRET.encode() not in p.read_bytes() for p in folder.iterdir())
+    later = make_memory(there.store.path, config=MemoryConfig(snapshot_min=1))
+    cards = later.retrieve("我去了哪些博物馆？", user_id="u1", now=NOW).cards
+    assert later.indexes.snapshot_loads > 0 and secret not in later.index("u1", "event")
+    assert any("博物馆" in c.text for c in cards) and all(SECRET not in c.text for c in cards)
+
+
 def test_a_snapshot_older_than_an_erasure_loads_without_the_erased(shared, make_memory, tmp_path):
     here, there = shared
     here.close()

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.slow
 
 API_EXAMPLES = int(os.environ.get("MEMTRACKS_FUZZ_EXAMPLES", "8000"))
 CLI_EXAMPLES = API_EXAMPLES // 4
-SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck), "database": None}
+# CI sets MEMTRACKS_FUZZ_DERANDOMIZE=1: the same cases on every run, so a red run is reproducible
+DERANDOMIZE = os.environ.get("MEMTRACKS_FUZZ_DERANDOMIZE") == "1"
+SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck), "database": None, "derandomize": DERANDOMIZE}
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 
 words = st.sampled_from(

@@ -144,6 +144,7 @@ class SubjectResolver:
     text: str = ""  # the turn, for finding who "she" / 她 refers to
     topics: tuple = ()  # Chinese clause topics (pipeline.topics.Topic): who a subject-less clause is about
     earlier: tuple[tuple[str, str | None], ...] = ()  # (subject, gender) named in the turns just before
+    parent: bool = False  # the speaker is talking of their children (a bare 哥哥 is their son)
 
     def without_subject(self, pos: int) -> str | None:
         """Whom a match with no subject of its own at ``pos`` is about: in Chinese its
@@ -204,6 +205,9 @@ class SubjectResolver:
         return self._person(re.sub(r"'s$", "", text), span)
 
     def _chinese(self, text: str, span: tuple[int, int]) -> str | None:
+        child = self._child_by_kin_word(text) if self.parent else None
+        if child is not None:
+            return child
         if text in ("他", "她"):
             return self._antecedent(span[0], "f" if text == "她" else "m")
         for pronoun in _SELF_ZH:
@@ -217,6 +221,14 @@ class SubjectResolver:
                     return named[0][1] if named else f"{self.speaker}'s {rel}"
                 return None
         return self._person(text, span)
+
+    def _child_by_kin_word(self, text: str) -> str | None:
+        """哥哥 / 我家妹妹 said by a parent: their son or daughter (我哥哥 stays the brother)."""
+        bare = _FAMILY_HOME.sub("", text)
+        if (bare == text and text.startswith(("我", "你"))) or len(bare) < 2:
+            return None
+        kid = self.lexicons.relations.parents_say.get(self.lexicons.relations.key(bare) or "")
+        return f"{self.speaker}'s {kid}" if kid else None
 
     def _antecedent(self, pos: int, gender: str | None = None, by_relation_only: bool = False) -> str | None:
         """Who a third-person pronoun at ``pos`` refers to: the last relation ("my sister",
@@ -259,6 +271,16 @@ class SubjectResolver:
             if e.label in ("person", "pet") and e.span == (span[0], span[0] + len(name)):
                 return e.text
         return None
+
+
+_FAMILY_HOME = re.compile(r"^(?:我们家|我家|咱家|家里|家)(?:的)?")
+_CHILDREN_TALK = re.compile(r"孩子|娃|儿子|女儿|闺女|老大|老二|小孩|宝宝|幼儿园|[一二三四五六]年级|小学|初[一二三]")
+
+
+def talks_of_children(texts: Iterable[str]) -> bool:
+    """Do these (Simplified) turns speak of the speaker's children: where a bare 哥哥 or 妹妹
+    is a child, not a sibling?"""
+    return any(_CHILDREN_TALK.search(t) for t in texts)
 
 
 def _fits(theirs: str | None, wanted: str | None) -> bool:

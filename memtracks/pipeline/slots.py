@@ -137,7 +137,7 @@ def extract_slots(
                 )
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
-            st = statement_for(context.statements, m.span(), context.parsed)
+            st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
             if not _stated(st, pattern, times):  # noqa: B023
                 return None
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023

@@ -217,23 +217,33 @@ def _marker_words() -> tuple[str, ...]:
 
 
 def statement_for(
-    statements: Sequence[Statement], span: tuple[int, int], parsed: Sequence[ParsedToken] = ()
+    statements: Sequence[Statement],
+    span: tuple[int, int],
+    parsed: Sequence[ParsedToken] = (),
+    chain_clauses: bool = False,
 ) -> Statement:
-    """The statement a match at ``span`` belongs to; in English narrowed by the parse."""
+    """The statement a match at ``span`` belongs to; in English narrowed by the parse.
+    ``chain_clauses`` (Chinese): a match over several clauses is said at the future time a
+    later one names."""
     inside = [s for s in statements if s.start <= span[0] < s.end]
     if not inside:
         return Statement(span[0], span[1], frozenset())
     st = inside[0]
-    # a match spanning several clauses ("I live in Boston, not Chicago") takes their cues
-    extra = frozenset().union(*(s.cues for s in statements if span[0] < s.start < span[1]))
+    # a match spanning several clauses ("I live in Boston, not Chicago") takes their
+    # corrections; in Chinese, where a clause chain shares one subject, also the future time
+    # a later clause names (一家外企，叫美敦力，下个月一号入职: a plan).
+    spanned = [s for s in statements if span[0] < s.start < span[1]]
+    extra = frozenset().union(*(s.cues for s in spanned))
     cues = st.cues | (extra & {"correction"})
-    future = st.future_time
+    chained = spanned if chain_clauses else []
+    future = st.future_time or any(s.future_time for s in chained)
+    end = max([st.end, *(s.end for s in chained)])
     if parsed:
         cues = _narrow(cues, parsed, span)
         # a fact said as a noun phrase ("my girlfriend Anna is coming tonight") is not planned
         # by the time of the clause it stands in
         future = future and _anchor_verb(parsed, span) is not None
-    return Statement(st.start, st.end, frozenset(cues), future)
+    return Statement(st.start, end, frozenset(cues), future)
 
 
 def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int]) -> frozenset[str]:
