@@ -35,6 +35,7 @@ import networkx as nx
 
 from .errors import UnknownNameError
 from .records import STORED_AS
+from .retrieval.database import DatabaseLexical, DatabaseVectors
 from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Storage
 from .storage.vectors import INDEXES
@@ -76,6 +77,8 @@ class ScopeIndexes:
     seen_changes: int = 0  # a live entry: this process's write count when it last read its tail
 
     def nbytes(self, dim: int) -> int:
+        if any(isinstance(v, DatabaseVectors) for v in self.vectors.values()):
+            return self.graph.number_of_edges() * EDGE_BYTES if self.graph is not None else 0
         vectors = sum(len(v) for v in self.vectors.values()) * dim * 4
         postings = sum(x.postings for x in self.lexical.values()) * POSTING_BYTES
         edges = self.graph.number_of_edges() * EDGE_BYTES if self.graph is not None else 0
@@ -178,7 +181,12 @@ class Indexes:
 
     def _build(self, scope: str, entry: ScopeIndexes, track: str) -> None:
         """Load the track's indexes from snapshots where they match, else build them from the
-        store; either way, then add what the store holds beyond them."""
+        store; either way, then add what the store holds beyond them. A store that searches
+        by itself gets indexes that ask it (:mod:`memtracks.retrieval.database`)."""
+        if self.store.searches_in_database:
+            entry.vectors[track] = DatabaseVectors(self.store, scope, track)
+            entry.lexical[track] = DatabaseLexical(self.store, scope, track, self.documents)  # type: ignore[assignment]
+            return
         index, lexical, vectors_from, lexical_from = None, None, 0, 0
         if self.snapshots is not None and entry.since is None:
             loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
@@ -227,8 +235,8 @@ class Indexes:
         with self._lock:
             self._changes += 1
             entry = self._scopes.get((scope, False))
-            if entry is None or track not in entry.vectors:
-                return  # built from the store (which holds it) when first needed
+            if entry is None or track not in entry.vectors or self.store.searches_in_database:
+                return  # built from the store (which holds it) when first needed, or searched there
             if vector is not None and item_id not in entry.vectors[track]:
                 entry.vectors[track].add([item_id], vector[None, :])
             if item_id not in entry.lexical[track]:
@@ -288,7 +296,7 @@ class Indexes:
         return set(self.store.ids_said_since(scope, track, entry.since, after=after))
 
     def _tail(self, scope: str, entry: ScopeIndexes) -> None:
-        for track in list(entry.vectors):
+        for track in [] if self.store.searches_in_database else list(entry.vectors):
             after = entry.synced.get(track, 0)
             keep = self._said_since(scope, track, entry, after)
             ids, matrix = self.store.vectors(scope, track, after=after)
