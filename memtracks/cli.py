@@ -39,6 +39,7 @@ from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
 from .quoting import inline as _inline
 from .records import Event, Fact, Inference
+from .storage import is_postgres
 from .storage.codec import dt_text
 from .tracks.facts import FactState, fact_state, supersede_chain
 from .views import event_json, fact_json, inference_json, record_json
@@ -60,10 +61,15 @@ def _zone(name: str) -> tzinfo:
         raise argparse.ArgumentTypeError(f"unknown time zone {name!r} (e.g. UTC, Asia/Shanghai)") from None
 
 
+def _exists(location: str) -> bool:
+    """Is there a memory at ``--db`` (a Postgres URI is checked when it is opened)?"""
+    return is_postgres(location) or os.path.exists(location)
+
+
 def _open(args: argparse.Namespace, must_exist: bool = True, reads_only: bool = False) -> Memory:
     """The memory at ``--db``. A command that only reads opens a file it may not write
     (a read-only file or folder) read-only, as ``--read-only`` asks for explicitly."""
-    if must_exist and not os.path.exists(args.db):
+    if must_exist and not _exists(args.db):
         raise MemtracksError(f"no database at {args.db} (ingest something first, or pass --db)")
     rules, lexicons = getattr(args, "rules", None), getattr(args, "lexicons", None)
     folders: dict[str, Any] = {"rules_dir": rules, "lexicons_dir": lexicons} if rules or lexicons else {}
@@ -181,7 +187,7 @@ def _show_json(mem: Memory, user: str, agent: str | None = None, as_of: datetime
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.db):
+    if not _exists(args.db):
         print(f"memtracks: no database at {args.db} (ingest something first, or pass --db)", file=sys.stderr)
         return 1
     with _open(args, reads_only=True) as mem:
@@ -207,7 +213,7 @@ def _when(text: str) -> datetime:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.db):
+    if not _exists(args.db):
         print(f"memtracks: no database at {args.db} (ingest something first, or pass --db)", file=sys.stderr)
         return 1
     with _open(args, reads_only=True) as mem:
@@ -434,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--db",
         default=os.environ.get("MEMTRACKS_DB", DEFAULT_DB),
-        help="SQLite database (default: $MEMTRACKS_DB or memtracks.db)",
+        help="SQLite database file, or a postgresql:// URI (default: $MEMTRACKS_DB or memtracks.db)",
     )
     parser.add_argument("--read-only", action="store_true", help="open the database only to read it")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -29,6 +29,7 @@ import networkx as nx
 
 from .errors import UnknownNameError
 from .records import STORED_AS
+from .retrieval.database import DatabaseLexical, DatabaseVectors
 from .retrieval.lexical import LexicalIndex, tokenize
 from .storage import Storage
 from .storage.vectors import INDEXES
@@ -67,6 +68,8 @@ class ScopeIndexes:
     pending: dict[str, int] = field(default_factory=dict)  # highest id this process added, per track
 
     def nbytes(self, dim: int) -> int:
+        if any(isinstance(v, DatabaseVectors) for v in self.vectors.values()):
+            return self.graph.number_of_edges() * EDGE_BYTES if self.graph is not None else 0
         vectors = sum(len(v) for v in self.vectors.values()) * dim * 4
         postings = sum(x.postings for x in self.lexical.values()) * POSTING_BYTES
         edges = self.graph.number_of_edges() * EDGE_BYTES if self.graph is not None else 0
@@ -137,7 +140,12 @@ class Indexes:
 
     def _build(self, scope: str, entry: ScopeIndexes, track: str) -> None:
         """Load the track's indexes from snapshots where they match, else build them from the
-        store; either way, then add what the store holds beyond them."""
+        store; either way, then add what the store holds beyond them. A store that searches
+        by itself gets indexes that ask it (:mod:`memtracks.retrieval.database`)."""
+        if self.store.searches_in_database:
+            entry.vectors[track] = DatabaseVectors(self.store, scope, track)
+            entry.lexical[track] = DatabaseLexical(self.store, scope, track, self.documents)  # type: ignore[assignment]
+            return
         index, lexical, vectors_from, lexical_from = None, None, 0, 0
         if self.snapshots is not None:
             loaded = self.snapshots.load(scope, track, entry.generation, self.kind, self.dim)
@@ -171,8 +179,8 @@ class Indexes:
         """This process committed a new item: add it to the cached indexes of its scope."""
         with self._lock:
             entry = self._scopes.get(scope)
-            if entry is None or track not in entry.vectors:
-                return  # built from the store (which holds it) when first needed
+            if entry is None or track not in entry.vectors or self.store.searches_in_database:
+                return  # built from the store (which holds it) when first needed, or searched there
             if vector is not None and item_id not in entry.vectors[track]:
                 entry.vectors[track].add([item_id], vector[None, :])
             if item_id not in entry.lexical[track]:
@@ -225,7 +233,7 @@ class Indexes:
             return True
 
     def _tail(self, scope: str, entry: ScopeIndexes) -> None:
-        for track in list(entry.vectors):
+        for track in [] if self.store.searches_in_database else list(entry.vectors):
             after = entry.synced.get(track, 0)
             ids, matrix = self.store.vectors(scope, track, after=after)
             index, lexical = entry.vectors[track], entry.lexical[track]

@@ -29,7 +29,8 @@ class Managing(MemoryPart):
     def backup(self, path: str | Path, *, overwrite: bool = False) -> Path:
         """Copy the whole memory, every user, to ``path`` while it stays in use: SQLite's online
         backup, consistent with what was committed (the write-ahead log included, which a plain
-        file copy of an open memory misses). Open the copy with ``Memory(path)``."""
+        file copy of an open memory misses). Open the copy with ``Memory(path)``. A Postgres
+        memory is dumped with ``pg_dump`` (custom format; restore it with ``pg_restore``)."""
         with self._lock:
             self.store.backup(path, overwrite=overwrite)
         return Path(path)

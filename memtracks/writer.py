@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -208,7 +207,7 @@ class Writer:
                                 if p.user_id == user and p.vector is not None
                             ],
                         )
-        except sqlite3.Error as exc:
+        except self.store.database_errors as exc:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
 
@@ -250,7 +249,7 @@ class Writer:
         try:
             with self.store.savepoint("derive"):  # a failing stage leaves nothing half-stored
                 outcome = self._derive(turn, found, event)
-        except sqlite3.Error:
+        except self.store.database_errors:
             raise
         except Exception as exc:
             log.exception("fact/inference stage failed for turn %s", turn.turn_id)

@@ -12,6 +12,9 @@ CST = timezone(timedelta(hours=8))
 T0 = datetime(2024, 1, 10, 10, tzinfo=CST)
 
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 @pytest.mark.parametrize(
     "first,later,key",
     [

@@ -11,6 +11,9 @@ import pytest
 from memtracks import InvalidTurnError, Turn
 from memtracks.errors import NotFoundError
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 NOW = T0 + timedelta(days=3)
 # (user_id, agent_id): the city each one lives in is theirs alone

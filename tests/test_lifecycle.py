@@ -12,6 +12,9 @@ from memtracks import Turn
 from memtracks.errors import InvalidTurnError, NotFoundError
 from memtracks.storage.erase import erasures
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 CST = timezone(timedelta(hours=8))
 T0 = datetime(2024, 3, 1, 9, tzinfo=CST)
 

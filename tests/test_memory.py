@@ -10,6 +10,9 @@ import pytest
 from memtracks import DuplicateTurnError, InvalidTurnError, Memory, StorageError, Turn
 from memtracks.errors import MemtracksError, SchemaVersionError
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 CST = timezone(timedelta(hours=8))
 T0 = datetime(2024, 1, 10, 10, tzinfo=CST)
 

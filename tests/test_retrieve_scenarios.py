@@ -10,6 +10,9 @@ import yaml
 
 from memtracks import Turn
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 T0 = datetime(2024, 1, 8, 10, tzinfo=timezone(timedelta(hours=8)))
 SCENARIOS = yaml.safe_load((Path(__file__).parent / "data" / "scenarios.yaml").read_text(encoding="utf-8"))["scenarios"]
 CASES = [(s, q) for s in SCENARIOS for q in s["questions"]]

@@ -13,6 +13,9 @@ from memtracks import Turn
 from memtracks.errors import ImportConflictError, InvalidInputError, InvalidTurnError, StorageError
 from memtracks.transfer import json_schema
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 CST = timezone(timedelta(hours=8))
 T0 = datetime(2024, 3, 1, 9, tzinfo=CST)
 SCHEMA = Path(__file__).parent.parent / "docs" / "export.schema.json"

@@ -25,6 +25,9 @@ _ITEM = re.compile(
 )
 
 
+pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
+
+
 def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
     m = _ITEM.match(item)
     assert m, f"bad item {item!r}"

@@ -57,6 +57,7 @@ class Storage(Protocol):
     path: str  # where it lives, as shown in messages (a Postgres URI without its password)
     read_only: bool
     searches_in_database: bool  # vector and lexical search run in the database, not in memory
+    database_errors: tuple[type[BaseException], ...]  # what the driver raises (inside a transaction)
 
     @property
     def closed(self) -> bool: ...

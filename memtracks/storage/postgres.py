@@ -1,0 +1,452 @@
+"""The Postgres store: many processes (agent workers, servers) sharing one memory.
+
+``Memory("postgresql://user:pass@host/db")`` opens it (the ``memtracks[postgres]`` extra:
+psycopg 3 and pgvector; the server needs the ``vector`` extension). It keeps the rows SQLite
+keeps, in the same tables (:mod:`.postgres_schema`), and runs the same queries — written once,
+in SQLite's dialect, and translated (:mod:`.dialect`) — so both stores behave alike. What
+differs:
+
+- **Writes.** Each write batch is one transaction holding a transaction-level advisory lock
+  (``pg_advisory_xact_lock``): the lock SQLite's ``BEGIN IMMEDIATE`` takes on the file. Writers
+  in several processes queue on it, so ids and per-session sequence numbers are never given
+  twice and no write is lost; a turn already stored (primary key ``(user_id, turn_id)``) is
+  reported as such. Language analysis runs before the lock, in parallel.
+- **Search in the database.** Vectors live in a pgvector ``vector`` column with an HNSW index
+  (inner product), and the lexical index's postings in a table, scored with BM25 in SQL exactly
+  as the in-memory index scores them (:mod:`memtracks.retrieval.database`). Every process
+  searches the same index; none builds one in memory.
+- **Change tracking.** A counter bumped by every write transaction stands in for SQLite's
+  ``data_version``, so each process's caches (the event chain, speakers) see the others' writes.
+- **Erasure.** ``forget`` deletes the rows in one transaction; ``VACUUM`` (``vacuum=True``:
+  ``VACUUM FULL``) reclaims them. Backups: ``pg_dump`` (:meth:`PostgresStore.backup` runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import threading
+import urllib.parse
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import StorageConfig
+from ..errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
+from . import codec
+from .connection import Closed, check_config
+from .dialect import Tables, to_postgres
+from .postgres_schema import APPLICATION_ID, SCHEMA_VERSION, WRITE_LOCK, ensure_vector_index, migrate, version
+from .sqlite import Store
+
+try:
+    import psycopg
+    from psycopg.adapt import Loader
+    from psycopg.pq import Format
+except ImportError:  # pragma: no cover - the extra is not installed
+    psycopg = None  # type: ignore[assignment]
+    Loader = object  # type: ignore[assignment,misc]
+
+log = logging.getLogger(__name__)
+K1, B = 1.2, 0.75  # BM25, as memtracks.retrieval.lexical.LexicalIndex
+
+
+def redact(uri: str) -> str:
+    """``uri`` without its password, for messages."""
+    parts = urllib.parse.urlsplit(uri)
+    if not parts.password:
+        return uri
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+class Row(tuple):
+    """A result row readable by position and by column name, as ``sqlite3.Row`` is."""
+
+    _names: dict[str, int]
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self._names[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _rows_by_name(cursor: Any) -> Any:
+    names: dict[str, int] = {}
+    for n, column in enumerate(cursor.description or ()):
+        names.setdefault(column.name, n)
+
+    def make(values: Sequence[Any]) -> Row:
+        row = Row(values)
+        row._names = names
+        return row
+
+    return make
+
+
+class _VectorBytes(Loader):  # type: ignore[misc,valid-type]
+    """pgvector's text form read as float32 bytes: the shared SQL reads vectors as SQLite's blobs."""
+
+    format = Format.TEXT if psycopg else None  # type: ignore[assignment]
+
+    def load(self, data: Any) -> bytes:
+        text = bytes(data).decode("ascii")
+        return np.array(text[1:-1].split(","), dtype=np.float32).tobytes()
+
+
+class PgConnection:
+    """The psycopg connection, taking SQL in SQLite's dialect (see :mod:`.dialect`)."""
+
+    def __init__(self, conn: Any, tables: Tables):
+        self.conn = conn
+        self.tables = tables
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.conn.execute(to_postgres(sql, self.tables), list(params))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any:
+        rows = [list(r) for r in rows]
+        cursor = self.conn.cursor()
+        if rows:
+            cursor.executemany(to_postgres(sql, self.tables), rows)
+        return cursor
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def translate(exc: BaseException, where: str, rolled_back: bool = False) -> StorageError:
+    """The memtracks error for a Postgres failure (the message keeps the server's)."""
+    if isinstance(exc, StorageError):
+        return exc
+    errors = psycopg.errors
+    tail = "; the write failed and was rolled back, nothing of it was stored" if rolled_back else ""
+    if isinstance(exc, errors.LockNotAvailable | errors.DeadlockDetected | errors.QueryCanceled):
+        return LockTimeoutError(f"{where}: waited too long for another writer ({exc}){tail}")
+    if isinstance(exc, errors.ReadOnlySqlTransaction):
+        return ReadOnlyError(f"{where} cannot be written ({exc}){tail}")
+    if isinstance(exc, psycopg.InterfaceError) and "closed" in str(exc):
+        return ClosedError(f"{where}: this Memory was closed; open a new one")
+    return StorageError(f"{where}: {exc}{tail}")
+
+
+class PostgresStore(Store):
+    """A memtracks store in a Postgres database (see the module docstring).
+
+    Args:
+        uri: a libpq connection URI, ``postgresql://user:password@host:port/database``.
+        read_only: every write raises ReadOnlyError (and the session is read-only).
+        config: ``busy_timeout`` bounds the wait for another process's write lock.
+    """
+
+    searches_in_database = True
+    database_errors: tuple[type[BaseException], ...] = (psycopg.Error,) if psycopg else ()
+
+    def __init__(self, uri: str, *, read_only: bool = False, config: StorageConfig | None = None):
+        if psycopg is None:
+            raise StorageError(
+                "a postgresql:// memory needs the postgres extra: pip install 'memtracks[postgres]' "
+                "(psycopg and pgvector)"
+            )
+        self.uri = uri
+        self.path = redact(uri)
+        self.config = config or StorageConfig()
+        self.read_only = read_only
+        check_config(self.config)
+        self.lock = threading.RLock()
+        self._depth = 0
+        self._own_commits = 0
+        self._indexed_dims: set[int] = set()
+        try:
+            conn = psycopg.connect(uri, autocommit=True, row_factory=_rows_by_name)
+        except psycopg.Error as exc:
+            raise StorageError(f"cannot connect to {self.path}: {exc}") from exc
+        try:
+            self.db = self._prepare(conn)  # type: ignore[assignment]
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, psycopg.Error):
+                raise translate(exc, self.path) from exc
+            raise
+
+    def _prepare(self, conn: Any) -> PgConnection:
+        conn.execute("SELECT set_config('lock_timeout', %s, false)", [f"{int(self.config.busy_timeout * 1000)}ms"])
+        if self.read_only:
+            found = version(conn, self.path)
+            if found < SCHEMA_VERSION:
+                raise StorageError(
+                    f"{self.path} holds no memtracks memory at schema {SCHEMA_VERSION} (found {found}); "
+                    "open it once without read_only=True to create or upgrade it"
+                )
+            conn.execute("SET default_transaction_read_only = on")
+        else:
+            migrate(conn, self.path)
+        from pgvector.psycopg import register_vector
+
+        register_vector(conn)
+        oid = conn.execute("SELECT 'vector'::regtype::oid").fetchone()[0]
+        conn.adapters.register_loader(oid, _VectorBytes)
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")  # filtered by scope, still k results
+        conn.execute("SET hnsw.ef_search = 100")
+        return PgConnection(conn, _tables(conn))
+
+    @property
+    def _conn(self) -> Any:
+        if isinstance(self.db, Closed):
+            raise ClosedError(f"{self.path}: this Memory was closed; open a new one")
+        return self.db.conn  # type: ignore[attr-defined]
+
+    def backup(self, target: str | Path, *, overwrite: bool = False) -> int:
+        """A consistent copy of the whole database at ``target``, made by ``pg_dump`` (custom
+        format: restore it with ``pg_restore -d postgresql://...``). Returns its size in bytes."""
+        dest = Path(target)
+        if dest.exists() and not overwrite:
+            raise StorageError(f"{target} exists; pass overwrite=True (--force) to replace it")
+        if not dest.parent.is_dir():
+            raise StorageError(f"folder {dest.parent} does not exist")
+        pg_dump = shutil.which("pg_dump")
+        if pg_dump is None:
+            raise StorageError("pg_dump was not found on PATH: back up a Postgres memory with pg_dump (see the README)")
+        partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")
+        try:
+            done = subprocess.run(
+                [pg_dump, "--format=custom", f"--file={partial}", self.uri], capture_output=True, text=True
+            )
+            if done.returncode:
+                raise StorageError(f"pg_dump of {self.path} failed: {done.stderr.strip()}")
+            os.replace(partial, dest)
+        finally:
+            partial.unlink(missing_ok=True)
+        return dest.stat().st_size
+
+    # ---------------------------------------------------------------- transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All-or-nothing, under the write lock every writer of this database takes."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            if self.read_only:
+                raise ReadOnlyError(f"{self.path} was opened read-only; open it without read_only=True to write")
+            self._depth = 1
+            try:
+                with self._conn.transaction():
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+                    yield
+                    self._conn.execute("UPDATE changes SET version = version + 1 WHERE id = 1")
+                self._own_commits += 1
+            except psycopg.Error as exc:
+                raise translate(exc, self.path, rolled_back=True) from exc
+            finally:
+                self._depth = 0
+
+    def overwriting(self) -> Any:
+        """Postgres frees deleted rows at ``VACUUM`` (see :meth:`scrub`): nothing to switch on."""
+        return nullcontext()
+
+    def scrub(self, *, vacuum: bool = False) -> None:
+        """Reclaim the space of deleted rows now: ``VACUUM`` of the memory tables, or with
+        ``vacuum=True`` ``VACUUM FULL``, which rewrites them so no old row stays on disk."""
+        for table in ("turns", "facts", "events", "inferences", "vectors", "lexical_postings"):
+            self.execute(f"VACUUM {'FULL ' if vacuum else ''}{table}")
+
+    def integrity_errors(self, *, quick: bool = False) -> list[str]:
+        """Postgres checks its own pages (checksums, WAL); memtracks' invariants are checked by
+        :mod:`memtracks.integrity` as for SQLite. Nothing to add here."""
+        return []
+
+    def header(self) -> tuple[int, int]:
+        return APPLICATION_ID, version(self._conn, self.path)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        with self.lock:
+            if self._depth:
+                return self.db.execute(sql, params)  # the transaction translates what fails
+            try:
+                return self.db.execute(sql, params)
+            except psycopg.Error as exc:
+                raise translate(exc, self.path) from exc
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self.execute(sql, params).fetchall()
+
+    def next_id(self, table: str) -> int:
+        track = {"facts": "fact", "events": "event", "inferences": "inference"}[table]
+        row = self._rows(
+            f"SELECT GREATEST(COALESCE((SELECT MAX(id) FROM {table}), 0), "
+            "COALESCE((SELECT MAX(item_id) FROM erased_items WHERE track = ?), 0))",
+            (track,),
+        )
+        return int(row[0][0]) + 1
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits a write (this one's own do not count)."""
+        return int(self._rows("SELECT version FROM changes WHERE id = 1")[0][0]) - self._own_commits
+
+    def _metadata_holds(self, key: str, value: Any) -> tuple[str, list[Any]]:
+        if value is None:  # SQLite: a JSON null and a missing key both read as NULL
+            return "(metadata::jsonb -> ? IS NULL OR metadata::jsonb -> ? = 'null'::jsonb)", [key, key]
+        if isinstance(value, bool):  # SQLite reads JSON true as 1
+            return "(metadata::jsonb -> ?) IN (?::jsonb, ?::jsonb)", [key, json.dumps(value), json.dumps(int(value))]
+        return "(metadata::jsonb -> ?) = ?::jsonb", [key, json.dumps(value)]
+
+    # ---------------------------------------------------------------- vectors
+
+    def save_vectors(self, user_id: str, track: str, items: Sequence[tuple[int, str, np.ndarray]]) -> None:
+        rows = []
+        for item_id, content_hash, vector in items:
+            v = np.asarray(vector, dtype=np.float32).reshape(-1)
+            rows.append(
+                (user_id, track, item_id, content_hash, v, codec.vector_checksum(user_id, track, item_id, v.tobytes()))
+            )
+        for dim in {len(r[4]) for r in rows} - self._indexed_dims:
+            ensure_vector_index(self.db, dim)
+            self._indexed_dims.add(dim)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO vectors (user_id, track, item_id, content_hash, vector, checksum) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def vector_search(self, user_id: str, track: str, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The ``k`` stored vectors of ``user_id`` on ``track`` with the largest inner product
+        with ``query`` (the HNSW index, or an exact scan of a small scope: the planner's choice)."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if k <= 0 or not len(q):
+            return []
+        dim = len(q)
+        rows = self._rows(
+            f"SELECT item_id, (vector::vector({dim}) <#> ?::vector({dim})) AS distance FROM vectors "
+            f"WHERE user_id = ? AND track = ? ORDER BY vector::vector({dim}) <#> ?::vector({dim}) LIMIT ?",
+            (q, user_id, track, q, int(k)),
+        )
+        found = sorted(((int(r[0]), -float(r[1])) for r in rows), key=lambda pair: -pair[1])
+        return found
+
+    def vector_lookup(self, user_id: str, track: str, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of these items (those that have one)."""
+        if not ids:
+            return {}
+        rows = self._rows(
+            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id = ANY(?)",
+            (user_id, track, [int(i) for i in ids]),
+        )
+        return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    # ---------------------------------------------------------------- lexical index
+
+    def max_item_id(self, user_id: str, track: str) -> int:
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        return int(self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?", (user_id,))[0][0])
+
+    def lexical_state(self, user_id: str, track: str) -> Any:
+        """(synced, generation, erased, documents, total_length) of a scope's lexical index, or None."""
+        rows = self._rows(
+            "SELECT synced, generation, erased, documents, total_length FROM lexical_state "
+            "WHERE user_id = ? AND track = ?",
+            (user_id, track),
+        )
+        return rows[0] if rows else None
+
+    def lexical_reset(self, user_id: str, track: str) -> None:
+        self.execute("DELETE FROM lexical_postings WHERE user_id = ? AND track = ?", (user_id, track))
+        self.execute("DELETE FROM lexical_state WHERE user_id = ? AND track = ?", (user_id, track))
+
+    def lexical_remove(self, user_id: str, track: str, ids: Iterable[int]) -> float:
+        """Take erased memories' postings out; returns their documents' total length."""
+        wanted = sorted({int(i) for i in ids})
+        if not wanted:
+            return 0.0
+        rows = self._rows(
+            "DELETE FROM lexical_postings WHERE user_id = ? AND track = ? AND item_id = ANY(?) RETURNING item_id, length",
+            (user_id, track, wanted),
+        )
+        return sum({int(r[0]): float(r[1]) for r in rows}.values())
+
+    def lexical_add(self, user_id: str, track: str, documents: Sequence[tuple[int, Sequence[str]]]) -> float:
+        """Postings of new documents ``(item id, terms)``; returns their total length."""
+        rows = []
+        total = 0.0
+        for item_id, terms in documents:
+            counts: dict[str, int] = {}
+            for term in terms:
+                counts[term] = counts.get(term, 0) + 1
+            total += len(terms)
+            rows += [(user_id, track, term, int(item_id), tf, len(terms)) for term, tf in counts.items()]
+        with self._conn.cursor().copy(
+            "COPY lexical_postings (user_id, track, term, item_id, tf, length) FROM STDIN"
+        ) as copy:
+            for row in rows:
+                copy.write_row(row)
+        return total
+
+    def set_lexical_state(
+        self, user_id: str, track: str, *, synced: int, generation: int, erased: int, documents: int, total: float
+    ) -> None:
+        self.execute(
+            "INSERT OR REPLACE INTO lexical_state (user_id, track, synced, generation, erased, documents, total_length) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (user_id, track, synced, generation, erased, documents, total),
+        )
+
+    def lexical_search(
+        self, user_id: str, track: str, terms: Sequence[str], k: int, documents: int, total: float
+    ) -> list[tuple[int, float]]:
+        """The ``k`` best (item id, BM25 score) for ``terms``, scored as the in-memory index does."""
+        unique = list(dict.fromkeys(terms))
+        if not unique or k <= 0 or documents <= 0:
+            return []
+        avg = total / documents or 1.0
+        rows = self._rows(
+            "WITH df AS (SELECT term, COUNT(*) AS df FROM lexical_postings "
+            "WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term) "
+            "SELECT p.item_id, SUM(LN(1 + (? - df.df + 0.5) / (df.df + 0.5)) "
+            "* p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
+            "FROM lexical_postings p JOIN df ON df.term = p.term WHERE p.user_id = ? AND p.track = ? "
+            "GROUP BY p.item_id ORDER BY score DESC, p.item_id LIMIT ?",
+            (user_id, track, unique, documents, K1 + 1, K1, B, B, avg, user_id, track, int(k)),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
+
+    def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
+        """How many of the scope's documents hold each of ``terms`` (those that occur)."""
+        rows = self._rows(
+            "SELECT term, COUNT(*) FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term",
+            (user_id, track, list(dict.fromkeys(terms))),
+        )
+        return {r[0]: int(r[1]) for r in rows}
+
+
+def _tables(conn: Any) -> Tables:
+    """Each memtracks table's columns and primary key, as the database has them."""
+    columns: dict[str, list[str]] = {}
+    for table, column in conn.execute(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+        "ORDER BY table_name, ordinal_position"
+    ).fetchall():
+        columns.setdefault(table, []).append(column)
+    keys: dict[str, list[str]] = {}
+    for table, column in conn.execute(
+        "SELECT tc.table_name, k.column_name FROM information_schema.table_constraints tc "
+        "JOIN information_schema.key_column_usage k ON k.constraint_name = tc.constraint_name "
+        "AND k.table_schema = tc.table_schema AND k.table_name = tc.table_name "
+        "WHERE tc.constraint_type = 'PRIMARY KEY' AND tc.table_schema = current_schema() "
+        "ORDER BY tc.table_name, k.ordinal_position"
+    ).fetchall():
+        keys.setdefault(table, []).append(column)
+    return Tables(columns, keys)

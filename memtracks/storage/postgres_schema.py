@@ -1,0 +1,213 @@
+"""The Postgres schema as numbered migrations, counted in ``memtracks_schema``.
+
+The tables and columns are SQLite's (:mod:`.schema`) at its version 8, so the SQL shared by
+both stores reads and writes the same rows; the types are Postgres's (``BIGINT``, ``DOUBLE
+PRECISION``, ``BYTEA``; text compared byte-wise, ``COLLATE "C"``, as SQLite does). Beside
+them, what the database needs to search by itself: the vectors in a pgvector ``vector``
+column (its HNSW index is made once the embedder's dimension is known, see
+:func:`ensure_vector_index`), the postings of the lexical index, and a change counter
+standing in for SQLite's ``data_version``.
+
+Add a change as a new function at the end of ``MIGRATIONS`` (and, for a change both stores
+share, one in :mod:`.schema` too); never edit one that shipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import NotAMemoryFileError, SchemaVersionError
+
+APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
+WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction
+TEXT = 'TEXT COLLATE "C"'
+
+
+def _run(db: Any, script: str) -> None:
+    for statement in script.replace("{TEXT}", TEXT).split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def m001_initial(db: Any) -> None:
+    """SQLite's tables at its schema version 8."""
+    _run(
+        db,
+        """
+        CREATE TABLE meta (key {TEXT} PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE turns (
+            user_id {TEXT} NOT NULL, turn_id {TEXT} NOT NULL, session_id {TEXT} NOT NULL,
+            speaker {TEXT} NOT NULL, text TEXT NOT NULL, lang {TEXT} NOT NULL,
+            ts TEXT NOT NULL, ts_epoch DOUBLE PRECISION NOT NULL, source {TEXT} NOT NULL,
+            metadata TEXT NOT NULL, content_hash TEXT NOT NULL, seq BIGINT NOT NULL,
+            rowid BIGSERIAL UNIQUE,
+            PRIMARY KEY (user_id, turn_id)
+        );
+        CREATE INDEX turns_session ON turns (user_id, session_id, seq);
+        CREATE INDEX turns_time ON turns (user_id, ts_epoch);
+        CREATE INDEX turns_written ON turns (user_id, rowid);
+        CREATE TABLE facts (
+            id BIGINT PRIMARY KEY, user_id {TEXT} NOT NULL, subject {TEXT} NOT NULL,
+            slot {TEXT} NOT NULL, value TEXT NOT NULL, value_key {TEXT} NOT NULL,
+            negated BIGINT NOT NULL, source {TEXT} NOT NULL, confidence DOUBLE PRECISION NOT NULL,
+            valid_from TEXT NOT NULL, valid_to TEXT, recorded_at TEXT NOT NULL,
+            last_seen TEXT NOT NULL, last_seen_epoch DOUBLE PRECISION NOT NULL, superseded_by BIGINT,
+            mention_count BIGINT NOT NULL, source_turn_ids TEXT NOT NULL,
+            lang {TEXT} NOT NULL, origin {TEXT} NOT NULL, reason {TEXT}, superseded_at TEXT,
+            planned BIGINT NOT NULL DEFAULT 0, revisions TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX facts_subject_slot ON facts (user_id, subject, slot);
+        CREATE INDEX facts_slot ON facts (user_id, slot);
+        CREATE INDEX facts_user_id ON facts (user_id, id);
+        CREATE TABLE events (
+            id BIGINT PRIMARY KEY, user_id {TEXT} NOT NULL, session_id {TEXT} NOT NULL,
+            turn_id {TEXT} NOT NULL, speaker {TEXT} NOT NULL, subject {TEXT} NOT NULL,
+            text TEXT NOT NULL, lang {TEXT} NOT NULL, mentioned_at TEXT NOT NULL,
+            mentioned_epoch DOUBLE PRECISION NOT NULL, start TEXT, start_epoch DOUBLE PRECISION, "end" TEXT,
+            end_epoch DOUBLE PRECISION, granularity {TEXT}, times TEXT NOT NULL, happenings TEXT NOT NULL,
+            kinds TEXT NOT NULL, entity_keys TEXT NOT NULL, source {TEXT} NOT NULL,
+            seq BIGINT NOT NULL, metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX events_mentioned ON events (user_id, mentioned_epoch);
+        CREATE INDEX events_start ON events (user_id, start_epoch);
+        CREATE INDEX events_turn ON events (user_id, turn_id);
+        CREATE INDEX events_session ON events (user_id, session_id, seq);
+        CREATE INDEX events_user_id ON events (user_id, id);
+        CREATE TABLE event_entities (
+            user_id {TEXT} NOT NULL, key {TEXT} NOT NULL, event_id BIGINT NOT NULL,
+            PRIMARY KEY (user_id, key, event_id)
+        );
+        CREATE TABLE event_kinds (
+            user_id {TEXT} NOT NULL, kind {TEXT} NOT NULL, event_id BIGINT NOT NULL,
+            PRIMARY KEY (user_id, kind, event_id)
+        );
+        CREATE TABLE event_links (
+            user_id {TEXT} NOT NULL, src BIGINT NOT NULL, dst BIGINT NOT NULL,
+            kind {TEXT} NOT NULL, key {TEXT} NOT NULL DEFAULT '',
+            PRIMARY KEY (user_id, src, dst, kind, key)
+        );
+        CREATE INDEX event_links_dst ON event_links (user_id, dst);
+        CREATE TABLE names (
+            user_id {TEXT} NOT NULL, surface {TEXT} NOT NULL, key {TEXT} NOT NULL,
+            label {TEXT} NOT NULL, PRIMARY KEY (user_id, surface)
+        );
+        CREATE TABLE relations (
+            user_id {TEXT} NOT NULL, owner {TEXT} NOT NULL, relation {TEXT} NOT NULL, name {TEXT} NOT NULL,
+            PRIMARY KEY (user_id, owner, relation, name)
+        );
+        CREATE TABLE inferences (
+            id BIGINT PRIMARY KEY, user_id {TEXT} NOT NULL, rule_id {TEXT} NOT NULL,
+            subject {TEXT} NOT NULL, kind {TEXT} NOT NULL, text TEXT NOT NULL, lang {TEXT} NOT NULL,
+            created_at TEXT NOT NULL, created_epoch DOUBLE PRECISION NOT NULL, premises TEXT NOT NULL,
+            confidence DOUBLE PRECISION NOT NULL, valid_from TEXT, valid_to TEXT, status {TEXT} NOT NULL,
+            retracted_at TEXT, retracted_because TEXT, source_turn_ids TEXT NOT NULL,
+            derived_fact_id BIGINT, args TEXT NOT NULL, key {TEXT} NOT NULL,
+            UNIQUE (user_id, key)
+        );
+        CREATE INDEX inferences_kind ON inferences (user_id, kind, status, id);
+        CREATE TABLE inference_premises (
+            user_id {TEXT} NOT NULL, track {TEXT} NOT NULL, premise_id BIGINT NOT NULL,
+            inference_id BIGINT NOT NULL,
+            PRIMARY KEY (user_id, track, premise_id, inference_id)
+        );
+        CREATE TABLE vectors (
+            user_id {TEXT} NOT NULL, track {TEXT} NOT NULL, item_id BIGINT NOT NULL,
+            content_hash TEXT NOT NULL, vector vector NOT NULL, checksum BIGINT,
+            PRIMARY KEY (user_id, track, item_id)
+        );
+        CREATE TABLE erasures (
+            id BIGSERIAL PRIMARY KEY, user_id {TEXT} NOT NULL, at TEXT NOT NULL,
+            selector TEXT NOT NULL, counts TEXT NOT NULL
+        );
+        CREATE TABLE erased_items (
+            seq BIGSERIAL PRIMARY KEY, user_id {TEXT} NOT NULL, track {TEXT} NOT NULL, item_id BIGINT NOT NULL
+        );
+        CREATE INDEX erased_items_user ON erased_items (user_id, seq);
+        CREATE INDEX erased_items_id ON erased_items (track, item_id);
+        CREATE TABLE consolidations (
+            id {TEXT} PRIMARY KEY, user_id {TEXT} NOT NULL, at TEXT NOT NULL, actions TEXT NOT NULL,
+            preimage TEXT NOT NULL, after TEXT NOT NULL, undone_at TEXT
+        );
+        CREATE INDEX consolidations_user ON consolidations (user_id, at);
+        CREATE TABLE merged_events (
+            user_id {TEXT} NOT NULL, event_id BIGINT NOT NULL, into_id BIGINT NOT NULL,
+            operation_id {TEXT} NOT NULL, PRIMARY KEY (user_id, event_id)
+        );
+        """,
+    )
+
+
+def m002_search(db: Any) -> None:
+    """What the database searches by itself: the postings of each scope's lexical index (one
+    row per term and memory, with the memory's length, for BM25), the state of each index
+    (how far it has read, how many memories, their total length), and the change counter."""
+    _run(
+        db,
+        """
+        CREATE TABLE lexical_postings (
+            user_id {TEXT} NOT NULL, track {TEXT} NOT NULL, term {TEXT} NOT NULL, item_id BIGINT NOT NULL,
+            tf REAL NOT NULL, length REAL NOT NULL,
+            PRIMARY KEY (user_id, track, term, item_id)
+        );
+        CREATE INDEX lexical_postings_item ON lexical_postings (user_id, track, item_id);
+        CREATE TABLE lexical_state (
+            user_id {TEXT} NOT NULL, track {TEXT} NOT NULL, synced BIGINT NOT NULL, generation BIGINT NOT NULL,
+            erased BIGINT NOT NULL, documents BIGINT NOT NULL, total_length DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (user_id, track)
+        );
+        CREATE TABLE changes (id INT PRIMARY KEY, version BIGINT NOT NULL);
+        INSERT INTO changes VALUES (1, 0)
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def version(db: Any, where: str) -> int:
+    """The schema version of the memtracks tables in this database (0: none yet). A database
+    holding other tables of the same names, or a newer memtracks schema, is refused."""
+    found = db.execute("SELECT to_regclass('memtracks_schema') IS NOT NULL").fetchone()[0]
+    if not found:
+        clash = db.execute("SELECT to_regclass('facts') IS NOT NULL OR to_regclass('turns') IS NOT NULL").fetchone()[0]
+        if clash:
+            raise NotAMemoryFileError(
+                f"{where} already has tables named like memtracks' (turns, facts) that memtracks did not make; "
+                "use another database or schema (options=-csearch_path=...)"
+            )
+        return 0
+    row = db.execute("SELECT version, application_id FROM memtracks_schema").fetchone()
+    if row is None or row[1] != APPLICATION_ID:
+        raise NotAMemoryFileError(f"{where}: memtracks_schema does not belong to memtracks")
+    if row[0] > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{where} has schema version {row[0]}, newer than this memtracks understands ({SCHEMA_VERSION}); "
+            "upgrade memtracks to open it"
+        )
+    return int(row[0])
+
+
+def migrate(db: Any, where: str) -> None:
+    """Bring the database up to :data:`SCHEMA_VERSION` in one transaction under the write lock,
+    so several processes opening a new database at once create its tables exactly once."""
+    with db.transaction():
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        db.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        current = version(db, where)
+        if current == 0:
+            db.execute("CREATE TABLE memtracks_schema (version INT NOT NULL, application_id BIGINT NOT NULL)")
+            db.execute("INSERT INTO memtracks_schema VALUES (0, %s)", (APPLICATION_ID,))
+        for step in MIGRATIONS[current:]:
+            step(db)
+        db.execute("UPDATE memtracks_schema SET version = %s", (SCHEMA_VERSION,))
+
+
+def ensure_vector_index(db: Any, dim: int) -> None:
+    """The HNSW index over the vectors (inner product: memtracks' vectors are unit length), on
+    the column cast to the embedder's dimension; made once, under the write lock."""
+    db.execute(
+        f"CREATE INDEX IF NOT EXISTS vectors_hnsw_{int(dim)} ON vectors "
+        f"USING hnsw ((vector::vector({int(dim)})) vector_ip_ops)"
+    )
