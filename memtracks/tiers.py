@@ -201,7 +201,7 @@ class Tiers:
     def reach_at(self, moment: datetime) -> Reach:
         """The live tiers at ``moment``."""
         days = self.config
-        return Reach(moment, False, "", moment - timedelta(days=days.hot_days), moment - timedelta(days=days.warm_days))
+        return Reach(moment, False, "", _days_before(moment, days.hot_days), _days_before(moment, days.warm_days))
 
     def reach(self, query: Query, simplified: str) -> Reach:
         """What ``query`` searches. ``simplified``: its text in Simplified Chinese characters."""
@@ -285,3 +285,11 @@ def newest_conclusions(inferences: Iterable[Inference], moment: datetime) -> dic
         if key not in out or (i.created_at, i.id) > out[key]:
             out[key] = (i.created_at, i.id)
     return {k: v[1] for k, v in out.items()}
+
+
+def _days_before(moment: datetime, days: float) -> datetime:
+    """``days`` before ``moment``, or the first representable moment (an ``as_of`` in year 1)."""
+    try:
+        return moment - timedelta(days=days)
+    except OverflowError:
+        return datetime.min.replace(tzinfo=moment.tzinfo)

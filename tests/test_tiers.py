@@ -347,3 +347,13 @@ def test_the_warm_tier_keeps_what_a_turn_records_in_both_languages(make_memory):
     for question, turn in (("北京出差住在哪里？", "trip-zh"), ("Which conference is in Denver?", "trip-en")):
         recall = mem.retrieve(question, user_id="u", now=NOW)
         assert turn in _turns(recall), question
+
+
+@pytest.mark.parametrize("config", [ON, MemoryConfig()], ids=["tiers on", "tiers off"])
+@pytest.mark.parametrize("as_of", [datetime(1, 1, 1, tzinfo=timezone.utc), datetime(1, 1, 3, tzinfo=timezone.utc)])
+def test_an_as_of_at_the_start_of_the_calendar_is_no_error(make_memory, config, as_of):
+    mem = make_memory(config=config)
+    _say(mem, "I went to pottery class at the community center.", NOW - timedelta(days=2), "en")
+    _say(mem, "我今天在社区中心学包饺子了。", NOW - timedelta(days=1), "zh", "s-zh")
+    for question in ("Where did I go to pottery class?", "我在哪里学包饺子？"):
+        assert mem.retrieve(question, user_id="u", now=NOW, as_of=as_of).cards == []  # nothing was said yet
