@@ -15,6 +15,9 @@ differs:
   (inner product), and the lexical index's postings in a table, scored with BM25 in SQL exactly
   as the in-memory index scores them (:mod:`memtracks.retrieval.database`). Every process
   searches the same index; none builds one in memory.
+- **Bulk loads.** :meth:`PostgresStore.bulk_load` writes large batches with ``COPY``
+  (:mod:`.postgres_load`) and builds the HNSW index once, at the end of the load, rather than
+  inserting into it row by row; what it leaves is what the same writes one by one leave.
 - **Change tracking.** A counter bumped by every write transaction stands in for SQLite's
   ``data_version``, so each process's caches (the event chain, speakers) see the others' writes.
 - **Erasure.** ``forget`` deletes the rows in one transaction; ``VACUUM`` (``vacuum=True``:
@@ -259,6 +262,9 @@ class PostgresStore(Store):
         ends — pgvector builds an index many times faster than it inserts into one — and large
         batches go in with ``COPY``. Other processes never see the store without its index:
         their vector searches wait for the load to commit (or roll back, index and all).
+        The index is built again over every vector in the database, so a bulk load pays off for
+        a load that is large next to what the database holds (a first import, a migration), not
+        for a few thousand memories added to a large shared database.
 
         ``index_memory`` (``maintenance_work_mem`` for the build, e.g. "4GB"): by default what
         the graph of all the vectors needs (:func:`~.postgres_load.index_memory`), or the
