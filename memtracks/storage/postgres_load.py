@@ -14,6 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 COPY_FROM = 200  # rows: a smaller batch goes in as one statement per row (a temporary table costs more)
+# Rows written at once past which the table's planner statistics are gathered again at once
+# (ANALYZE), in the same transaction: a query planned on the statistics of a table that was
+# nearly empty (autovacuum analyzes it only a while later) joins a million postings by nested
+# loop — a search that takes 400 ms then ran for more than a quarter of an hour.
+ANALYZE_FROM = 10_000
+LOADED = ("events", "event_entities", "event_kinds", "vectors")  # what a bulk load analyzes at its end
 
 
 def insert(
