@@ -50,6 +50,12 @@ class RetrievalConfig:
             ``time_match x max(relevance, time_match_floor)``: relevant events in the window
             rise most, and a question with no other words ("what did I do last week?") still
             ranks the window first.
+        time_reach_offset, time_reach_period: how far outside the question's time window an
+            event still gains part of the window's bonus, as a share of how loosely the time
+            is meant (``retrieval/query.py``, ``search_leeway``): of an approximate offset's
+            distance from now ("two weeks ago" reaches a week either side), of a named
+            period's length ("last week", 上上周). The share falls linearly from the window's
+            edge to the reach's, so the closest rank first and nothing is cut at the edge.
         when_boost: added to dated events when the question asks when ("when", 什么时候).
         kind_boost: added to events of a happening kind an aggregate question names ("how many
             trips": the trips), which are searched besides the question's words.
@@ -82,6 +88,8 @@ class RetrievalConfig:
     lexical_ceiling_share: float = 0.0
     time_match: float = 0.5
     time_match_floor: float = 0.3
+    time_reach_offset: float = 0.5
+    time_reach_period: float = 0.25
     when_boost: float = 0.1
     kind_boost: float = 0.15
     entity_boost: float = 0.15
