@@ -13,6 +13,12 @@ from their snapshots), the median and p95 of the warm questions, the memory the 
 what the tiered questions searched (the live tiers, or the archive and why), and how much of
 the untiered top 5 the tiered top 5 keeps (there are no gold answers at this scale; LoCoMo's
 own recall with and without tiers is measured by ``python -m benchmarks locomo [--tiers]``).
+
+Each question is also asked of both with the event chain read as it was before its links were
+read in sets (``PerEventChain``: two queries per event, and the plan SQLite chose before the
+reverse index covered ``src`` — a scan of the user's links for each look-up back), and the
+cards are compared with the set-based answer; and the floor every retrieve pays is timed
+beside them: embedding the question and a bare FAISS search of the event vectors.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from memtracks import Memory
 from memtracks.config import MemoryConfig, TierConfig
 from memtracks.embedders import USEEmbedder
 from memtracks.retrieval.hits import search_both
+from memtracks.storage.chain import StoredChain
 from memtracks.toolkit import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,11 +57,42 @@ def _said(recall) -> set[str]:
     return {_content(c.text) for c in recall.cards[:TOP]}
 
 
+def _cards(recall) -> list[tuple[str, str, float]]:
+    return [(c.ref, c.text, round(c.score, 9)) for c in recall.cards]
+
+
 def _content(card: str) -> str:
     """A card without its date and confidence: the quoted turn, or the fact or conclusion."""
     if card.count('"') >= 2:
         return card[card.index('"') : card.rindex('"')]
     return card.split(" (conf", 1)[0]
+
+
+class PerEventChain(StoredChain):
+    """The chain as retrieval read it before: the links of one event per query, looking back
+    with the plan SQLite picked when the reverse index held only ``dst`` (the primary key,
+    which covers ``src``, scanned over all of the user's links)."""
+
+    def load(self, nodes) -> None:
+        for node in nodes:
+            if node in self._out:
+                continue
+            self._out[node] = [
+                (r[0], r[1], r[2])
+                for r in self.store._rows(
+                    "SELECT dst, kind, key FROM event_links WHERE user_id = ? AND src = ?", (self.scope, node)
+                )
+            ]
+            self._in[node] = [
+                r[0]
+                for r in self.store._rows(
+                    "SELECT src FROM event_links INDEXED BY sqlite_autoindex_event_links_1 WHERE user_id = ? AND dst = ?",
+                    (self.scope, node),
+                )
+            ]
+
+
+CHAINS = {"": StoredChain, "per_event_": PerEventChain}  # set-based (now), per event (before)
 
 
 def _search_stage(mem: Memory, questions: list[str], now) -> dict[str, float]:
@@ -93,17 +131,26 @@ def main(argv=None) -> int:
     for q in questions[1:6]:
         for mem in mems.values():
             mem.retrieve(q, user_id=USER, now=now)
-    samples: dict[str, list[float]] = {name: [] for name in mems}
+    samples: dict[str, list[float]] = {f"{chain}{name}": [] for name in mems for chain in CHAINS}
+    samples["floor_embed_faiss"] = []
     by_reach: dict[str, dict[str, list[float]]] = {}  # what the tiered question searched -> mode -> ms
     reached: Counter[str] = Counter()
     kept, candidates = [], {name: [] for name in mems}
+    differ: Counter[str] = Counter()  # questions whose cards the per-event chain changes
+    event_index = mems["off"].index(USER, "event")
     for q in questions:
         got = {}
         for name, mem in mems.items():
-            ms, recall = _timed(lambda m=mem, q=q: m.retrieve(q, user_id=USER, now=now))
-            samples[name].append(ms)
-            candidates[name].append(recall.candidates)  # type: ignore[attr-defined]
-            got[name] = recall
+            for chain, chain_class in CHAINS.items():
+                mem.reader.chain = lambda scope, m=mem, c=chain_class: c(m.store, scope)
+                ms, recall = _timed(lambda m=mem, q=q: m.retrieve(q, user_id=USER, now=now))
+                samples[f"{chain}{name}"].append(ms)
+                if chain:
+                    differ[name] += _cards(recall) != _cards(got[name])
+                else:
+                    candidates[name].append(recall.candidates)  # type: ignore[attr-defined]
+                    got[name] = recall
+        samples["floor_embed_faiss"].append(_timed(lambda q=q: event_index.search(embedder.embed_batch([q])[0], 45))[0])
         why = got["on"].reached  # type: ignore[attr-defined]
         reached[why] += 1
         for name in mems:
@@ -116,8 +163,11 @@ def main(argv=None) -> int:
         values.sort()
         out[f"{name}_p50_ms"] = statistics.median(values)
         out[f"{name}_p95_ms"] = values[int(0.95 * (len(values) - 1))]
+    for name, mem in mems.items():
+        mem.reader.chain = lambda scope, m=mem: StoredChain(m.store, scope)
         out[f"{name}_candidates_median"] = statistics.median(candidates[name])
-        out[f"{name}_index_mb"] = mems[name].indexes.nbytes() / 1e6
+        out[f"{name}_index_mb"] = mem.indexes.nbytes() / 1e6
+        out[f"{name}_questions_whose_cards_the_per_event_chain_changes"] = differ[name]
     live = mems["on"].indexes.live_since().get(USER)
     out["live_index_since"] = live.isoformat() if live else None
     out["live_events"] = len(mems["on"].store.ids_said_since(USER, "event", live)) if live else 0

@@ -3,8 +3,9 @@
     text -> language -> entities, times -> slot values, happenings -> event
          -> conflicts (fact track) -> inference (inference track) -> chain links, vectors
 
-Everything for a batch of turns happens inside one SQLite transaction: if any storage step
-fails, nothing of the batch is written. If a language stage fails on a turn (a bug, not the
+Everything for a batch of turns is stored in one transaction: if any storage step fails,
+nothing of the batch is written. Language analysis and the embedding of the turns' own texts
+run before it opens, so other writers wait only for the storing. If a language stage fails on a turn (a bug, not the
 caller's fault), the turn and its event are still stored, without facts, and the result
 carries a warning: the user's words are never dropped.
 """
@@ -111,10 +112,14 @@ class _TurnOutcome:
 
 def event_text(event: Event, config: WriterConfig) -> str:
     """What an event is indexed by: its text, led by the speaker's name in named chats."""
-    speaker = event.speaker.lower()
-    if speaker == "user" or speaker in config.assistant_speakers:
-        return event.text
-    return f"{event.speaker}: {event.text}"
+    return spoken_text(event.speaker, event.text, config)
+
+
+def spoken_text(speaker: str, text: str, config: WriterConfig) -> str:
+    """``text`` said by ``speaker`` as it is indexed (see :func:`event_text`)."""
+    if speaker.lower() == "user" or speaker.lower() in config.assistant_speakers:
+        return text
+    return f"{speaker}: {text}"
 
 
 def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
@@ -180,6 +185,10 @@ class Writer:
             t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
         ]
         analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
+        # The events' texts are the turns' own: embedded before the transaction opens, so other
+        # writers do not wait on the embedder. What the batch derives (facts, conclusions) is only
+        # known inside it and embedded there, so a failed write still leaves nothing behind.
+        embedded = self._embed_texts([spoken_text(t.speaker, t.text, self.config) for t, _ in turns])
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
@@ -194,7 +203,7 @@ class Writer:
                     result, vectors = self._write_turn(turn, warnings, analysis, screen)
                     results.append(result)
                     pending.extend(vectors)
-                self._embed(pending)
+                self._embed(pending, embedded)
                 for track in ("fact", "event", "inference"):
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
@@ -211,12 +220,19 @@ class Writer:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
 
-    def _embed(self, pending: list[PendingVector]) -> None:
-        if not pending:
-            return
-        matrix = self.embedder.embed_batch([p.text for p in pending])
-        for p, vector in zip(pending, matrix, strict=True):
-            p.vector = vector
+    def _embed(self, pending: list[PendingVector], embedded: dict[str, np.ndarray] | None = None) -> None:
+        """Give each pending memory its vector: from ``embedded`` (texts embedded earlier), the
+        others embedded now in one batch."""
+        vectors = dict(embedded or {})
+        vectors.update(self._embed_texts([p.text for p in pending if p.text not in vectors]))
+        for p in pending:
+            p.vector = vectors[p.text]
+
+    def _embed_texts(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        unique = list(dict.fromkeys(texts))
+        if not unique:
+            return {}
+        return dict(zip(unique, self.embedder.embed_batch(unique), strict=True))
 
     # ------------------------------------------------------------------ one turn
 

@@ -42,7 +42,7 @@ def make_memory(toolkit, embedder, backend, request):
 
     def make(path=":memory:", **kwargs):
         where = fresh() if fresh is not None and str(path) == ":memory:" else path
-        mem = Memory(where, toolkit=toolkit, embedder=embedder, **kwargs)
+        mem = Memory(where, **{"toolkit": toolkit, "embedder": embedder, **kwargs})
         made.append(mem)
         return mem
 

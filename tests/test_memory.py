@@ -290,6 +290,61 @@ def test_memory_storage_failure_leaves_store_as_it_was(make_memory, tmp_path, mo
     assert mem.stats("u1")["turns"] == 2
 
 
+class WatchedEmbedder:
+    """The real embedder, noting for each batch whether a write transaction was open."""
+
+    def __init__(self, embedder, fail_inside=False):
+        self.embedder, self.fail_inside = embedder, fail_inside
+        self.name, self.dim = embedder.name, embedder.dim
+        self.store = None
+        self.calls: list[tuple[bool, list[str]]] = []
+
+    def embed_batch(self, texts):
+        inside = bool(self.store is not None and self.store._depth)
+        self.calls.append((inside, list(texts)))
+        if inside and self.fail_inside:
+            raise RuntimeError("the embedder failed")
+        return self.embedder.embed_batch(texts)
+
+
+BATCH = [
+    Turn(text=text, user_id="u1", session_id="s1", timestamp=T0 + timedelta(hours=n), turn_id=f"b{n}")
+    for n, text in enumerate(
+        ["I live in Paris and work at Airbus.", "我养了一只猫叫豆豆。", "We talked about the weather."]
+    )
+]
+
+
+def test_memory_embeds_the_turns_before_the_write_transaction(make_memory, embedder):
+    watched = WatchedEmbedder(embedder)
+    mem = make_memory(embedder=watched)
+    watched.store, watched.calls = mem.store, []
+    mem.write_many(BATCH)
+    outside = [t for inside, texts in watched.calls if not inside for t in texts]
+    inside = [t for inside, texts in watched.calls if inside for t in texts]
+    assert {t.text for t in BATCH} <= set(outside)  # other writers never wait on these
+    assert not any(t.text in text for t in BATCH for text in inside)
+    assert inside  # what the batch derived (Paris, Airbus, 豆豆) is embedded with it
+    assert mem.stats("u1")["events"] == 3
+    question = mem.retrieve("Where do I live?", user_id="u1", now=T0 + timedelta(days=1))
+    assert "Paris" in question.render().text
+
+
+def test_memory_embedder_failure_inside_the_write_leaves_store_as_it_was(make_memory, embedder):
+    watched = WatchedEmbedder(embedder, fail_inside=True)
+    mem = make_memory(embedder=watched)
+    watched.fail_inside = False
+    mem.write(Turn(text="I live in Boston.", user_id="u1", timestamp=T0, turn_id="t0"))
+    before = snapshot(mem)
+    watched.store, watched.fail_inside = mem.store, True
+    with pytest.raises(RuntimeError, match="embedder failed"):
+        mem.write_many(BATCH)
+    assert snapshot(mem) == before and mem.stats("u1")["turns"] == 1
+    watched.fail_inside = False
+    mem.write_many(BATCH)
+    assert mem.stats("u1")["turns"] == 4
+
+
 def test_memory_stage_bug_keeps_the_turn(memory, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("bug")

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 from ..config import RetrievalConfig
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
-from ..tracks.temporal import answers, neighbours
+from ..tracks.temporal import answers, neighbourhoods
 from .hits import Hit, SearchContext, mix, search_both
 from .query import Query
 from .substance import evidence_prior
@@ -171,10 +171,11 @@ def _expand(
     if cfg.chain_hops <= 0 or not best:
         return {}
     graph = ctx.chain()
+    near = neighbourhoods(graph, best, cfg.chain_hops)  # the links of all of them read at once
     wanted: dict[int, tuple[float, int]] = {}
     for origin in best:
         after = answers(graph, origin) if heads[origin].question else set()
-        for other in neighbours(graph, origin, cfg.chain_hops) | after:
+        for other in near[origin] | after:
             weight = cfg.answer_weight if other in after else cfg.chain_weight
             score = ranked[origin][0] * weight
             found = ranked.get(other)

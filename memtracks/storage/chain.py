@@ -3,21 +3,25 @@
 Walking the chain during a question needs only the links of a few events (the best hits and
 their neighbours), so :class:`StoredChain` looks them up in ``event_links`` (indexed both
 ways) instead of loading the whole chain into a graph first: a new process answers its first
-question without reading 100k links. It offers the part of networkx's graph interface the
-chain walks use (``in``, ``predecessors``, ``successors``, ``out_edges(node, data=True)``);
+question without reading 100k links. :meth:`StoredChain.load` reads the links of many events
+in two set-based queries (one each way), so a walk from the best hits costs a few queries per
+hop, not two per event. It offers the part of networkx's graph interface the chain walks use
+(``in``, ``predecessors``, ``successors``, ``out_edges(node, data=True)``);
 :meth:`Memory.event_chain` still returns the full networkx graph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .base import SQLStorage
 
+CHUNK = 500  # events per query (under every SQLite build's limit on bound parameters)
+
 
 class StoredChain:
-    """One scope's event chain, read link by link (cached for the life of the object)."""
+    """One scope's event chain, read from the store (cached for the life of the object)."""
 
     def __init__(self, store: SQLStorage, scope: str):
         self.store = store
@@ -25,18 +29,39 @@ class StoredChain:
         self._out: dict[int, list[tuple[int, str, str]]] = {}
         self._in: dict[int, list[int]] = {}
 
+    def load(self, nodes: Iterable[int]) -> None:
+        """Read the links into and out of each of ``nodes`` not read yet, a chunk of events per
+        query; rows come in the store's key order, as one event's own look-up returns them."""
+        todo = list(dict.fromkeys(n for n in nodes if isinstance(n, int) and n not in self._out))
+        for start in range(0, len(todo), CHUNK):
+            chunk = todo[start : start + CHUNK]
+            marks = ",".join("?" * len(chunk))
+            out: dict[int, list[tuple[int, str, str]]] = {n: [] for n in chunk}
+            rows = self.store._rows(
+                f"SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND src IN ({marks}) "
+                "ORDER BY src, dst, kind, key",
+                (self.scope, *chunk),
+            )
+            for src, dst, kind, key in rows:
+                out[src].append((dst, kind, key))
+            incoming: dict[int, list[int]] = {n: [] for n in chunk}
+            rows = self.store._rows(
+                f"SELECT dst, src FROM event_links WHERE user_id = ? AND dst IN ({marks}) ORDER BY dst, src",
+                (self.scope, *chunk),
+            )
+            for dst, src in rows:
+                incoming[dst].append(src)
+            self._out.update(out)
+            self._in.update(incoming)
+
     def _outgoing(self, node: int) -> list[tuple[int, str, str]]:
         if node not in self._out:
-            rows = self.store._rows(
-                "SELECT dst, kind, key FROM event_links WHERE user_id = ? AND src = ?", (self.scope, node)
-            )
-            self._out[node] = [(r[0], r[1], r[2]) for r in rows]
+            self.load([node])
         return self._out[node]
 
     def _incoming(self, node: int) -> list[int]:
         if node not in self._in:
-            rows = self.store._rows("SELECT src FROM event_links WHERE user_id = ? AND dst = ?", (self.scope, node))
-            self._in[node] = [r[0] for r in rows]
+            self.load([node])
         return self._in[node]
 
     def __contains__(self, node: object) -> bool:

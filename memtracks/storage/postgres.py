@@ -231,29 +231,18 @@ class PostgresStore(Store):
     # ---------------------------------------------------------------- transactions
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All-or-nothing, under the write lock every writer of this database takes."""
-        with self.lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            if self.read_only:
-                raise ReadOnlyError(f"{self.path} was opened read-only; open it without read_only=True to write")
-            self._depth = 1
-            try:
-                with self._conn.transaction():
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
-                    yield
-                    self._conn.execute("UPDATE changes SET version = version + 1 WHERE id = 1")
-                self._own_commits += 1
-            except psycopg.Error as exc:
-                raise translate(exc, self.path, rolled_back=True) from exc
-            finally:
-                self._depth = 0
+    def _outermost(self) -> Iterator[None]:
+        """The outermost transaction on Postgres: under the write lock every writer of this
+        database takes, and bumping the change counter the other processes watch."""
+        self._depth = 1
+        try:
+            with self._conn.transaction():
+                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+                yield
+                self._conn.execute("UPDATE changes SET version = version + 1 WHERE id = 1")
+            self._own_commits += 1
+        except psycopg.Error as exc:
+            raise translate(exc, self.path, rolled_back=True) from exc
 
     def overwriting(self) -> Any:
         """Postgres frees deleted rows at ``VACUUM`` (see :meth:`scrub`): nothing to switch on."""

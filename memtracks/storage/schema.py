@@ -208,6 +208,19 @@ def m008_integrity(db: sqlite3.Connection) -> None:
     )
 
 
+def m009_chain_reverse_index(db: sqlite3.Connection) -> None:
+    """Walk the event chain backwards from the index alone. Without ``src`` in it, SQLite
+    preferred scanning all of a user's links through the primary key (which covers ``src``)
+    to looking ``dst`` up: ~10 ms a look-up at 100k memories instead of microseconds."""
+    _run(
+        db,
+        """
+        CREATE INDEX event_links_dst_src ON event_links (user_id, dst, src);
+        DROP INDEX event_links_dst;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
@@ -217,6 +230,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_fact_revisions,
     m007_consolidations,
     m008_integrity,
+    m009_chain_reverse_index,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x6D656D74  # "memt" in the SQLite header: this file is a memtracks memory

@@ -147,9 +147,10 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All-or-nothing: commit when the block ends, roll back if it raises. A SQLite
-        failure inside leaves as a StorageError; waiting for another writer's lock is bounded
-        by the busy timeout (with retries)."""
+        """All-or-nothing: commit when the block ends, roll back if it raises. A transaction
+        opened inside another joins it (only the outermost commits); a read-only store refuses
+        to open one. What opening, committing and rolling back mean is the backend's
+        :meth:`_outermost`."""
         with self.lock:
             if self._depth:
                 self._depth += 1
@@ -161,25 +162,34 @@ class Store:
             if self.read_only:
                 raise ReadOnlyError(f"{self.path} was opened read-only; open it without read_only=True to write")
             try:
-                retrying(lambda: self.db.execute("BEGIN IMMEDIATE"), self.config)
-            except sqlite3.Error as exc:
-                raise translate(exc, self.path, self.config.busy_timeout) from exc
-            self._depth = 1
-            try:
-                yield
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
-                raise
-            else:
-                try:
-                    self.db.execute("COMMIT")
-                except sqlite3.Error as exc:
-                    self._rollback()
-                    raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
+                with self._outermost():
+                    yield
             finally:
                 self._depth = 0
+
+    @contextmanager
+    def _outermost(self) -> Iterator[None]:
+        """The outermost transaction on SQLite: ``BEGIN IMMEDIATE`` takes the file's write lock
+        (waiting for another writer is bounded by the busy timeout, with retries); a SQLite
+        failure inside leaves as a StorageError."""
+        try:
+            retrying(lambda: self.db.execute("BEGIN IMMEDIATE"), self.config)
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path, self.config.busy_timeout) from exc
+        self._depth = 1
+        try:
+            yield
+        except BaseException as exc:
+            self._rollback()
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
+            raise
+        else:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
 
     @contextmanager
     def overwriting(self) -> Iterator[None]:

@@ -5,7 +5,8 @@ networkx graph for walking the chain."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -47,17 +48,29 @@ def add_links(graph: nx.MultiDiGraph, links: Iterable[tuple[int, int, str, str]]
 
 def neighbours(graph: nx.MultiDiGraph, event_id: int, hops: int = 1) -> set[int]:
     """Events within ``hops`` links before or after ``event_id``."""
-    if event_id not in graph:
-        return set()
-    seen, frontier = {event_id}, {event_id}
+    return neighbourhoods(graph, [event_id], hops)[event_id]
+
+
+def neighbourhoods(graph: Any, origins: Sequence[int], hops: int = 1) -> dict[int, set[int]]:
+    """:func:`neighbours` of each of ``origins``, walked hop by hop for all of them at once: a
+    chain read from the store (:class:`~memtracks.storage.chain.StoredChain`) reads each hop's
+    links in one go."""
+    load = getattr(graph, "load", None)
+    if load is not None:
+        load(origins)
+    walks = {origin: ({origin}, {origin}) for origin in origins if origin in graph}  # seen, frontier
     for _ in range(hops):
-        nxt = set()
-        for node in frontier:
-            nxt.update(graph.predecessors(node))
-            nxt.update(graph.successors(node))
-        frontier = nxt - seen
-        seen |= frontier
-    return seen - {event_id}
+        if load is not None:
+            load(node for _, frontier in walks.values() for node in frontier)
+        for seen, frontier in walks.values():
+            nxt: set[int] = set()
+            for node in frontier:
+                nxt.update(graph.predecessors(node))
+                nxt.update(graph.successors(node))
+            frontier.clear()
+            frontier.update(nxt - seen)
+            seen |= frontier
+    return {origin: walks[origin][0] - {origin} if origin in walks else set() for origin in origins}
 
 
 def answers(graph: nx.MultiDiGraph, event_id: int) -> set[int]:
