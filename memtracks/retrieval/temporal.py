@@ -77,19 +77,21 @@ def spread(order: list[int], session_of: dict[int, str], cap: int, k: int) -> li
 
 @dataclass(frozen=True)
 class Nearness:
-    """How close an event is to the question's time window: 1 inside it, falling linearly to
-    0 at ``reach`` past its edges (see ``RetrievalConfig.time_reach_*``). ``listed``: the
-    events the window's index scans found (said in or about a time near it), already weighed."""
+    """How close an event is to the question's time window: 1 inside it; just outside,
+    ``outside`` (< 1: the window itself comes first), falling linearly to 0 at ``reach`` past
+    its edges (see ``RetrievalConfig.time_reach_*``). ``listed``: the events the window's
+    index scans found (said in or about a time near it), already weighed."""
 
     window: tuple[datetime, datetime]
     reach: timedelta
+    outside: float
     listed: dict[int, float]
 
     def fit(self, interval: tuple[datetime, datetime]) -> float:
         gap = _gap(interval, self.window)
         if gap <= timedelta(0):
             return 1.0
-        return max(0.0, 1.0 - gap / self.reach) if self.reach > timedelta(0) else 0.0
+        return self.outside * max(0.0, 1.0 - gap / self.reach) if self.reach > timedelta(0) else 0.0
 
     def of(self, head: EventHead) -> float:
         """Also for an event beyond the scans' limit: when it was said decides then."""
@@ -104,7 +106,7 @@ def _nearness(query: Query, ctx: SearchContext) -> Nearness | None:
         return None
     cfg = ctx.config
     share = cfg.time_reach_offset if any(t.approximate for t in query.times if t.dated) else cfg.time_reach_period
-    near = Nearness(window, leeway * share, {})
+    near = Nearness(window, leeway * share, cfg.time_reach_bonus, {})
     near.listed.update(dict.fromkeys(ctx.store.event_ids_between(ctx.user_id, *window, limit=WINDOW_LIMIT), 1.0))
     if near.reach > timedelta(0):
         wide = ctx.store.event_ids_between(ctx.user_id, window[0] - near.reach, window[1] + near.reach, WINDOW_LIMIT)
