@@ -11,6 +11,7 @@ from typing import Any
 import networkx as nx
 
 from . import lifecycle
+from .errors import InvalidTurnError
 from .memory_part import MemoryPart
 from .records import Event, Fact, Inference, Turn
 from .retrieval.lexical import LexicalIndex
@@ -54,6 +55,9 @@ class Browsing(MemoryPart):
         scope = scope_key(user_id, agent_id)
         if as_of is not None:
             check_aware(as_of, "as_of")
+        for name, value in (("subject", subject), ("slot", slot)):
+            if value is not None and not isinstance(value, str):
+                raise InvalidTurnError(f"{name} must be a string, found {value!r:.80}")
         self._drain(scope)
         facts = self.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
         if include_superseded:

@@ -16,6 +16,7 @@
     memtracks --db memory.db --read-only recall ...        # never writes (also a read-only folder)
     memtracks --db memory.db audit [--user u1] [--json]      # duplicates, junk, stale, orphans
     memtracks --db memory.db export-md DIR --user u1        # DIR/MEMORY.md, DIR/memory/YYYY-MM-DD.md
+    memtracks --db memory.db import-md DIR --user u1 --dry-run   # an edited MEMORY.md read back (diff)
 
 The database comes from ``--db`` or the ``MEMTRACKS_DB`` environment variable. Errors are
 one line on stderr and exit status 2, never a traceback.

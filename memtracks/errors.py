@@ -88,6 +88,10 @@ class InvalidInputError(MemtracksError, ValueError):
     """A file handed to memtracks is not in a format it reads."""
 
 
+class MarkdownImportError(InvalidInputError):
+    """An edited MEMORY.md cannot be read back; the message names the file and line."""
+
+
 class MissingDependencyError(MemtracksError, ImportError):
     """An optional component was requested but is not installed or has no local model."""
 

@@ -1,6 +1,6 @@
 """What ``Memory`` offers for managing what is kept, beside writing and reading: backup and
 check, audit, ``forget``, ``correct``, ``retract``, ``rebuild``, ``consolidate`` and ``undo``,
-``export`` (JSONL and Markdown) and ``import_``. :class:`~memtracks.memory.Memory` inherits
+``export`` (JSONL and Markdown), ``import_`` and ``import_markdown``. :class:`~memtracks.memory.Memory` inherits
 these; the work itself is done in :mod:`memtracks.lifecycle`, :mod:`memtracks.transfer`,
 :mod:`memtracks.consolidation` and :mod:`memtracks.integrity`.
 """
@@ -16,6 +16,7 @@ from typing import Any
 from . import consolidation, integrity, lifecycle, transfer
 from .audit import NEAR_DUPLICATE, AuditReport, audit_scopes
 from .markdown_export import MAX_LINES, MarkdownReport, export_markdown
+from .markdown_import import MarkdownImport, import_markdown
 from .memory_part import MemoryPart
 from .records import Fact
 from .scopes import public, scope_key
@@ -201,6 +202,32 @@ class Managing(MemoryPart):
             scope = scope_key(user_id, agent_id)
             when = now or self.clock()
             return export_markdown(self._memory, Path(folder), scope, user_id, now=when, lang=lang, max_lines=max_lines)
+
+    def import_markdown(
+        self,
+        path: str | Path,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        now: datetime | None = None,
+        dry_run: bool = False,
+    ) -> MarkdownImport:
+        """Read an edited ``MEMORY.md`` (or the one in folder ``path``) written by
+        :meth:`export_markdown` back: a deleted fact line retracts the fact, an edited value
+        corrects it, a new bullet line is written as a turn the user said (metadata
+        ``source="markdown"``), untouched lines change nothing; see
+        :mod:`memtracks.markdown_import`. ``dry_run``: the plan (``.diff()``) without writing.
+        A line that cannot be read raises :class:`MarkdownImportError` naming it, before
+        anything is written."""
+        if now is not None:
+            check_aware(now, "now")
+        if not dry_run:
+            self._writable()
+        self._drain()
+        with self._lock:
+            self._fresh()
+            when = now or self.clock()
+            return import_markdown(self._memory, Path(path), scope_key(user_id, agent_id), now=when, dry_run=dry_run)
 
     def import_(self, path: str | Path, *, user_id: str | None = None) -> transfer.ImportReport:
         """Read an export file: history, validity, provenance and vectors come back as they

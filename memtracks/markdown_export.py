@@ -6,15 +6,19 @@ The layout agents such as OpenClaw keep their memory in::
                                200 lines, ending with a note of what was left out
     DIR/memory/2024-06-10.md   one note per day: that day's turns, dates resolved
 
-Every line is rebuilt from the store (nothing is read back from these files); writing them
-again replaces MEMORY.md and the notes of the days that have turns, and leaves other files in
-the folder alone. Each file is written to a temporary file first, then moved into place.
+Every line is rebuilt from the store; writing them again replaces MEMORY.md and the notes of
+the days that have turns, and leaves other files in the folder alone. Each file is written to
+a temporary file first, then moved into place. Each fact's line ends with an HTML comment
+naming it (``<!-- fact:12 -->``, invisible when rendered), and the as-of line with one naming
+the moment and the facts written, so that an edited MEMORY.md can be read back
+(:mod:`memtracks.markdown_import`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +37,8 @@ from .tracks.facts import FactState, fact_state, value_at
 if TYPE_CHECKING:
     from .memory import Memory
 
+MARKER = re.compile(r"\s*<!--\s*fact:(\S*?)\s*-->\s*$")
+MANIFEST = "memtracks-md"  # the as-of line's comment: when the file was written, which facts it holds
 MAX_LINES = 200  # MEMORY.md stays short enough for an agent to load whole
 MAX_NOTE_CHARS = 300  # a turn longer than this is cut in the daily note
 
@@ -154,13 +160,18 @@ def fact_line(fact: Fact, catalogue: Catalogue, at: datetime) -> str:
     return f"- {who}{label}: {value} ({when}{extra})"
 
 
+def marker(fact: Fact) -> str:
+    """The comment that names a fact's line, for reading an edited MEMORY.md back."""
+    return f" <!-- fact:{fact.id} -->"
+
+
 def _plans(
     facts: Sequence[Fact], events: Sequence[Event], now: datetime, catalogue: Catalogue
 ) -> list[tuple[datetime, str]]:
     """Planned facts and active happenings still ahead, soonest first (a happening that gave
     a planned fact is shown once, as the fact)."""
     planned = facts_in(facts, now, FactState.PLANNED)
-    out = [(f.valid_from, fact_line(f, catalogue, now)) for f in planned]
+    out = [(f.valid_from, fact_line(f, catalogue, now) + marker(f)) for f in planned]
     covered = {t for f in planned for t in f.source_turn_ids}
     for e in events:
         if e.turn_id in covered:
@@ -194,7 +205,7 @@ def _memory_lines(
     who: str,
 ) -> tuple[list[str], MarkdownReport]:
     head = [words["title"].format(who=who), "", words["as_of"].format(day=now.date().isoformat()), ""]
-    fact_lines = [fact_line(f, catalogue, now) for f in facts] or [words["none"]]
+    fact_lines = [fact_line(f, catalogue, now) + marker(f) for f in facts] or [words["none"]]
     plan_lines = [line for _, line in plans] or [words["none"]]
     fixed = len(head) + 2 + 1 + 2  # headings and the blank lines between sections
     room = max_lines - fixed
@@ -211,6 +222,8 @@ def _memory_lines(
         parts += [words["plans_n"].format(n=dropped_plans)] if dropped_plans else []
         sep = "，" if words is TEXT["zh"] else ", "
         lines += ["", words["left_out"].format(cap=max_lines, what=sep.join(parts))]
+    written = ",".join(m.group(1) for line in lines for m in [MARKER.search(line)] if m)
+    lines[2] += f" <!-- {MANIFEST} at={now.isoformat()} facts={written} -->"
     report = MarkdownReport(
         Path(),
         facts=keep_facts if facts else 0,

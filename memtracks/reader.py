@@ -26,7 +26,7 @@ from .retrieval.lexical import LexicalIndex
 from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
 from .storage import Storage
-from .tiers import TIERED_TRACKS, Reach, Tiers, newest_conclusions
+from .tiers import TIERED_TRACKS, Reach, Tiers, newest_conclusions, words_asking
 from .toolkit import Toolkit
 
 RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
@@ -117,9 +117,11 @@ class Reader:
             if filters.by_turn
             else None
         )
-        reach = self.tiers.reach(query, self.toolkit.lexicons.to_simplified(question))
+        simplified = self.toolkit.lexicons.to_simplified(question)
+        reach = self.tiers.reach(query, simplified)
         ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
-        if self.tiers.fallback(hits, reach, query, self._people(user_id)):
+        slot_words = words_asking(question, simplified, self.toolkit.catalogue.ask_patterns)
+        if self.tiers.fallback(hits, reach, query, self._people(user_id), slot_words):
             reach = reach.widened("fallback")
             ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
         folded = folded_events(self.store, user_id)

@@ -29,7 +29,7 @@ already narrowed to the memories said since the warm tier began.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -41,7 +41,7 @@ from .config import TierConfig
 from .datafiles import Strict, bundled, pattern_problems, read_yaml, validate_entries
 from .errors import DataFileError
 from .records import Event, Fact, Inference
-from .retrieval.lexical import tokenize
+from .retrieval.lexical import stopwords, tokenize
 from .retrieval.substance import substance
 
 if TYPE_CHECKING:
@@ -236,37 +236,91 @@ class Tiers:
         }  # an older conclusion the newest of its kind stands for
         return [h for h in kept if not (isinstance(h.record, Inference) and h.record.id in stood_for)]
 
-    def fallback(self, hits: Sequence[Hit], reach: Reach, query: Query, people: Iterable[str] = ()) -> bool:
+    def fallback(
+        self,
+        hits: Sequence[Hit],
+        reach: Reach,
+        query: Query,
+        people: Iterable[str] = (),
+        slot_words: Callable[[str], set[str]] = lambda slot: set(),
+    ) -> bool:
         """Whether the live tiers found too little: no candidate reaches the fallback relevance,
         or none holds the fallback share of the question's words (``people``: names to leave
-        out, besides the question's subjects). A slot match answers the question outright."""
+        out, besides the question's subjects). A fact found by its slot holds the words that
+        asked for the slot (``slot_words(slot)``: "favorite" asks what someone likes) but not
+        the rest: "What type of pizza is James' favorite?" is not answered by his liking
+        prosciutto, and the turn that named the pizza may be archived."""
         if reach.archive:
             return False
         cfg = self.config
         if cfg.fallback_relevance > 0 and max((h.relevance for h in hits), default=0.0) < cfg.fallback_relevance:
             return True
         wanted = asked_words(query.text, [*query.subjects, *people])
-        if cfg.fallback_coverage <= 0 or not wanted or any(h.how == "slot" or "slot" in h.explain for h in hits):
+        if cfg.fallback_coverage <= 0 or not wanted:
             return False
-        covered = max((len(wanted.intersection(tokenize(_text(h.record)))) for h in hits), default=0)
+        covered = max((len(wanted & _words(h, slot_words)) for h in hits), default=0)
         return covered < cfg.fallback_coverage * len(wanted)
 
 
 def asked_words(question: str, names: Iterable[str]) -> set[str]:
     """The words of a question that say what it asks about: its BM25 terms without the names
-    of people in it (every memory of theirs has those), Chinese by its character pairs (single
-    characters match almost anything) unless a run is one character long."""
+    of people in it (every memory of theirs has those); Chinese by its character pairs, those
+    without a function character (我对 in 我对什么过敏 is "I" and "to": 过敏 is asked) unless
+    every pair has one, and single characters (which match almost anything) only when the
+    question has no pair at all."""
     text = question
     for name in sorted({n for n in names if n}, key=len, reverse=True):
         text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
     terms = [t for t in tokenize(text) if not t.startswith("ent:")]
     han = [t for t in terms if _HAN.match(t)]
     pairs = {t for t in han if len(t) > 1}
-    singles = {t for t in han if len(t) == 1 and not any(t in p for p in pairs)}
-    return {t for t in terms if not _HAN.match(t)} | pairs | singles
+    function = stopwords().zh_chars
+    content = {p for p in pairs if not function.intersection(p)} or pairs
+    singles = set() if pairs else {t for t in han if len(t) == 1}
+    return {t for t in terms if not _HAN.match(t)} | content | singles
+
+
+def words_asking(
+    question: str, simplified: str, ask_patterns: Mapping[str, Sequence[tuple[str, re.Pattern[str]]]]
+) -> Callable[[str], set[str]]:
+    """For a slot, the question's words its question patterns match (the catalogue's ``ask``:
+    "favorite" in "What is Jon's favorite style of dance?" asks for ``likes``), as
+    :func:`asked_words` counts them; Chinese patterns see the Simplified question."""
+
+    def words(slot: str) -> set[str]:
+        spans = [
+            _whole(text, m) if lang == "en" else m.group(0)
+            for lang, patterns in ask_patterns.items()
+            for text in (simplified if lang == "zh" else question,)
+            for name, regex in patterns
+            if name == slot
+            for m in regex.finditer(text)
+        ]
+        return asked_words(" ".join(spans), ()) if spans else set()
+
+    return words
+
+
+def _whole(text: str, match: re.Match[str]) -> str:
+    """The English words a match touches: '\\ballerg' matched in "allergic" asks "allergic"."""
+    start, end = match.span()
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[start:end]
 
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def _words(hit: Hit, slot_words: Callable[[str], set[str]]) -> set[str]:
+    """The words a candidate holds, for coverage: its text's, and for a fact found by its slot
+    the question's words that asked for that slot."""
+    words = set(tokenize(_text(hit.record)))
+    if isinstance(hit.record, Fact) and (hit.how == "slot" or "slot" in hit.explain):
+        words |= slot_words(hit.record.slot)
+    return words
 
 
 def _text(record: Fact | Event | Inference) -> str:

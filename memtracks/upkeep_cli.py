@@ -1,4 +1,4 @@
-"""The upkeep commands of the ``memtracks`` CLI: ``audit`` and ``export-md``."""
+"""The upkeep commands of the ``memtracks`` CLI: ``audit``, ``export-md`` and ``import-md``."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ def cmd_export_md(args: argparse.Namespace, open_memory: Opener) -> int:
     return 0
 
 
+def cmd_import_md(args: argparse.Namespace, open_memory: Opener) -> int:
+    with open_memory(args) as mem:
+        report = mem.import_markdown(args.path, args.user, agent_id=args.agent, now=args.now, dry_run=args.dry_run)
+    print(report.diff())
+    return 0
+
+
 def add_commands(sub: Any, open_memory: Opener, when: Callable[[str], Any]) -> None:
     """Register the upkeep commands on the CLI's subparsers."""
     audit = sub.add_parser("audit", help="count duplicate, near-duplicate, junk, stale and orphan memories per user")
@@ -50,3 +57,10 @@ def add_commands(sub: Any, open_memory: Opener, when: Callable[[str], Any]) -> N
     md.add_argument("--lang", choices=["en", "zh"], help="language of the headings (default: the memories')")
     md.add_argument("--max-lines", type=int, default=200, help="cap on MEMORY.md (default 200)")
     md.set_defaults(func=lambda args: cmd_export_md(args, open_memory))
+    back = sub.add_parser("import-md", help="read an edited MEMORY.md back (deleted lines retract, edits correct)")
+    back.add_argument("path", help="MEMORY.md, or the folder export-md wrote it in")
+    back.add_argument("--user", required=True, help="whose memories")
+    back.add_argument("--agent", help="the agent's own memories of the user")
+    back.add_argument("--now", type=when, default=None, help="when new lines were said (ISO 8601 with offset)")
+    back.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
+    back.set_defaults(func=lambda args: cmd_import_md(args, open_memory))

@@ -154,6 +154,12 @@ def test_edge_fact_ids_must_be_integers(mem, fact_id):
         mem.correct("u1", fact_id, value="Paris")
 
 
+@pytest.mark.parametrize("filters", [{"slot": 2**63}, {"subject": 7}, {"slot": b"lives_in"}])
+def test_edge_fact_filters_must_be_text(mem, filters):
+    with pytest.raises(InvalidTurnError):
+        mem.facts("u1", include_superseded=True, **filters)
+
+
 def test_edge_a_tzinfo_without_an_offset_is_not_aware(mem):
     vague = datetime(2024, 1, 1, tzinfo=NoOffset())
     with pytest.raises(InvalidTimeError):

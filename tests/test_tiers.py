@@ -261,6 +261,66 @@ def test_facts_are_always_searched(make_memory):
         assert recall.reached == "live" and any("peanut" in f or "花生" in f for f in facts)
 
 
+@pytest.mark.parametrize(
+    "old_answer, recent_fact, question",
+    [
+        (
+            "Pepperoni, of course! Spicy salami and melted cheese, nothing beats it on a pizza.",
+            "I really like hiking in the hills.",
+            "What type of pizza is my favorite?",
+        ),
+        (
+            "当然是意大利辣香肠的！辣味萨拉米配上融化的芝士，披萨就该这么吃。",
+            "我很喜欢在山里徒步。",
+            "我最喜欢什么披萨？",
+        ),
+        (
+            "當然是義大利辣香腸的！辣味薩拉米配上融化的起司，披薩就該這麼吃。",
+            "我很喜歡在山裡徒步。",
+            "我最喜歡什麼披薩？",
+        ),
+    ],
+    ids=["en", "zh-hans", "zh-hant"],
+)
+def test_a_fact_found_by_its_slot_does_not_answer_what_it_does_not_hold(make_memory, old_answer, recent_fact, question):
+    """A live fact of the slot the question asks about ("favorite": likes) that holds none
+    of what the question is about (pizza) does not keep the search out of the archive, where
+    the months-old turn that named the pizza is."""
+    mem = make_memory(config=ON)
+    _say(mem, old_answer, NOW - timedelta(days=200), "old")
+    _say(mem, recent_fact, NOW - timedelta(days=2), "new")
+    recall = mem.retrieve(question, user_id="u", now=NOW, top_n=10)
+    assert recall.reached == "fallback" and "old" in _turns(recall)
+
+
+@pytest.mark.parametrize(
+    "said, question",
+    [
+        ("I'm allergic to peanuts.", "What am I allergic to?"),
+        ("Turns out I'm allergic to cat hair.", "What am I allergic to?"),
+        ("我对花生过敏。", "我对什么过敏？"),
+        ("我對花生過敏。", "我對什麼過敏？"),
+    ],
+)
+def test_a_fact_that_holds_what_the_question_asks_is_answered_live(make_memory, said, question):
+    """The question's words that asked for the slot count as held by the fact found by it
+    ("allergic" by the pattern "allerg"); 我对 in 我对什么过敏 is not what is asked."""
+    mem = make_memory(config=ON)
+    _say(mem, said, NOW - timedelta(days=400), "a")
+    recall = mem.retrieve(question, user_id="u", now=NOW)
+    assert recall.reached == "live" and "a" in _turns(recall), [c.text for c in recall.cards]
+
+
+def test_the_words_a_question_asks_about(tiers):
+    from memtracks.tiers import asked_words
+
+    assert asked_words("What is Jon's favorite style of dance?", ["Jon"]) >= {"favorit", "styl", "danc"}
+    assert asked_words("我对什么过敏？", []) == {"过敏"} == asked_words("我對什麼過敏？", [])
+    assert asked_words("豆豆怎么样？", []) == {"豆豆"}
+    assert "陶艺" in asked_words("我去年在哪里上陶艺课？", [])
+    assert asked_words("猫？", []) == {"猫"}  # a single character when the question has no pair
+
+
 def test_tiers_off_searches_everything(make_memory):
     mem = make_memory()
     _say(mem, "I went to my first pottery class at the community center.", NOW - timedelta(days=210), "old-en")

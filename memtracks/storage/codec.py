@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, overload
 
@@ -187,6 +188,16 @@ EVENT_COLUMNS = (
     'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
     "kinds, entity_keys, source, seq, metadata"
 )
+
+
+def event_entity_rows(events: Iterable[Event]) -> list[tuple[str, str, int | None]]:
+    """The ``event_entities`` rows of ``events``: (user, entity key, event id), each once."""
+    return [(e.user_id, k, e.id) for e in events for k in dict.fromkeys(e.entity_keys)]  # type: ignore[misc]
+
+
+def event_kind_rows(events: Iterable[Event]) -> list[tuple[str, str, int | None]]:
+    """The ``event_kinds`` rows of ``events``: (user, kind, event id), each once."""
+    return [(e.user_id, k, e.id) for e in events for k in dict.fromkeys(e.kinds)]  # type: ignore[misc]
 
 
 def event_row(e: Event) -> tuple[Any, ...]:

@@ -15,6 +15,9 @@ differs:
   (inner product), and the lexical index's postings in a table, scored with BM25 in SQL exactly
   as the in-memory index scores them (:mod:`memtracks.retrieval.database`). Every process
   searches the same index; none builds one in memory.
+- **Bulk loads.** :meth:`PostgresStore.bulk_load` writes large batches with ``COPY``
+  (:mod:`.postgres_load`) and builds the HNSW index once, at the end of the load, rather than
+  inserting into it row by row; what it leaves is what the same writes one by one leave.
 - **Change tracking.** A counter bumped by every write transaction stands in for SQLite's
   ``data_version``, so each process's caches (the event chain, speakers) see the others' writes.
 - **Erasure.** ``forget`` deletes the rows in one transaction; ``VACUUM`` (``vacuum=True``:
@@ -39,7 +42,9 @@ import numpy as np
 
 from ..config import StorageConfig
 from ..errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
+from ..records import Event
 from . import codec
+from . import postgres_load as load
 from .connection import Closed, check_config
 from .dialect import Tables, to_postgres
 from .postgres_schema import APPLICATION_ID, SCHEMA_VERSION, WRITE_LOCK, ensure_vector_index, migrate, version
@@ -54,6 +59,8 @@ except ImportError:  # pragma: no cover - the extra is not installed
     Loader = object  # type: ignore[assignment,misc]
 
 log = logging.getLogger(__name__)
+VECTOR_COLUMNS = ("user_id", "track", "item_id", "content_hash", "vector", "checksum")
+EVENT_KEYS = {"event_entities": ("user_id", "key", "event_id"), "event_kinds": ("user_id", "kind", "event_id")}
 K1, B = 1.2, 0.75  # BM25, as memtracks.retrieval.lexical.LexicalIndex
 
 
@@ -166,6 +173,7 @@ class PostgresStore(Store):
         self._depth = 0
         self._own_commits = 0
         self._indexed_dims: set[int] = set()
+        self._deferred: set[int] | None = None  # in a bulk load: the dimensions whose HNSW index it builds
         try:
             conn = psycopg.connect(uri, autocommit=True, row_factory=_rows_by_name)
         except psycopg.Error as exc:
@@ -241,8 +249,46 @@ class PostgresStore(Store):
                 yield
                 self._conn.execute("UPDATE changes SET version = version + 1 WHERE id = 1")
             self._own_commits += 1
-        except psycopg.Error as exc:
-            raise translate(exc, self.path, rolled_back=True) from exc
+        except BaseException as exc:
+            self._indexed_dims.clear()  # an index made inside was rolled back with the rest
+            if isinstance(exc, psycopg.Error):
+                raise translate(exc, self.path, rolled_back=True) from exc
+            raise
+
+    @contextmanager
+    def bulk_load(self, *, index_memory: str | None = None) -> Iterator[None]:
+        """Many memories written at once, in one transaction (see :meth:`Store.bulk_load`): the
+        HNSW index is dropped when the load begins and built again over every vector when it
+        ends — pgvector builds an index many times faster than it inserts into one — and large
+        batches go in with ``COPY``. Other processes never see the store without its index:
+        their vector searches wait for the load to commit (or roll back, index and all).
+        The index is built again over every vector in the database, so a bulk load pays off for
+        a load that is large next to what the database holds (a first import, a migration), not
+        for a few thousand memories added to a large shared database.
+
+        ``index_memory`` (``maintenance_work_mem`` for the build, e.g. "4GB"): by default what
+        the graph of all the vectors needs (:func:`~.postgres_load.index_memory`), or the
+        server's setting if that is more. A graph that does not fit is built far more slowly."""
+        with self.transaction():
+            if self._deferred is not None:  # inside another bulk load: it builds the index
+                yield
+                return
+            self._deferred = load.vector_index_dims(self._conn)
+            for dim in sorted(self._deferred):
+                self._conn.execute(f"DROP INDEX vectors_hnsw_{int(dim)}")
+            self._indexed_dims -= self._deferred
+            try:
+                yield
+                if self._deferred:
+                    memory = index_memory or load.index_memory(self._conn, max(self._deferred))
+                    self._conn.execute("SELECT set_config('maintenance_work_mem', %s, true)", [memory])
+                for dim in sorted(self._deferred):
+                    ensure_vector_index(self.db, dim)
+                    self._indexed_dims.add(dim)
+                for table in load.LOADED:
+                    self._conn.execute(f"ANALYZE {table}")
+            finally:
+                self._deferred = None
 
     def overwriting(self) -> Any:
         """Postgres frees deleted rows at ``VACUUM`` (see :meth:`scrub`): nothing to switch on."""
@@ -304,12 +350,47 @@ class PostgresStore(Store):
                 (user_id, track, item_id, content_hash, v, codec.vector_checksum(user_id, track, item_id, v.tobytes()))
             )
         for dim in {len(r[4]) for r in rows} - self._indexed_dims:
+            if self._deferred is not None:
+                self._deferred.add(dim)
+                continue
             ensure_vector_index(self.db, dim)
             self._indexed_dims.add(dim)
-        self.db.executemany(
-            "INSERT OR REPLACE INTO vectors (user_id, track, item_id, content_hash, vector, checksum) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
+        if len(rows) < load.COPY_FROM:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO vectors (user_id, track, item_id, content_hash, vector, checksum) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            return
+        load.insert(
+            self._conn,
+            "vectors",
+            VECTOR_COLUMNS,
+            load.last_per_key(rows, slice(0, 3)),
+            "ON CONFLICT (user_id, track, item_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, "
+            "vector = EXCLUDED.vector, checksum = EXCLUDED.checksum",
+            types=("text", "text", "int8", "text", "vector", "int8"),
+        )
+
+    def save_events(self, events: Sequence[Event]) -> None:
+        """New events, as :meth:`Store.save_events`; a large batch through ``COPY``."""
+        if len(events) < load.COPY_FROM:
+            super().save_events(events)
+            return
+        load.insert(self._conn, "events", codec.EVENT_COLUMNS.split(", "), [codec.event_row(e) for e in events])
+        load.insert(
+            self._conn,
+            "event_entities",
+            EVENT_KEYS["event_entities"],
+            codec.event_entity_rows(events),
+            "ON CONFLICT DO NOTHING",
+        )
+        load.insert(
+            self._conn,
+            "event_kinds",
+            EVENT_KEYS["event_kinds"],
+            codec.event_kind_rows(events),
+            "ON CONFLICT DO NOTHING",
         )
 
     def vector_search(self, user_id: str, track: str, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -382,6 +463,8 @@ class PostgresStore(Store):
         ) as copy:
             for row in rows:
                 copy.write_row(row)
+        if len(rows) >= load.ANALYZE_FROM:
+            self.execute("ANALYZE lexical_postings")  # see postgres_load.ANALYZE_FROM
         return total
 
     def set_lexical_state(

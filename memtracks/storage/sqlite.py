@@ -192,6 +192,15 @@ class Store:
                 raise translate(exc, self.path, self.config.busy_timeout, rolled_back=True) from exc
 
     @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Many memories written at once (an import, a large synthetic memory): one transaction,
+        as :meth:`transaction`, in which a store that keeps indexes in the database builds them
+        once at the end rather than row by row (:meth:`PostgresStore.bulk_load`). It leaves
+        exactly what the same writes in a :meth:`transaction` leave; SQLite has nothing to defer."""
+        with self.transaction():
+            yield
+
+    @contextmanager
     def overwriting(self) -> Iterator[None]:
         """Deleted content is overwritten with zeros while the block runs (``secure_delete``)."""
         before = self.execute("PRAGMA secure_delete").fetchone()[0]
@@ -461,18 +470,16 @@ class Store:
     # ---------------------------------------------------------------- events
 
     def save_event(self, event: Event) -> None:
-        self.db.execute(
+        self.save_events([event])
+
+    def save_events(self, events: Sequence[Event]) -> None:
+        """New events (with their entity and kind rows), as many as given, in one go."""
+        self.db.executemany(
             f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 22)})",
-            codec.event_row(event),
+            [codec.event_row(e) for e in events],
         )
-        self.db.executemany(
-            "INSERT OR IGNORE INTO event_entities VALUES (?, ?, ?)",
-            [(event.user_id, k, event.id) for k in event.entity_keys],
-        )
-        self.db.executemany(
-            "INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)",
-            [(event.user_id, k, event.id) for k in dict.fromkeys(event.kinds)],
-        )
+        self.db.executemany("INSERT OR IGNORE INTO event_entities VALUES (?, ?, ?)", codec.event_entity_rows(events))
+        self.db.executemany("INSERT OR IGNORE INTO event_kinds VALUES (?, ?, ?)", codec.event_kind_rows(events))
 
     def events(
         self,
