@@ -50,6 +50,14 @@ class RetrievalConfig:
             ``time_match x max(relevance, time_match_floor)``: relevant events in the window
             rise most, and a question with no other words ("what did I do last week?") still
             ranks the window first.
+        time_reach_offset, time_reach_period: how far outside the question's time window an
+            event still gains part of the window's bonus, as a share of how loosely the time
+            is meant (``retrieval/query.py``, ``search_leeway``): of an approximate offset's
+            distance from now ("two weeks ago" reaches a week either side), of a named
+            period's length ("last week", 上上周).
+        time_reach_bonus: the share of the window's bonus an event just outside the window
+            gains; it falls linearly to nothing at the reach's edge, so the window comes
+            first, then the closest, and nothing is cut at the window's edge.
         when_boost: added to dated events when the question asks when ("when", 什么时候).
         kind_boost: added to events of a happening kind an aggregate question names ("how many
             trips": the trips), which are searched besides the question's words.
@@ -82,6 +90,9 @@ class RetrievalConfig:
     lexical_ceiling_share: float = 0.0
     time_match: float = 0.5
     time_match_floor: float = 0.3
+    time_reach_offset: float = 0.5
+    time_reach_period: float = 0.25
+    time_reach_bonus: float = 0.5
     when_boost: float = 0.1
     kind_boost: float = 0.15
     entity_boost: float = 0.15

@@ -184,6 +184,7 @@ class Reader:
     ) -> Query:
         """The question analysed against what this user's memory knows (names, people, relations)."""
         known = self.store.names(user_id)
+        speakers = self._speakers(user_id)
         return analyze_query(
             question,
             now=now,
@@ -191,17 +192,26 @@ class Reader:
             embedder=self.embedder,
             speaker=speaker,
             known=known,
-            people=self._people(user_id, known),
+            people=self._people(user_id, known, speakers),
             as_of=as_of,
             relations=self.store.relations(user_id),
+            speakers=speakers,
         )
 
-    def _people(self, user_id: str, known: Mapping[str, tuple[str, str]] | None = None) -> frozenset[str]:
+    def _speakers(self, user_id: str) -> frozenset[str]:
+        """The people who talk in this user's memory, by name (not "user" or "assistant")."""
+        return frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant"))
+
+    def _people(
+        self,
+        user_id: str,
+        known: Mapping[str, tuple[str, str]] | None = None,
+        speakers: frozenset[str] | None = None,
+    ) -> frozenset[str]:
         """The people this user's memory knows: speakers and names labelled as persons."""
         known = self.store.names(user_id) if known is None else known
-        return frozenset(s for s in self.speakers(user_id) if s not in ("user", "assistant")) | {
-            name for name, (_, label) in known.items() if label == "person"
-        }
+        speakers = self._speakers(user_id) if speakers is None else speakers
+        return speakers | {name for name, (_, label) in known.items() if label == "person"}
 
     def context(self, user_id: str, reach: Reach | None = None) -> SearchContext:
         """What the track retrievers search for this user: store, config, indexes, chain.

@@ -139,9 +139,14 @@ def extract_entities(
         for e in lexicons.entities.find(lexicons.to_simplified(analysis.text))
     ]
     found += _known_entities(analysis.text, known or {})
-    found += _ner_entities(analysis)
-    found += _tagger_entities(analysis, lexicons)
+    found += [_simplified_key(e, lexicons) for e in _ner_entities(analysis) + _tagger_entities(analysis, lexicons)]
     return merge(found)
+
+
+def _simplified_key(entity: Entity, lexicons: Lexicons) -> Entity:
+    """A Chinese name keyed in Simplified characters, so 王麗 and 王丽 are one person."""
+    key = lexicons.to_simplified(entity.key)
+    return entity if key == entity.key else Entity(entity.text, entity.label, key, entity.span, entity.source)
 
 
 def add_names(

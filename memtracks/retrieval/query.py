@@ -9,7 +9,7 @@ question is about the past, so superseded facts may answer it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -39,6 +39,12 @@ _AGGREGATE = re.compile(
     r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
     r"\b(?:the|what|which|in what) order\b|\bfrom (?:the )?(?:earliest|first|oldest) to\b|\bstarting (?:from|with) the (?:earliest|first)\b|"
     r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有|顺序|先后",
+    re.IGNORECASE,
+)
+# The words that make a question a count or a sum ("how many", "in total", 一共): its form, not its topic.
+_QUANTITY = re.compile(
+    r"\bhow (?:many|much)\b|\b(?:in )?total\b|\baltogether\b|\bcombined\b|\bin all\b|"
+    r"一共|总共|總共|总计|總計|合计|合計|加起来|加起來",
     re.IGNORECASE,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -87,6 +93,25 @@ def search_span(t: TimeMention, now: datetime) -> tuple[datetime, datetime]:
     return t.start, t.end
 
 
+def search_leeway(t: TimeMention, now: datetime) -> timedelta:
+    """How loosely a time expression is meant, the scale of how far outside its span it still
+    points in part (the retriever takes a configured share of it): an offset counted from now
+    ("two weeks ago", 大概两周前, "a few days ago") by its distance from now, since people
+    round such times the more the further back they are; a named period ("last week", 上上周,
+    "in March") by its own length."""
+    if t.approximate:
+        return max(abs(now - t.start), timedelta(days=1))
+    return _UNIT.get(t.granularity, timedelta(days=1))
+
+
+def _without_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with the characters of ``spans`` blanked (offsets stay valid)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
 @dataclass(frozen=True)
 class Query:
     """A question after analysis."""
@@ -116,6 +141,12 @@ class Query:
         return min(s for s, _ in spans), max(e for _, e in spans)
 
     @property
+    def leeway(self) -> timedelta | None:
+        """How loosely the question's time is meant (``search_leeway``); None without one."""
+        spans = [search_leeway(t, self.now) for t in self.times if t.dated]
+        return max(spans) if spans else None
+
+    @property
     def entity_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(e.key for e in self.entities))
 
@@ -136,22 +167,30 @@ def analyze_query(
     people: frozenset[str] = frozenset(),
     as_of: datetime | None = None,
     relations: Sequence[tuple[str, str, str]] = (),
+    speakers: frozenset[str] | None = None,
 ) -> Query:
     """Analyse ``text`` asked at ``now`` by ``speaker``.
 
     Args:
         known: names already known for the user (pets, people), to recognise them.
         people: names that are people (conversation participants, fact subjects).
+        speakers: the people who talk in this memory (default: all of ``people``). Their names
+            are matched through who said a turn, so they leave the search words; a third
+            person ("my cousin Alex") is found by the turns that name them.
     """
     analysis = toolkit.nlp.analyze([text])[0]
     entities = extract_entities(analysis, toolkit.lexicons, known)
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
     times = tuple(normalize_time(text, now, lang=lang))
     subjects = _subjects(text, entities, speaker, toolkit, people, relations)
-    named = people & set(subjects)
+    named = (speakers if speakers is not None else people) & set(subjects)
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
-    aggregate = _AGGREGATE.search(text) is not None
+    aggregate = _AGGREGATE.search(text)
+    # the form of a count is no topic ("how many" would find every turn that says "many"); a
+    # time expression stays a topic too: people repeat the words of the turn they mean
+    topic = _without_spans(text, _quantity_spans(text))
+    topic = topic if topic.strip() else text
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
@@ -162,12 +201,16 @@ def analyze_query(
         times=times,
         past=_PAST.search(text) is not None,
         asks_when=_WHEN.search(text) is not None,
-        aggregate=aggregate,
+        aggregate=aggregate is not None,
         as_of=as_of,
-        terms=_terms(text, topical, named),
-        vector=embedder.embed_batch([without_names(text, named)])[0],
+        terms=_terms(topic, topical, named),
+        vector=embedder.embed_batch([without_names(topic, named)])[0],
         kinds=_kinds(text, toolkit) if aggregate else (),
     )
+
+
+def _quantity_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUANTITY.finditer(text)]
 
 
 def without_names(text: str, names: Set[str]) -> str:

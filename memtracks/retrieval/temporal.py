@@ -8,6 +8,9 @@ its relevance (``answer_weight``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
 from ..config import RetrievalConfig
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
@@ -23,19 +26,17 @@ KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question n
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cfg = ctx.config
     scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k)
-    in_window: set[int] = set()
-    if query.window is not None:
-        in_window = set(ctx.store.event_ids_between(ctx.user_id, *query.window, limit=WINDOW_LIMIT))
+    near = _nearness(query, ctx)
     of_kind = (
         {e.id for e in ctx.store.events(ctx.user_id, kinds=list(query.kinds), limit=KIND_LIMIT) if e.id is not None}
         if query.kinds
         else set()
     )
-    missing = [i for i in in_window | of_kind if i not in scored]
+    missing = [i for i in (near.listed.keys() if near else set()) | of_kind if i not in scored]
     scored.update(mix(similarity(ctx.vectors("event"), missing, query.vector), {}, cfg))
     heads = {i: h for i, h in ctx.store.event_heads(ctx.user_id, list(scored)).items() if _visible(h, query, cfg)}
     ranked = {
-        i: _score(heads[i], parts, i in in_window, i in of_kind, query, cfg)
+        i: _score(heads[i], parts, near.of(heads[i]) if near else 0.0, i in of_kind, query, cfg)
         for i, parts in scored.items()
         if i in heads
     }
@@ -74,17 +75,69 @@ def spread(order: list[int], session_of: dict[int, str], cap: int, k: int) -> li
     return [i for i in order if i in chosen]
 
 
+@dataclass(frozen=True)
+class Nearness:
+    """How close an event is to the question's time window: 1 inside it; just outside,
+    ``outside`` (< 1: the window itself comes first), falling linearly to 0 at ``reach`` past
+    its edges (see ``RetrievalConfig.time_reach_*``). ``listed``: the events the window's
+    index scans found (said in or about a time near it), already weighed."""
+
+    window: tuple[datetime, datetime]
+    reach: timedelta
+    outside: float
+    listed: dict[int, float]
+
+    def fit(self, interval: tuple[datetime, datetime]) -> float:
+        gap = _gap(interval, self.window)
+        if gap <= timedelta(0):
+            return 1.0
+        return self.outside * max(0.0, 1.0 - gap / self.reach) if self.reach > timedelta(0) else 0.0
+
+    def of(self, head: EventHead) -> float:
+        """Also for an event beyond the scans' limit: when it was said decides then."""
+        said = datetime.fromtimestamp(head.mentioned_epoch, tz=timezone.utc)
+        return max(self.listed.get(head.id, 0.0), self.fit((said, said)))
+
+
+def _nearness(query: Query, ctx: SearchContext) -> Nearness | None:
+    """The events in or near the question's time window (None: the question names no time)."""
+    window, leeway = query.window, query.leeway
+    if window is None or leeway is None:
+        return None
+    cfg = ctx.config
+    share = cfg.time_reach_offset if any(t.approximate for t in query.times if t.dated) else cfg.time_reach_period
+    near = Nearness(window, leeway * share, cfg.time_reach_bonus, {})
+    near.listed.update(dict.fromkeys(ctx.store.event_ids_between(ctx.user_id, *window, limit=WINDOW_LIMIT), 1.0))
+    if near.reach > timedelta(0):
+        wide = ctx.store.event_ids_between(ctx.user_id, window[0] - near.reach, window[1] + near.reach, WINDOW_LIMIT)
+        for event in ctx.store.events(ctx.user_id, ids=[i for i in wide if i not in near.listed]):
+            said = (event.mentioned_at, event.mentioned_at)
+            about = (event.start, event.end or event.start) if event.start else said
+            if event.id is not None and (fit := max(near.fit(said), near.fit(about))) > 0:
+                near.listed[event.id] = fit
+    return near
+
+
+def _gap(interval: tuple[datetime, datetime], window: tuple[datetime, datetime]) -> timedelta:
+    """The time between an interval and the window (zero when they overlap)."""
+    (a, b), (s, e) = interval, window
+    if a <= e and s <= b:
+        return timedelta(0)
+    return s - b if b < s else a - e
+
+
 def _score(
-    head: EventHead, parts: dict[str, float], in_window: bool, of_kind: bool, query: Query, cfg: RetrievalConfig
+    head: EventHead, parts: dict[str, float], closeness: float, of_kind: bool, query: Query, cfg: RetrievalConfig
 ) -> Scored:
     explain = dict(parts)
     relevance = parts["relevance"]
     how = "semantic" if parts["semantic"] >= parts["lexical"] else "lexical"
-    if in_window:  # in the question's time window: a bonus that grows with relevance
-        bonus = cfg.time_match * max(relevance, cfg.time_match_floor)
+    if closeness > 0:  # in or near the question's time window: a bonus that grows with relevance
+        bonus = cfg.time_match * max(relevance, cfg.time_match_floor) * closeness
         relevance += bonus
         explain["time"] = bonus
-        how = "time"
+        explain["time_closeness"] = closeness
+        how = "time" if closeness >= 0.5 else how
     if of_kind:  # a trip, when the question counts trips
         relevance += cfg.kind_boost
         explain["kind"] = cfg.kind_boost
