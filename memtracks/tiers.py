@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Literal
 from .config import TierConfig
 from .datafiles import Strict, bundled, pattern_problems, read_yaml, validate_entries
 from .errors import DataFileError
+from .moments import shifted
 from .records import Event, Fact, Inference
 from .retrieval.lexical import stopwords, tokenize
 from .retrieval.substance import substance
@@ -343,7 +344,4 @@ def newest_conclusions(inferences: Iterable[Inference], moment: datetime) -> dic
 
 def _days_before(moment: datetime, days: float) -> datetime:
     """``days`` before ``moment``, or the first representable moment (an ``as_of`` in year 1)."""
-    try:
-        return moment - timedelta(days=days)
-    except OverflowError:
-        return datetime.min.replace(tzinfo=moment.tzinfo)
+    return shifted(moment, -timedelta(days=days))

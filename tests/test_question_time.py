@@ -222,3 +222,38 @@ def test_a_wide_window_keeps_its_latest_events(toolkit, embedder, question, said
         recall = mem.retrieve(question, user_id="u", now=NOW, top_n=5, k={"fact": 0})
     card = next(c for c in recall.cards if "bike" in c.source_turn_ids)
     assert card.explain["temporal.time_closeness"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("said", "question"),
+    [
+        ("I moved to Hangzhou.", "What did I do two weeks ago?"),
+        ("我搬到杭州了。", "我們下週三去台北"),
+        ("我搬到杭州了。", "我两周前做了什么？"),
+    ],
+)
+@pytest.mark.parametrize(
+    "when",
+    [datetime.max.replace(tzinfo=timezone.utc), datetime.min.replace(tzinfo=timezone.utc)],
+    ids=["last moment", "first moment"],
+)
+def test_a_time_window_near_turns_said_at_the_calendars_ends_is_no_error(memory, said, question, when):
+    """A turn said at the last representable moment is stored with an epoch that, as a float,
+    rounds into year 10000; a window's reach past a moment near either end of the calendar
+    would overflow. Neither is an error: the question is answered."""
+    memory.write(said, user_id="u1", turn_id="edge", timestamp=when)
+    memory.write(said, user_id="u1", turn_id="now", timestamp=NOW - timedelta(days=14))
+    for now in (NOW, when):
+        recall = memory.retrieve(question, user_id="u1", now=now, top_n=5)
+        assert recall.cards, (question, now)
+
+
+@pytest.mark.parametrize("delta", [timedelta(days=3), -timedelta(days=3)])
+def test_moments_shift_and_read_back_inside_the_calendar(delta):
+    from memtracks.moments import from_epoch, shifted
+
+    last, first = datetime.max.replace(tzinfo=timezone.utc), datetime.min.replace(tzinfo=timezone.utc)
+    assert shifted(last, timedelta(days=3)) == last and shifted(first, -timedelta(days=3)) == first
+    assert shifted(NOW, delta) == NOW + delta
+    assert from_epoch(last.timestamp()) == last and from_epoch(first.timestamp()) == first
+    assert from_epoch(NOW.timestamp()) == NOW

@@ -9,9 +9,10 @@ its relevance (``answer_weight``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from ..config import RetrievalConfig
+from ..moments import from_epoch, shifted
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbourhoods
@@ -95,7 +96,7 @@ class Nearness:
 
     def of(self, head: EventHead) -> float:
         """Also for an event beyond the scans' limit: when it was said decides then."""
-        said = datetime.fromtimestamp(head.mentioned_epoch, tz=timezone.utc)
+        said = from_epoch(head.mentioned_epoch)
         return max(self.listed.get(head.id, 0.0), self.fit((said, said)))
 
 
@@ -109,7 +110,8 @@ def _nearness(query: Query, ctx: SearchContext) -> Nearness | None:
     near = Nearness(window, leeway * share, cfg.time_reach_bonus, {})
     near.listed.update(dict.fromkeys(ctx.store.event_ids_between(ctx.user_id, *window, limit=WINDOW_LIMIT), 1.0))
     if near.reach > timedelta(0):
-        wide = ctx.store.event_ids_between(ctx.user_id, window[0] - near.reach, window[1] + near.reach, WINDOW_LIMIT)
+        start, end = shifted(window[0], -near.reach), shifted(window[1], near.reach)
+        wide = ctx.store.event_ids_between(ctx.user_id, start, end, WINDOW_LIMIT)
         for event in ctx.store.events(ctx.user_id, ids=[i for i in wide if i not in near.listed]):
             said = (event.mentioned_at, event.mentioned_at)
             about = (event.start, event.end or event.start) if event.start else said
