@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .errors import InvalidInputError
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "system", "ai", "bot", "agent", "助手"})
+RANKERS = ("learned", "hand")  # RetrievalConfig.ranker
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,13 @@ class RetrievalConfig:
             Applied after the chain expansion, so the reply to a question inherits the
             question's full relevance, and after the ``min_relevance`` cut, so a short relevant
             statement ("I love hiking.") ranks lower but is never dropped.
+        ranker: how the temporal track orders its candidates: "hand" (default) by the hand
+            score, or "learned" by the linear model of ``rules/ranker.yaml`` over the hand
+            score's parts, the turn, its session and the question's form
+            (``retrieval/ranker.py``; the candidates keep the hand relevances, handed out in
+            the learned order). "learned" lifts LoCoMo's held-out evidence recall@5 (0.641 ->
+            0.689) but costs adversarial questions and the Chinese set a little, so it is off
+            by default (benchmarks/RESULTS.md, "A learned ranker").
         session_cap, aggregate_session_cap: at most this many of the temporal track's
             candidates come from one conversation while others are waiting (the rest fill
             any slots left), so one long chat cannot take every slot; the second figure is
@@ -105,6 +113,13 @@ class RetrievalConfig:
     substance_full: float = 10.0
     session_cap: int = 5
     aggregate_session_cap: int = 3
+    ranker: str = "hand"
+
+    def __post_init__(self) -> None:
+        if self.ranker not in RANKERS:
+            raise InvalidInputError(
+                f"RetrievalConfig: ranker must be one of {', '.join(RANKERS)}; found {self.ranker!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -230,6 +230,7 @@ class Reader:
             lambda track: self.live(user_id, track, since, slack)[0] if live(track) else self.vectors(user_id, track),  # type: ignore[arg-type]
             lambda track: self.live(user_id, track, since, slack)[1] if live(track) else self.lexical(user_id, track),  # type: ignore[arg-type]
             lambda: self.chain(user_id),
+            self.toolkit.ranker,
         )
 
     def _with_metadata(self, user_id: str, cards: list[Any]) -> list[Any]:

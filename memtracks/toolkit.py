@@ -12,6 +12,7 @@ from .lexicon import Lexicons, default_lexicons
 from .nlp import NLP
 from .pipeline.inference import RuleSpec, default_rules
 from .pipeline.patterns import Compiled, default_happening_patterns, default_slot_patterns
+from .retrieval.ranker import Ranker, default_ranker
 from .tiers import TierRules, default_tier_rules
 
 
@@ -30,6 +31,7 @@ class Toolkit:
     rules: tuple[RuleSpec, ...] = field(default_factory=default_rules)
     gate: Gate = field(default_factory=default_gate)
     tiers: TierRules = field(default_factory=default_tier_rules)
+    ranker: Ranker = field(default_factory=default_ranker)
 
     @classmethod
     def load(

@@ -10,6 +10,8 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
     my_rules/happenings.yaml      happenings: [...]  trips, moves... with their time
     my_rules/inference.yaml       rules:     [...]   conclusions from facts and events
     my_rules/gate.yaml            gate:      [...]   noise kept out of facts (tool output...)
+    my_rules/ranker.yaml          weights:   [...]   the temporal track's learned ranker (a whole
+                                                     model: it replaces the bundled one)
     my_lexicons/entities.yaml     entities:  [...]   also relations.yaml, animals.yaml, jobs.yaml,
                                                      activities.yaml, conditions.yaml,
                                                      surnames_zh.yaml
@@ -40,9 +42,10 @@ from .pipeline.patterns import (
     load_happening_patterns,
     load_slot_patterns,
 )
+from .retrieval.ranker import default_ranker, load_ranker
 
 T = TypeVar("T")
-RULE_FILES = ("slots.yaml", "slot_patterns.yaml", "happenings.yaml", "inference.yaml", "gate.yaml")
+RULE_FILES = ("slots.yaml", "slot_patterns.yaml", "happenings.yaml", "inference.yaml", "gate.yaml", "ranker.yaml")
 LEXICON_FILES = (
     "entities.yaml",
     "relations.yaml",
@@ -105,6 +108,7 @@ def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
     happenings = default_happening_patterns()
     rules = default_rules()
     gate = default_gate()
+    ranker = default_ranker()
     custom_lexicons = lexicons is not default_lexicons()
     if custom_lexicons:  # patterns embed lexicon words (@relation, @animal...): compile them again
         slot_patterns = tuple(load_slot_patterns(lexicons=lexicons))
@@ -137,12 +141,15 @@ def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:
             rules = _merge(load_rule_file(folder / "inference.yaml", catalogue), rules, "id")
         if (folder / "gate.yaml").is_file():
             gate = Gate(_merge(load_gate(folder / "gate.yaml").rules, gate.rules, "id"))
+        if (folder / "ranker.yaml").is_file():
+            ranker = load_ranker(folder / "ranker.yaml")  # a whole model: it replaces the bundled one
     return {
         "gate": gate,
         "catalogue": catalogue,
         "slot_patterns": tuple(slot_patterns),
         "happening_patterns": tuple(happenings),
         "rules": tuple(rules),
+        "ranker": ranker,
     }
 
 

@@ -14,6 +14,7 @@ from ..records import Event, Fact, Inference
 from ..storage import Storage
 from ..storage.vectors import similarity
 from .lexical import LexicalIndex
+from .ranker import Ranker
 
 Record = Fact | Event | Inference
 
@@ -49,6 +50,7 @@ class SearchContext:
     vectors: Callable[[str], Any]  # track -> vector index
     lexical: Callable[[str], LexicalIndex]  # track -> lexical index
     chain: Callable[[], Any]  # the event chain: StoredChain or networkx graph (in, predecessors, successors)
+    ranker: Ranker | None = None  # the temporal track's learned ranker (None: the bundled one)
 
 
 def mix(

@@ -18,6 +18,7 @@ from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbourhoods
 from .hits import Hit, SearchContext, mix, search_both
 from .query import Query
+from .ranker import default_ranker, learned_order
 from .substance import evidence_prior
 
 WINDOW_LIMIT = 300
@@ -25,6 +26,28 @@ KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question n
 
 
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
+    cfg = ctx.config
+    ranked, heads = event_pool(query, ctx, k)
+    if cfg.ranker == "learned":
+        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ctx.ranker or default_ranker())
+    order = sorted(ranked, key=lambda i: -ranked[i][0])
+    cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
+    top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
+    records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
+    return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
+
+
+def cosines(ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict[int, float]:
+    """Every candidate's cosine with the question (those found along the chain have none yet)."""
+    known = {i: s[2]["semantic"] for i, s in ranked.items() if "semantic" in s[2]}
+    missing = [i for i in ranked if i not in known]
+    if missing:
+        known.update(similarity(ctx.vectors("event"), missing, query.vector))
+    return known
+
+
+def event_pool(query: Query, ctx: SearchContext, k: int) -> tuple[dict[int, Scored], dict[int, EventHead]]:
+    """The scored candidates (hand relevance, how, explain) and their heads, before the cut to ``k``."""
     cfg = ctx.config
     scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k)
     near = _nearness(query, ctx)
@@ -44,12 +67,7 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
     ranked.update(_expand(best, ranked, heads, query, ctx))
     relevant = {i for i, scored_i in ranked.items() if scored_i[0] >= cfg.min_relevance}
-    ranked = {i: _weighed(ranked[i], heads[i], cfg) for i in relevant}  # relevant, then weighed as evidence
-    order = sorted(ranked, key=lambda i: -ranked[i][0])
-    cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
-    top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
-    records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
-    return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
+    return {i: _weighed(ranked[i], heads[i], cfg) for i in relevant}, heads  # relevant, then weighed as evidence
 
 
 Scored = tuple[float, str, dict[str, float]]  # relevance, how, explain
@@ -177,8 +195,9 @@ def _expand(
     graph = ctx.chain()
     near = neighbourhoods(graph, best, cfg.chain_hops)  # the links of all of them read at once
     wanted: dict[int, tuple[float, int]] = {}
+    asked: dict[int, set[int]] = {}
     for origin in best:
-        after = answers(graph, origin) if heads[origin].question else set()
+        after = asked[origin] = answers(graph, origin) if heads[origin].question else set()
         for other in near[origin] | after:
             weight = cfg.answer_weight if other in after else cfg.chain_weight
             score = ranked[origin][0] * weight
@@ -193,6 +212,7 @@ def _expand(
             explain = {
                 **(ranked[item][2] if item in ranked else {}),
                 "chain": score,
+                **({"answer": 1.0} if origin in asked and item in asked[origin] else {}),
                 "from_event": float(origin),
                 "relevance": score,
             }

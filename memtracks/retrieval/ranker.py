@@ -1,0 +1,280 @@
+"""The learned ranker of the temporal track: a linear model over what retrieval already knows
+of each candidate turn, read from ``rules/ranker.yaml``.
+
+The hand-tuned score (cosine and BM25 mixed, plus time, kind, entity and speaker bonuses, the
+chain and the substance prior; see ``retrieval/temporal.py``) finds most of a question's
+evidence but ranks much of it too low: the question turn itself, a pleasantry that repeats the
+question's words, a single turn of the session where the rest of the story is told. The
+ranker scores every candidate of the pool with ``bias + sum(weight x feature)`` (a logistic
+regression fitted on the LoCoMo tuning split by ``benchmarks/train_ranker.py``) from:
+
+- the hand score's parts (``relevance``, ``semantic``, ``lexical``, ``time_closeness``,
+  ``kind``, ``when``, ``entity``, ``speaker``, ``chain``, ``answer``, ``substance``);
+- the same relative to the question's other candidates (the gap to the best, the rank);
+- the turn itself: the share of the question's terms it holds (``coverage``), its content
+  words, its length, whether it asks something or was said by the assistant, whether it is
+  dated;
+- its session: the best relevance there and how many candidates it holds (the evidence of a
+  multi-hop question clusters in one or two sessions);
+- the question's form (counts and lists, "when", a time window) and a few interactions.
+
+Only the *order* is learned: the candidates keep the hand relevances, handed out in the
+learned order (the best-ranked candidate takes the highest), so fusion weighs the temporal
+track against facts and conclusions exactly as before. ``RetrievalConfig.ranker`` chooses:
+"hand" (the default: the learned order lifts LoCoMo's held-out recall but costs its
+adversarial questions and the Chinese set a little; benchmarks/RESULTS.md) or "learned".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from pydantic import ValidationError
+
+from ..config import ASSISTANT_SPEAKERS
+from ..datafiles import Strict, bundled, read_yaml, validate_entries
+from ..errors import DataFileError
+from .lexical import tokenize
+from .substance import substance
+
+if TYPE_CHECKING:
+    from ..storage.sqlite import EventHead
+    from .query import Query
+
+# Every feature a ranker file may weigh, in the order of the model's vector.
+FEATURES: tuple[str, ...] = (
+    "relevance",  # the hand score (after the substance prior)
+    "relevance_gap",  # relevance minus the question's best candidate's
+    "hand_rank",  # log(1 + rank) in the hand order
+    "semantic",  # cosine with the question
+    "semantic_gap",  # cosine minus the best candidate's cosine
+    "semantic_rank",  # log(1 + rank) by cosine
+    "lexical",  # BM25, divided by the best candidate's (0 when found another way)
+    "coverage",  # share of the question's terms the turn holds
+    "time_closeness",  # 1 inside the question's time window, falling outside it; a reply
+    # to a question turn is as close as the question turn (it answers about that time)
+    "kind",  # of a happening kind an aggregate question names
+    "when",  # dated, and the question asks when
+    "entity",  # mentions an entity of the question
+    "speaker",  # said by the person the question is about
+    "chain",  # found along the event chain from a better hit
+    "answer",  # the reply to a question turn that matched
+    "substance",  # the substance prior (retrieval/substance.py)
+    "content_words",  # log(1 + content words of its statements)
+    "length",  # log(1 + characters)
+    "question",  # the turn asks something
+    "assistant",  # said by the assistant
+    "dated",  # the turn dates what it talks about
+    "session_best",  # the best relevance among the candidates of its session
+    "session_best_gap",  # that minus the question's best
+    "session_support",  # the best relevance among the *other* candidates of its session
+    "session_support_gap",  # that minus the question's best
+    "session_count",  # log(1 + candidates of its session)
+    "is_session_best",  # it is the best candidate of its session
+    "aggregate",  # the question counts or lists ("how many", 哪些)
+    "asks_when",  # the question asks when
+    "has_window",  # the question names a time
+    "aggregate_x_session_count",
+    "aggregate_x_relevance",
+    "asks_when_x_dated",
+    "window_x_time_closeness",
+    "question_x_coverage",
+    "coverage_x_semantic",
+)
+
+_CACHE = 100_000
+
+
+class Weight(Strict):
+    feature: str
+    weight: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A linear scorer over :data:`FEATURES`: ``bias + weights . features``."""
+
+    bias: float
+    weights: np.ndarray  # one per feature, in FEATURES order
+    path: str = ""
+
+    @classmethod
+    def of(cls, bias: float, weights: Mapping[str, float], path: str = "") -> Ranker:
+        return cls(bias, np.array([float(weights.get(f, 0.0)) for f in FEATURES]), path)
+
+    def named(self) -> dict[str, float]:
+        return dict(zip(FEATURES, self.weights.tolist(), strict=True))
+
+    def score(self, matrix: np.ndarray) -> np.ndarray:
+        return matrix @ self.weights + self.bias if len(matrix) else np.zeros(0)
+
+
+def _check_feature(entry: Weight) -> Iterable[str]:
+    if entry.feature not in FEATURES:
+        yield f"field 'feature': unknown feature {entry.feature!r} (known: {', '.join(FEATURES)})"
+    if not math.isfinite(entry.weight):
+        yield "field 'weight': must be a finite number"
+
+
+class _Head(Strict):
+    model: Literal["logistic"]
+    bias: float
+    weights: list
+
+
+def load_ranker(path: Path | None = None) -> Ranker:
+    """The ranker of ``path`` (default: the bundled ``rules/ranker.yaml``), validated: a bad
+    file fails naming the file, the entry and the field."""
+    path = path or bundled("rules", "ranker.yaml")
+    doc = read_yaml(path)
+    if not isinstance(doc, dict):
+        raise DataFileError(str(path), ["must be a mapping with 'model', 'bias' and 'weights'"])
+    problems: list[str] = []
+    head: _Head | None = None
+    try:
+        head = _Head(**doc)
+    except ValidationError as exc:  # every field at once
+        problems += [f"field '{'.'.join(str(p) for p in e['loc'])}': {e['msg']}" for e in exc.errors()]
+    weights: list[Weight] = []
+    if isinstance(doc.get("weights"), list):
+        try:
+            weights = validate_entries(
+                path, doc["weights"], Weight, section="weights", id_field="feature", check=_check_feature
+            )
+        except DataFileError as exc:
+            problems += exc.problems
+    if head is not None and not math.isfinite(head.bias):
+        problems.append("field 'bias': must be a finite number")
+    if problems:
+        raise DataFileError(str(path), problems)
+    assert head is not None
+    return Ranker.of(head.bias, {w.feature: w.weight for w in weights}, str(path))
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> Ranker:
+    return load_ranker()
+
+
+@lru_cache(maxsize=_CACHE)
+def _terms_of(text: str, keys: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(tokenize(text, keys))
+
+
+def features(
+    scored: Mapping[int, tuple[float, str, Mapping[str, float]]],
+    heads: Mapping[int, EventHead],
+    cosine: Mapping[int, float],
+    query: Query,
+) -> tuple[list[int], np.ndarray]:
+    """The candidates (ids) and their feature matrix (rows in that order, columns in
+    :data:`FEATURES` order). ``scored``: id -> (relevance, how, explain) as the temporal
+    retriever scored it; ``cosine``: every candidate's cosine with the question."""
+    ids = sorted(scored, key=lambda i: (-scored[i][0], i))
+    if not ids:
+        return ids, np.zeros((0, len(FEATURES)))
+    terms = frozenset(query.terms)
+    rel = np.array([scored[i][0] for i in ids])
+    sem = np.array([max(0.0, cosine.get(i, scored[i][2].get("semantic", 0.0))) for i in ids])
+    best, best_sem = float(rel.max()), float(sem.max())
+    sem_rank = np.empty(len(ids))
+    sem_rank[np.argsort(-sem, kind="stable")] = np.arange(len(ids))
+    session_best: dict[str, float] = {}
+    session_second: dict[str, float] = {}  # the second best (ids are in the order of relevance)
+    session_count: dict[str, int] = {}
+    for i, r in zip(ids, rel.tolist(), strict=True):
+        s = heads[i].session_id
+        if s not in session_best:
+            session_best[s] = r
+        elif s not in session_second:
+            session_second[s] = r
+        session_count[s] = session_count.get(s, 0) + 1
+    first: dict[str, int] = {}
+    for n, i in enumerate(ids):
+        first.setdefault(heads[i].session_id, n)
+    aggregate, asks_when, window = float(query.aggregate), float(query.asks_when), float(query.window is not None)
+    rows = []
+    for n, i in enumerate(ids):
+        _, how, explain = scored[i]
+        head = heads[i]
+        r, s = rel[n], sem[n]
+        said = _terms_of(head.text, tuple(head.entity_keys))
+        coverage = len(terms & said) / len(terms) if terms else 0.0
+        closeness = explain.get("time_closeness", 0.0)
+        if explain.get("answer", 0.0) > 0 and (origin := scored.get(int(explain.get("from_event", -1)))):
+            closeness = max(closeness, origin[2].get("time_closeness", 0.0))
+        sb = session_best[head.session_id]
+        support = session_second.get(head.session_id, 0.0) if n == first[head.session_id] else sb
+        count = math.log1p(session_count[head.session_id])
+        question, dated = float(head.question), float(head.dated)
+        rows.append(
+            (
+                r,
+                r - best,
+                math.log1p(n),
+                s,
+                s - best_sem,
+                math.log1p(sem_rank[n]),
+                explain.get("lexical", 0.0),
+                coverage,
+                closeness,
+                float("kind" in explain),
+                float("when" in explain),
+                float("entity" in explain),
+                float("speaker" in explain),
+                float(how == "chain"),
+                float(explain.get("answer", 0.0) > 0),
+                explain.get("substance", 1.0),
+                math.log1p(substance(head.text)),
+                math.log1p(len(head.text)),
+                question,
+                float(head.speaker.lower() in ASSISTANT_SPEAKERS),
+                dated,
+                sb,
+                sb - best,
+                support,
+                support - best,
+                count,
+                float(n == first[head.session_id]),
+                aggregate,
+                asks_when,
+                window,
+                aggregate * count,
+                aggregate * r,
+                asks_when * dated,
+                window * closeness,
+                question * coverage,
+                coverage * s,
+            )
+        )
+    return ids, np.array(rows, dtype=float)
+
+
+def learned_order(
+    scored: dict[int, tuple[float, str, dict[str, float]]],
+    heads: Mapping[int, EventHead],
+    cosine: Mapping[int, float],
+    query: Query,
+    ranker: Ranker,
+) -> dict[int, tuple[float, str, dict[str, float]]]:
+    """``scored`` reordered by the ranker: the hand relevances, highest first, handed to the
+    candidates in the ranker's order (ties keep the hand order)."""
+    ids, matrix = features(scored, heads, cosine, query)
+    if len(ids) < 2:
+        return scored
+    learned = ranker.score(matrix)
+    order = np.argsort(-learned, kind="stable")
+    values = [scored[i][0] for i in ids]  # ids are in the hand order: highest relevance first
+    out: dict[int, tuple[float, str, dict[str, float]]] = {}
+    for value, n in zip(values, order.tolist(), strict=True):
+        i = ids[n]
+        _, how, explain = scored[i]
+        out[i] = (value, how, {**explain, "hand": scored[i][0], "learned": float(learned[n]), "relevance": value})
+    return out
