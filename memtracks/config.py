@@ -80,8 +80,8 @@ class RetrievalConfig:
             score's parts, the turn, its session and the question's form
             (``retrieval/ranker.py``; the candidates keep the hand relevances, handed out in
             the learned order). "learned" lifts LoCoMo's held-out evidence recall@5 (0.641 ->
-            0.689) but costs adversarial questions and the Chinese set a little, so it is off
-            by default (benchmarks/RESULTS.md, "A learned ranker").
+            0.690) but loses one of the 50 LongMemEval_S questions (0.940 -> 0.920), so it is
+            off by default (benchmarks/RESULTS.md, "A learned ranker").
         session_cap, aggregate_session_cap: at most this many of the temporal track's
             candidates come from one conversation while others are waiting (the rest fill
             any slots left), so one long chat cannot take every slot; the second figure is

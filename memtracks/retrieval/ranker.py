@@ -21,8 +21,8 @@ regression fitted on the LoCoMo tuning split by ``benchmarks/train_ranker.py``) 
 Only the *order* is learned: the candidates keep the hand relevances, handed out in the
 learned order (the best-ranked candidate takes the highest), so fusion weighs the temporal
 track against facts and conclusions exactly as before. ``RetrievalConfig.ranker`` chooses:
-"hand" (the default: the learned order lifts LoCoMo's held-out recall but costs its
-adversarial questions and the Chinese set a little; benchmarks/RESULTS.md) or "learned".
+"hand" (the default: the learned order lifts LoCoMo's held-out recall but loses a
+LongMemEval_S question; benchmarks/RESULTS.md) or "learned".
 """
 
 from __future__ import annotations
