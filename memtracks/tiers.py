@@ -254,7 +254,10 @@ class Tiers:
         if reach.archive:
             return False
         cfg = self.config
-        if cfg.fallback_relevance > 0 and max((h.relevance for h in hits), default=0.0) < cfg.fallback_relevance:
+        # a hit's own relevance: the learned order hands the pool's relevances out by rank
+        # (retrieval/ranker.py), some of them to archived events admit() then drops
+        best = max((h.explain.get("hand", h.relevance) for h in hits), default=0.0)
+        if cfg.fallback_relevance > 0 and best < cfg.fallback_relevance:
             return True
         wanted = asked_words(query.text, [*query.subjects, *people])
         if cfg.fallback_coverage <= 0 or not wanted:

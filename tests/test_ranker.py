@@ -235,5 +235,10 @@ def test_ranker_only_reorders_the_hand_relevances(make_memory, tmp_path):
     assert out[top][2]["hand"] == ranked[top][0] and out[top][2]["relevance"] == out[top][0]
 
 
-def test_ranker_default_config_is_hand():
-    assert MemoryConfig().retrieval.ranker == "hand"  # see benchmarks/RESULTS.md, "A learned ranker"
+def test_ranker_default_is_learned():
+    """The learned order is the default (benchmarks/RESULTS.md, "A learned ranker"); "hand"
+    is the only other choice and keeps every other setting."""
+    assert MemoryConfig().retrieval.ranker == "learned"
+    assert RetrievalConfig() == RetrievalConfig(ranker="learned")
+    hand = dataclasses.replace(RetrievalConfig(), ranker="hand")
+    assert dataclasses.replace(hand, ranker="learned") == RetrievalConfig()
