@@ -46,7 +46,7 @@ HEADER = """\
 # The temporal track's learned ranker (memtracks/retrieval/ranker.py): a candidate turn's
 # score is bias + the sum of weight x feature; the candidates are ordered by it and keep the
 # hand relevances, handed out in that order. Used when RetrievalConfig.ranker = "learned"
-# (the default is "hand": see benchmarks/RESULTS.md, "A learned ranker").
+# (the default; "hand" keeps the hand order: see benchmarks/RESULTS.md, "A learned ranker").
 #   model    logistic (a logistic regression: the score is the log-odds of being evidence)
 #   bias     the intercept
 #   weights  one entry per feature (retrieval/ranker.py, FEATURES); a feature left out weighs 0

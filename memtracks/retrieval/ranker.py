@@ -21,8 +21,8 @@ regression fitted on the LoCoMo tuning split by ``benchmarks/train_ranker.py``) 
 Only the *order* is learned: the candidates keep the hand relevances, handed out in the
 learned order (the best-ranked candidate takes the highest), so fusion weighs the temporal
 track against facts and conclusions exactly as before. ``RetrievalConfig.ranker`` chooses:
-"hand" (the default: the learned order lifts LoCoMo's held-out recall but loses a
-LongMemEval_S question; benchmarks/RESULTS.md) or "learned".
+"learned" (the default: it lifts LoCoMo's held-out recall in every category and loses one
+LongMemEval_S question; benchmarks/RESULTS.md) or "hand".
 """
 
 from __future__ import annotations
