@@ -158,6 +158,9 @@ class FusionConfig:
             card cites every part's turn and shows each part's most relevant sentences with
             its resolved dates (at most ``thread_part_tokens`` of a long turn).
         thread_parts: at most this many events on one card (its own included).
+        thread_hosts: only the first this many cards take parts (a deep list of 50 cards
+            costs no more to thread than one of 10; the first cards never depend on how many
+            are asked for).
         thread_tokens: a part is folded only while the card stays within this many
             (estimated) tokens.
     """
@@ -184,6 +187,7 @@ class FusionConfig:
     thread_similarity: float = 0.4
     thread_share: float = 0.5
     thread_parts: int = 3
+    thread_hosts: int = 10
     thread_tokens: int = 120
     thread_part_tokens: int = 20
 
@@ -192,9 +196,11 @@ class FusionConfig:
             raise InvalidInputError(
                 f"FusionConfig: threads must be one of {', '.join(THREADS)}; found {self.threads!r}"
             )
-        if self.thread_parts < 1 or self.thread_from < 0 or self.thread_tokens < 1 or self.thread_part_tokens < 1:
+        sizes = (self.thread_parts, self.thread_hosts, self.thread_tokens, self.thread_part_tokens)
+        if min(sizes) < 1 or self.thread_from < 0:
             raise InvalidInputError(
-                "FusionConfig: thread_parts, thread_tokens and thread_part_tokens must be >= 1 and thread_from >= 0"
+                "FusionConfig: thread_parts, thread_hosts, thread_tokens and thread_part_tokens must be >= 1"
+                f" and thread_from >= 0; found {sizes} and {self.thread_from}"
             )
 
     def source_weight(self, source: str) -> float:

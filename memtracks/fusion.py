@@ -191,7 +191,7 @@ def _thread(
     top_n: int,
 ) -> list[Ranked]:
     """Fold each event ranked at ``thread_from`` or below into the highest of the first
-    ``top_n`` cards that it continues (:func:`continues`), has fewer than ``thread_parts``
+    ``top_n`` cards (at most ``thread_hosts``) that it continues (:func:`continues`), has fewer than ``thread_parts``
     parts and stays within ``thread_tokens`` with it; a folded event leaves the ranking.
     Only the shown cards take parts, in rank order, so the first cards do not depend on how
     many are asked for."""
@@ -203,7 +203,7 @@ def _thread(
             out.append(r)
             continue
         extra = None  # what the event costs as a part, once
-        for host in out[:top_n]:
+        for host in out[: min(top_n, config.thread_hosts)]:
             if len(host.parts) + 1 >= config.thread_parts or not continues(r, host, vec, stored, config):
                 continue
             total = cost.get(id(host))

@@ -179,7 +179,8 @@ def test_aggregate_threads_only_fold_for_questions_spread_over_conversations(mem
 
 
 @pytest.mark.parametrize(
-    "change", [{"threads": "sometimes"}, {"thread_parts": 0}, {"thread_tokens": 0}, {"thread_from": -1}]
+    "change",
+    [{"threads": "sometimes"}, {"thread_parts": 0}, {"thread_hosts": 0}, {"thread_tokens": 0}, {"thread_from": -1}],
 )
 def test_bad_thread_settings_are_refused_by_name(change):
     with pytest.raises(InvalidInputError, match="FusionConfig"):
