@@ -20,7 +20,7 @@ from .errors import InvalidTurnError
 from .fusion import fuse
 from .records import STORED_AS, Event, Fact, Premise
 from .retrieval.facts import retrieve_facts
-from .retrieval.hits import Hit, SearchContext
+from .retrieval.hits import Hit, Record, SearchContext
 from .retrieval.inferences import retrieve_inferences
 from .retrieval.lexical import LexicalIndex
 from .retrieval.query import Query, analyze_query
@@ -73,8 +73,7 @@ class Filters:
         return any(x is not None for x in (self.session_id, self.start, self.end, self.metadata))
 
 
-def _turn_ids(hit: Hit) -> tuple[str, ...]:
-    record = hit.record
+def _turn_ids(record: Record) -> tuple[str, ...]:
     return (record.turn_id,) if isinstance(record, Event) else record.source_turn_ids
 
 
@@ -160,7 +159,7 @@ class Reader:
     ) -> tuple[SearchContext, list[Hit], int]:
         """Each chosen track's candidates within ``reach`` and ``allowed`` turns, and how many
         stale ones were held back."""
-        ctx = self.context(user_id, reach)
+        ctx = self.context(user_id, reach, allowed)
         widening = FILTER_WIDENING if allowed is not None else 1
         hits: list[Hit] = []
         stale = 0
@@ -170,10 +169,26 @@ class Reader:
             if isinstance(result, tuple):
                 found, held = result
                 stale += held
-            if allowed is not None:
-                found = [h for h in found if allowed.intersection(_turn_ids(h))]
-            hits += self.tiers.admit(found, reach, lambda kinds: self._newest(user_id, kinds, reach))[: ks[track]]
+            hits += found[: ks[track]]
         return ctx, hits, stale
+
+    def _admission(
+        self, user_id: str, reach: Reach | None, allowed: set[str] | None
+    ) -> Callable[[str, Sequence[Record]], Sequence[Record]] | None:
+        """What the retrieval's filters admit, the one place they are applied: the tiers of
+        ``reach`` and the ``allowed`` turns (None: both admit everything). The track
+        retrievers apply it to their candidates before they rank them."""
+        tiered = reach is not None and not reach.archive
+        if not tiered and allowed is None:
+            return None
+
+        def admit(track: str, records: Sequence[Record]) -> Sequence[Record]:
+            kept = [r for r in records if allowed is None or allowed.intersection(_turn_ids(r))]
+            if reach is None or not kept:
+                return kept
+            return self.tiers.admit(kept, reach, lambda kinds: self._newest(user_id, kinds, reach))
+
+        return admit
 
     def _newest(self, user_id: str, kinds: Sequence[str], reach: Reach) -> dict[tuple[str, str], int]:
         found = self.store.inferences(user_id, active_only=True, kinds=list(kinds), limit=NEWEST_LIMIT)
@@ -213,9 +228,11 @@ class Reader:
         speakers = self._speakers(user_id) if speakers is None else speakers
         return speakers | {name for name, (_, label) in known.items() if label == "person"}
 
-    def context(self, user_id: str, reach: Reach | None = None) -> SearchContext:
-        """What the track retrievers search for this user: store, config, indexes, chain.
-        Within a ``reach`` of the live tiers, events and conclusions come from the live index."""
+    def context(self, user_id: str, reach: Reach | None = None, allowed: set[str] | None = None) -> SearchContext:
+        """What the track retrievers search for this user: store, config, indexes, chain, and
+        what the filters admit. Within a ``reach`` of the live tiers, events and conclusions
+        come from the live index and are admitted by the tiers; ``allowed``: the turns the
+        retrieval is limited to (None: any)."""
         since = reach.live_since() if reach is not None else None
         slack = self.config.tiers.live_slack_days * 86400.0
 
@@ -231,6 +248,7 @@ class Reader:
             lambda track: self.live(user_id, track, since, slack)[1] if live(track) else self.lexical(user_id, track),  # type: ignore[arg-type]
             lambda: self.chain(user_id),
             self.toolkit.ranker,
+            self._admission(user_id, reach, allowed),
         )
 
     def _with_metadata(self, user_id: str, cards: list[Any]) -> list[Any]:

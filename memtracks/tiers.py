@@ -23,7 +23,9 @@ other, and a question that reaches it gets it back as it was.
 
 The reader's one hook: :meth:`Tiers.reach` for the question, then :meth:`Tiers.admit` on each
 track's candidates, which the live index (``Indexes.live``, from :meth:`Reach.live_since`)
-already narrowed to the memories said since the warm tier began.
+already narrowed to the memories said since the warm tier began. The track retrievers admit
+their candidates before they rank them (``SearchContext.admit``), so the temporal track's
+learned order ranks, and hands its relevances to, admitted events only.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from .config import TierConfig
 from .datafiles import Strict, bundled, pattern_problems, read_yaml, validate_entries
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from .retrieval.hits import Hit
     from .retrieval.query import Query
 
+R = TypeVar("R", bound=Fact | Event | Inference)
 TIERED_TRACKS = ("event", "inference")  # the stored tracks with a live index; facts are always searched
 
 
@@ -219,23 +222,22 @@ class Tiers:
         return reach
 
     def admit(
-        self, hits: Sequence[Hit], reach: Reach, newest: Callable[[Sequence[str]], dict[tuple[str, str], int]]
-    ) -> list[Hit]:
-        """The candidates ``reach`` searches. ``newest(kinds)``: the id of the newest active
-        conclusion of each (subject, kind) said by the moment, for the warm tier's compression."""
+        self, records: Sequence[R], reach: Reach, newest: Callable[[Sequence[str]], dict[tuple[str, str], int]]
+    ) -> list[R]:
+        """The candidate memories ``reach`` searches, in their order. ``newest(kinds)``: the id
+        of the newest active conclusion of each (subject, kind) said by the moment, for the
+        warm tier's compression."""
         if reach.archive:
-            return list(hits)
-        kept = [h for h in hits if self.searched(h.record, reach.moment)]
-        warm = [
-            h.record for h in kept if isinstance(h.record, Inference) and self.tier(h.record, reach.moment) is Tier.WARM
-        ]
+            return list(records)
+        kept = [r for r in records if self.searched(r, reach.moment)]
+        warm = [r for r in kept if isinstance(r, Inference) and self.tier(r, reach.moment) is Tier.WARM]
         if not warm:
             return kept
         latest = newest(sorted({i.kind for i in warm}))
         stood_for = {
             i.id for i in warm if latest.get((i.subject, i.kind), i.id) != i.id
         }  # an older conclusion the newest of its kind stands for
-        return [h for h in kept if not (isinstance(h.record, Inference) and h.record.id in stood_for)]
+        return [r for r in kept if not (isinstance(r, Inference) and r.id in stood_for)]
 
     def fallback(
         self,
@@ -254,9 +256,7 @@ class Tiers:
         if reach.archive:
             return False
         cfg = self.config
-        # a hit's own relevance: the learned order hands the pool's relevances out by rank
-        # (retrieval/ranker.py), some of them to archived events admit() then drops
-        best = max((h.explain.get("hand", h.relevance) for h in hits), default=0.0)
+        best = max((h.relevance for h in hits), default=0.0)
         if cfg.fallback_relevance > 0 and best < cfg.fallback_relevance:
             return True
         wanted = asked_words(query.text, [*query.subjects, *people])

@@ -242,3 +242,49 @@ def test_ranker_default_is_learned():
     assert RetrievalConfig() == RetrievalConfig(ranker="learned")
     hand = dataclasses.replace(RetrievalConfig(), ranker="hand")
     assert dataclasses.replace(hand, ranker="learned") == RetrievalConfig()
+
+
+# ------------------------------------------------------------------ what the filters admit
+
+KAYAKING_AGAIN = {
+    "en": [
+        ("Caroline", "We went kayaking on the lake again last weekend, Caroline and her sister paddled to the island."),
+        ("Mel", "Kayaking on the lake sounds lovely, Caroline!"),
+    ],
+    "zh": [("陈默", "上周末我和我姐又去千岛湖划皮划艇了，一直划到湖心岛。"), ("林晓", "千岛湖划皮划艇听起来真不错！")],
+}
+
+
+@pytest.mark.parametrize(
+    "turns,other,question",
+    [
+        (ENGLISH, KAYAKING_AGAIN["en"], "What did Caroline do last weekend?"),
+        (CHINESE, KAYAKING_AGAIN["zh"], "陈默上周末干什么了？"),
+    ],
+)
+def test_ranker_ranks_and_hands_out_what_a_filter_admits(make_memory, tmp_path, turns, other, question):
+    """Limited to one session, the learned order ranks that session's candidates only and
+    hands out their relevances, not those of the other session's better matches."""
+    mem = make_memory(tmp_path / "m.db")
+    write(mem, turns)
+    for n, (speaker, text) in enumerate(other):
+        mem.write(
+            Turn(text, speaker=speaker, user_id="u1", session_id="s2", timestamp=T0 + timedelta(days=2, minutes=n))
+        )
+    now = T0 + timedelta(days=3)
+    query = mem.reader.analyze(question, user_id="u1", now=now)
+    everything, heads = event_pool(query, mem.reader.context("u1"), 15)
+    admitted = {i: v for i, v in everything.items() if heads[i].session_id == "s1"}
+    assert len(admitted) < len(everything)  # the other session has candidates the filter drops
+    allowed = mem.store.turn_ids_where("u1", session_id="s1")
+    ctx = mem.reader.context("u1", None, allowed)
+    pool, _ = event_pool(query, ctx, 15)
+    assert pool == admitted  # the same candidates, scored as without the filter
+    hits = retrieve_events(query, ctx, 15)
+    assert {h.record.turn_id for h in hits} <= allowed
+    assert sorted(h.relevance for h in hits) == sorted(v[0] for v in admitted.values())
+    assert all(h.explain["hand"] == admitted[h.item_id][0] for h in hits)
+    recall = mem.retrieve(question, user_id="u1", now=now, session_id="s1", top_n=10)
+    assert recall.cards and all(set(c.source_turn_ids) <= allowed for c in recall.cards)
+    values = sorted(round(v[0], 9) for v in admitted.values())
+    assert all(round(c.explain["temporal.relevance"], 9) in values for c in recall.cards if c.track == "temporal")

@@ -14,6 +14,7 @@ from memtracks.config import MemoryConfig, TierConfig
 from memtracks.errors import DataFileError, InvalidInputError
 from memtracks.records import Event, Happening, Inference, Premise
 from memtracks.retrieval.hits import Hit
+from memtracks.retrieval.temporal import event_pool, retrieve_events
 from memtracks.tiers import Tier, Tiers, default_tier_rules, load_tier_rules, newest_conclusions
 
 NOW = datetime(2024, 12, 10, 12, tzinfo=timezone.utc)
@@ -101,10 +102,9 @@ def test_the_warm_tier_compresses_conclusions_to_the_newest_of_each_kind(tiers):
         _inference(3, 40, subject="Ana"),
         _inference(4, 2, "busy"),
     )
-    hits = [Hit("inference", i, 0.8, "semantic") for i in (old, new, other, hot)]
     reach = tiers.reach_at(NOW)
     newest = lambda kinds: newest_conclusions([old, new, other, hot], NOW)  # noqa: E731
-    assert [h.record.id for h in tiers.admit(hits, reach, newest)] == [2, 3, 4]
+    assert [i.id for i in tiers.admit([old, new, other, hot], reach, newest)] == [2, 3, 4]
     assert newest_conclusions([old, new], NOW - timedelta(days=30)) == {("user", "away"): 1}  # as it was then
 
 
@@ -417,3 +417,45 @@ def test_an_as_of_at_the_start_of_the_calendar_is_no_error(make_memory, config, 
     _say(mem, "我今天在社区中心学包饺子了。", NOW - timedelta(days=1), "zh", "s-zh")
     for question in ("Where did I go to pottery class?", "我在哪里学包饺子？"):
         assert mem.retrieve(question, user_id="u", now=NOW, as_of=as_of).cards == []  # nothing was said yet
+
+
+@pytest.mark.parametrize(
+    "question, asked, live, other",
+    [
+        (
+            "red Peugeot racer bike",
+            "Have you seen my red Peugeot racer bike?",
+            "I fixed the flat tyre on my bike this morning and rode it to the market.",
+            "I bought a new helmet for cycling.",
+        ),
+        (
+            "红色的标致赛车自行车",
+            "你看见我那辆红色的标致赛车自行车了吗？",
+            "今天早上我给自行车补了胎，然后骑车去了菜市场。",
+            "我买了一个新的骑行头盔。",
+        ),
+    ],
+)
+def test_the_live_tiers_rank_and_judge_their_own_candidates(make_memory, question, asked, live, other):
+    """A warm question turn that is not important matches best but is not searched live: the
+    temporal track ranks the admitted events only and hands out their relevances, so the
+    live tiers' best is an admitted event's and, too weak, sends the question to the archive."""
+    config = MemoryConfig(tiers=TierConfig(enabled=True, fallback_relevance=0.25, fallback_coverage=0.0))
+    mem = make_memory(config=config)
+    _say(mem, asked, NOW - timedelta(days=40), "warm", "s1")
+    _say(mem, live, NOW - timedelta(days=2), "live", "s2")
+    _say(mem, other, NOW - timedelta(days=3), "other", "s3")
+    query = mem.reader.analyze(question, user_id="u", now=NOW)
+    reach = mem.reader.tiers.reach(query, mem.toolkit.lexicons.to_simplified(question))
+    assert not reach.archive
+    everything, heads = event_pool(query, mem.reader.context("u"), 15)
+    best = max(everything, key=lambda i: everything[i][0])
+    assert mem.store.events("u", ids=[best])[0].turn_id == "warm" and everything[best][0] > 0.25
+    ctx = mem.reader.context("u", reach)
+    pool, _ = event_pool(query, ctx, 15)
+    assert set(pool) == set(everything) - {best}
+    hits = retrieve_events(query, ctx, 15)
+    assert sorted(h.relevance for h in hits) == sorted(v[0] for v in pool.values())
+    assert max(h.relevance for h in hits) < config.tiers.fallback_relevance
+    recall = mem.retrieve(question, user_id="u", now=NOW)
+    assert recall.reached == "fallback" and "warm" in _turns(recall)

@@ -63,7 +63,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         explain["relevance"] = relevance
         if relevance >= ctx.config.min_relevance:
             hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))  # type: ignore[arg-type]
-    hits = sorted(hits, key=lambda h: -h.relevance)[:k]
+    hits = sorted(ctx.admitted_hits("fact", hits), key=lambda h: -h.relevance)[:k]
     return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 

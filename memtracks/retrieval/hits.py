@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +51,17 @@ class SearchContext:
     lexical: Callable[[str], LexicalIndex]  # track -> lexical index
     chain: Callable[[], Any]  # the event chain: StoredChain or networkx graph (in, predecessors, successors)
     ranker: Ranker | None = None  # the temporal track's learned ranker (None: the bundled one)
+    # (track, candidate records) -> those the retrieval's filters admit: the tiers of its reach
+    # and the turns it is limited to (None: every one). Each retriever applies it before it
+    # ranks or cuts, so what is ranked, and the relevances handed out, are the admitted ones'.
+    admit: Callable[[str, Sequence[Record]], Sequence[Record]] | None = None
+
+    def admitted_hits(self, track: str, hits: list[Hit]) -> list[Hit]:
+        """``hits`` without those whose record the filters leave out (the order is kept)."""
+        if self.admit is None or not hits:
+            return hits
+        kept = {r.id for r in self.admit(track, [h.record for h in hits])}
+        return [h for h in hits if h.record.id in kept]
 
 
 def mix(

@@ -52,7 +52,7 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
             stale.append(relevance)
         elif relevance >= ctx.config.min_relevance:
             hits.append(Hit("inference", inference, relevance, how, explain))
-    hits = sorted(hits, key=lambda h: -h.relevance)[:k]
+    hits = sorted(ctx.admitted_hits("inference", hits), key=lambda h: -h.relevance)[:k]
     return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 

@@ -20,7 +20,9 @@ regression fitted on the LoCoMo tuning split by ``benchmarks/train_ranker.py``) 
 
 Only the *order* is learned: the candidates keep the hand relevances, handed out in the
 learned order (the best-ranked candidate takes the highest), so fusion weighs the temporal
-track against facts and conclusions exactly as before. ``RetrievalConfig.ranker`` chooses:
+track against facts and conclusions exactly as before. The pool holds only what the
+retrieval's filters admit (the tiers, a session, a time span, metadata: ``SearchContext.admit``),
+so the relevances handed out are the admitted candidates' own. ``RetrievalConfig.ranker`` chooses:
 "learned" (the default: it lifts LoCoMo's held-out recall in every category and loses one
 LongMemEval_S question; benchmarks/RESULTS.md) or "hand".
 """

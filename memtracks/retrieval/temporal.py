@@ -47,7 +47,8 @@ def cosines(ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict
 
 
 def event_pool(query: Query, ctx: SearchContext, k: int) -> tuple[dict[int, Scored], dict[int, EventHead]]:
-    """The scored candidates (hand relevance, how, explain) and their heads, before the cut to ``k``."""
+    """The scored candidates (hand relevance, how, explain) and their heads, before the cut to
+    ``k``: only events the retrieval's filters admit (see :func:`_admitted`)."""
     cfg = ctx.config
     scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k, expansion(cfg, query))
     near = _nearness(query, ctx)
@@ -66,7 +67,7 @@ def event_pool(query: Query, ctx: SearchContext, k: int) -> tuple[dict[int, Scor
     }
     best = sorted(ranked, key=lambda i: -ranked[i][0])[:k]
     ranked.update(_expand(best, ranked, heads, query, ctx))
-    relevant = {i for i, scored_i in ranked.items() if scored_i[0] >= cfg.min_relevance}
+    relevant = _admitted({i for i, scored_i in ranked.items() if scored_i[0] >= cfg.min_relevance}, ctx)
     return {i: _weighed(ranked[i], heads[i], cfg) for i in relevant}, heads  # relevant, then weighed as evidence
 
 
@@ -218,6 +219,15 @@ def _expand(
             }
             out[item] = (score, "chain", explain)
     return out
+
+
+def _admitted(ids: set[int], ctx: SearchContext) -> set[int]:
+    """The events of ``ids`` the retrieval's filters admit (``SearchContext.admit``: the
+    tiers, a session, a time span, metadata). Any visible event may lead the chain to a
+    candidate; only admitted ones are weighed, ranked and returned."""
+    if ctx.admit is None or not ids:
+        return ids
+    return {e.id for e in ctx.admit("temporal", ctx.store.events(ctx.user_id, ids=sorted(ids))) if e.id is not None}
 
 
 def _visible(head: EventHead, query: Query, cfg: RetrievalConfig) -> bool:
