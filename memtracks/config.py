@@ -86,7 +86,7 @@ class RetrievalConfig:
             candidates come from one conversation while others are waiting (the rest fill
             any slots left), so one long chat cannot take every slot; the second figure is
             for questions whose answer is spread over conversations ("how many", "in what
-            order", 哪些).
+            order", 哪些, and comparisons over time: "which ... most recently?", 先…还是…).
     """
 
     k_fact: int = 5
@@ -146,7 +146,8 @@ class FusionConfig:
             session among the cards, each further one has its score scaled by
             ``session_diversity`` once more (1.0 turns it off).
         aggregate_session_free: ``session_free`` for questions whose answer is spread over
-            conversations ("how many...", "what activities...", 哪些, 几次).
+            conversations ("how many...", "what activities...", 哪些, 几次, "which ... first?",
+            最近一次).
     """
 
     fact_slot: float = 0.9
