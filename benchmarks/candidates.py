@@ -5,7 +5,7 @@ brings a question's evidence turns into the pool at all, before any ranking.
         --units 0-4 --depth 50,100
 
 Per question, the evidence share (LoCoMo's ``recall_acc``) among each path's first N
-candidates: *dense* (cosine over event vectors), *lexical* (BM25 over events), *window* (events
+candidates: *dense* (cosine over event vectors), *lexical* (BM25 over events, with the members of the categories the question names), *window* (events
 inside the time the question names, up to the retriever's limit), *kind* (events of a
 happening kind an aggregate question names), *chain* (one link along the event chain from the
 first ``3 x k_temporal`` mixed candidates, and the answers to question turns among them),
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from memtracks.embedders import USEEmbedder
 from memtracks.retrieval.facts import retrieve_facts
-from memtracks.retrieval.hits import search_both
+from memtracks.retrieval.hits import expansion, search_both
 from memtracks.retrieval.temporal import KIND_LIMIT, WINDOW_LIMIT
 from memtracks.toolkit import Toolkit
 from memtracks.tracks.temporal import answers, neighbours
@@ -46,7 +46,16 @@ def paths(mem, user: str, question, depth: int) -> dict[str, list[str]]:
     turn_of = {e.id: e.turn_id for e in store.events(user)}
     out: dict[str, list[int]] = {
         "dense": [i for i, _ in ctx.vectors("event").search(query.vector, depth)],
-        "lexical": [i for i, _ in ctx.lexical("event").search(list(query.terms), depth)],
+        "lexical": [
+            i
+            for i, _ in ctx.lexical("event").search(
+                list(query.terms),
+                depth,
+                extra=expansion(ctx.config, query),
+                extra_weight=ctx.config.expansion_weight,
+                extra_max_share=ctx.config.expansion_max_share,
+            )
+        ],
         "window": [],
         "kind": [],
     }
@@ -54,7 +63,9 @@ def paths(mem, user: str, question, depth: int) -> dict[str, list[str]]:
         out["window"] = list(store.event_ids_between(user, *query.window, limit=WINDOW_LIMIT))[:depth]
     if query.kinds:
         out["kind"] = [e.id for e in store.events(user, kinds=list(query.kinds), limit=KIND_LIMIT) if e.id][:depth]
-    mixed = search_both(ctx, "event", query.vector, query.terms, 3 * ctx.config.k_temporal)
+    mixed = search_both(
+        ctx, "event", query.vector, query.terms, 3 * ctx.config.k_temporal, expansion(ctx.config, query)
+    )
     graph = ctx.chain()
     linked: list[int] = []
     for origin in sorted(mixed, key=lambda i: -mixed[i]["relevance"]):

@@ -87,6 +87,14 @@ class RetrievalConfig:
             any slots left), so one long chat cannot take every slot; the second figure is
             for questions whose answer is spread over conversations ("how many", "in what
             order", 哪些, and comparisons over time: "which ... most recently?", 先…还是…).
+        expansion_weight: a question that names a category ("martial arts", 乐器, "social
+            media"; ``lexicons/categories.yaml``) also searches for the category's members
+            ("kickboxing", 小提琴, "Instagram"), each at this share of a question word's BM25
+            weight (0 turns the expansion off: the question's own words alone).
+        expansion_siblings: also expand a category the question names beside one of its
+            members ("sports other than tennis"); off, such a question keeps its own words.
+        expansion_max_share: a member held by more than this share of the searched memories
+            says too little to search for.
     """
 
     k_fact: int = 5
@@ -114,6 +122,9 @@ class RetrievalConfig:
     session_cap: int = 5
     aggregate_session_cap: int = 3
     ranker: str = "learned"
+    expansion_weight: float = 0.5
+    expansion_siblings: bool = False
+    expansion_max_share: float = 0.05
 
     def __post_init__(self) -> None:
         if self.ranker not in RANKERS:

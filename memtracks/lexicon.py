@@ -1,8 +1,11 @@
 """Bilingual word lists from ``lexicons/``: named entities, relations, animals, jobs,
-activities, health conditions.
+activities, health conditions, and the categories they belong to.
 
 Each list maps surface forms in English and Chinese to one canonical key, so 上海 and
-Shanghai are the same entity and 姐姐 and "sister" the same relation.
+Shanghai are the same entity and 姐姐 and "sister" the same relation. An entry may name the
+categories it belongs to (``categories: [sport]``); ``categories.yaml`` says how a question
+names each category ("sports", 运动) and lists the members that have no other home, so a
+question about "martial arts" also searches for the turns that say "kickboxing" or 跆拳道.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class TermSpec(Strict):
     zh: list[str] = Field(default_factory=list)
     gender: Literal["f", "m"] | None = None  # relations: who "she" / 她 can refer to
     parents_say: str | None = None  # relations: the child a parent means by the bare word (哥哥: son)
+    categories: list[str] = Field(default_factory=list)  # keys of categories.yaml it belongs to
 
 
 class EntitySpec(TermSpec):
@@ -110,6 +114,135 @@ class EntityLexicon(TermList):
         return found
 
 
+class CategorySpec(Strict):
+    """A category of ``categories.yaml``: how a question names it, and its members."""
+
+    key: str = Field(min_length=1)
+    en: list[str] = Field(default_factory=list)  # how an English question names it ("martial arts")
+    zh: list[str] = Field(default_factory=list)  # how a Chinese one does (武术)
+    includes: list[str] = Field(default_factory=list)  # categories whose members are members too
+    labels: list[Literal["place", "org", "product", "language", "person"]] = Field(default_factory=list)
+    lists: list[Literal["entities", "relations", "animals", "jobs", "activities", "conditions"]] = Field(
+        default_factory=list
+    )  # lexicons whose every entry is a member (pets: animals)
+    members_en: list[str] = Field(default_factory=list)  # members with no home in another lexicon
+    members_zh: list[str] = Field(default_factory=list)
+    known: list[str] = Field(default_factory=list)  # labels of the names a memory learnt (pet: Bailey)
+
+
+def _category_problems(spec: CategorySpec):
+    if not spec.en and not spec.zh:
+        yield "fields 'en'/'zh': give at least one way a question names the category"
+    for name in ("en", "zh", "members_en", "members_zh"):
+        for form in getattr(spec, name):
+            if not form.strip():
+                yield f"field '{name}': empty surface form"
+    if spec.key in spec.includes:
+        yield f"field 'includes': a category cannot include itself ({spec.key!r})"
+
+
+def _word_regex(forms: list[str]) -> re.Pattern[str]:
+    """English forms as whole words (a plural or "-s" still matches), any inner whitespace."""
+    return re.compile(rf"(?<![a-z0-9])(?:{alternation(forms) or '(?!)'})(?:e?s)?(?![a-z0-9])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Category:
+    """One category with every member it gathers (its own, the entries of other lexicons that
+    name it, those of the categories it includes, the entities of its labels)."""
+
+    key: str
+    names_en: tuple[str, ...]
+    names_zh: tuple[str, ...]
+    members_en: tuple[str, ...]
+    members_zh: tuple[str, ...]
+    known: tuple[str, ...] = ()  # labels of a memory's names that are members ("pet": its pets' names)
+
+    @cached_property
+    def named_en(self) -> re.Pattern[str]:
+        return _word_regex(list(self.names_en))
+
+    @cached_property
+    def named_zh(self) -> re.Pattern[str]:
+        return re.compile(alternation(list(self.names_zh)) or "(?!)")
+
+    @cached_property
+    def member_en(self) -> re.Pattern[str]:
+        return _word_regex(list(self.members_en))
+
+    @cached_property
+    def member_zh(self) -> re.Pattern[str]:
+        return re.compile(alternation([f for f in self.members_zh if not f.isascii()]) or "(?!)")
+
+
+def build_categories(
+    specs: tuple[CategorySpec, ...], lists: tuple[TermList, ...], path: str = "categories.yaml"
+) -> tuple[Category, ...]:
+    """Every category with its members gathered; fails (naming ``path``, the category and the
+    field) on an unknown included category, a category with no member, or an own member that
+    already has a home in another lexicon (give that entry the category instead)."""
+    known = {s.key for s in specs}
+    homes = {surface_key(f): (t.name, s.key) for t in lists for s in t.specs for f in (*s.en, *s.zh)}
+    tagged: dict[str, list[TermSpec]] = {}
+    labelled: dict[str, list[TermSpec]] = {}
+    for terms in lists:
+        for entry in terms.specs:
+            for category in entry.categories:
+                tagged.setdefault(category, []).append(entry)
+            label = getattr(entry, "label", None)
+            if label:
+                labelled.setdefault(label, []).append(entry)
+    problems = []
+    for n, spec in enumerate(specs):
+        where = f"categories[{n}] '{spec.key}'"
+        problems += [f"{where}: field 'includes': unknown category {c!r}" for c in spec.includes if c not in known]
+        for field_name in ("members_en", "members_zh"):
+            for form in getattr(spec, field_name):
+                if (home := homes.get(surface_key(form))) is not None:
+                    problems.append(
+                        f"{where}: field '{field_name}': {form!r} already has a home in {home[0]}.yaml "
+                        f"'{home[1]}' (give that entry the category)"
+                    )
+    by_key = {s.key: s for s in specs}
+
+    def gather(key: str, seen: set[str]) -> tuple[list[str], list[str]]:
+        seen.add(key)
+        spec = by_key[key]
+        en, zh = list(spec.members_en), list(spec.members_zh)
+        whole = [e for t in lists if t.name in spec.lists for e in t.specs]
+        for entry in tagged.get(key, []) + [e for label in spec.labels for e in labelled.get(label, [])] + whole:
+            en += entry.en
+            zh += entry.zh
+        for other in spec.includes:
+            if other in by_key and other not in seen:
+                more_en, more_zh = gather(other, seen)
+                en += more_en
+                zh += more_zh
+        return en, zh
+
+    out = []
+    for n, spec in enumerate(specs):
+        en, zh = gather(spec.key, set())
+        if not en and not zh:
+            problems.append(
+                f"categories[{n}] '{spec.key}': fields 'members_en'/'members_zh': no members "
+                "(list some, include a category, or give entries of another lexicon this category)"
+            )
+        out.append(
+            Category(
+                spec.key,
+                tuple(spec.en),
+                tuple(spec.zh),
+                tuple(dict.fromkeys(en)),
+                tuple(dict.fromkeys(zh)),
+                tuple(spec.known),
+            )
+        )
+    if problems:
+        raise DataFileError(path, problems)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Lexicons:
     entities: EntityLexicon
@@ -120,6 +253,7 @@ class Lexicons:
     conditions: TermList = field(default_factory=lambda: TermList("conditions", ()))
     surnames: frozenset[str] = frozenset()
     traditional: dict[str, str] = field(default_factory=dict)  # Traditional -> Simplified character
+    categories: tuple[Category, ...] = ()  # categories.yaml, their members gathered
 
     @cached_property
     def _to_simplified(self) -> dict[int, str]:
@@ -134,13 +268,30 @@ class Lexicons:
         return 2 <= len(text) <= 4 and (text[0] in self.surnames or text[:2] in self.surnames)
 
 
-def _load_terms(path: Path, section: str) -> tuple[TermSpec, ...]:
-    return tuple(load_section(path, section, TermSpec, id_field="key", check=_problems))
+def term_check(known: frozenset[str] | None = None):
+    """The checks of a lexicon entry; with ``known``, its categories must be among them."""
+
+    def check(spec: TermSpec):
+        yield from _problems(spec)
+        if known is not None:
+            for category in spec.categories:
+                if category not in known:
+                    yield f"field 'categories': unknown category {category!r} (categories.yaml)"
+
+    return check
 
 
-def load_entities(path: Path) -> EntityLexicon:
-    specs = load_section(path, "entities", EntitySpec, id_field="key", check=_problems)
+def _load_terms(path: Path, section: str, known: frozenset[str] | None = None) -> tuple[TermSpec, ...]:
+    return tuple(load_section(path, section, TermSpec, id_field="key", check=term_check(known)))
+
+
+def load_entities(path: Path, known: frozenset[str] | None = None) -> EntityLexicon:
+    specs = load_section(path, "entities", EntitySpec, id_field="key", check=term_check(known))
     return EntityLexicon("entities", tuple(specs))
+
+
+def load_category_specs(path: Path) -> tuple[CategorySpec, ...]:
+    return tuple(load_section(path, "categories", CategorySpec, id_field="key", check=_category_problems))
 
 
 def load_surnames(path: Path) -> frozenset[str]:
@@ -180,15 +331,27 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
     def path(name: str) -> Path:
         return directory / name if directory else bundled("lexicons", name)
 
+    categories = load_category_specs(path("categories.yaml"))
+    known = frozenset(c.key for c in categories)
+    lists = (
+        load_entities(path("entities.yaml"), known),
+        TermList("relations", _load_terms(path("relations.yaml"), "relations", known)),
+        TermList("animals", _load_terms(path("animals.yaml"), "animals", known)),
+        TermList("jobs", _load_terms(path("jobs.yaml"), "jobs", known)),
+        TermList("activities", _load_terms(path("activities.yaml"), "activities", known)),
+        TermList("conditions", _load_terms(path("conditions.yaml"), "conditions", known)),
+    )
+    entities, relations, animals, jobs, activities, conditions = lists
     return Lexicons(
-        entities=load_entities(path("entities.yaml")),
-        relations=TermList("relations", _load_terms(path("relations.yaml"), "relations")),
-        animals=TermList("animals", _load_terms(path("animals.yaml"), "animals")),
-        jobs=TermList("jobs", _load_terms(path("jobs.yaml"), "jobs")),
-        activities=TermList("activities", _load_terms(path("activities.yaml"), "activities")),
-        conditions=TermList("conditions", _load_terms(path("conditions.yaml"), "conditions")),
+        entities=entities,  # type: ignore[arg-type]
+        relations=relations,
+        animals=animals,
+        jobs=jobs,
+        activities=activities,
+        conditions=conditions,
         surnames=load_surnames(path("surnames_zh.yaml")),
         traditional=load_traditional(path("traditional.yaml")),
+        categories=build_categories(categories, lists, str(path("categories.yaml"))),
     )
 
 

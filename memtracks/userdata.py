@@ -14,7 +14,7 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
                                                      model: it replaces the bundled one)
     my_lexicons/entities.yaml     entities:  [...]   also relations.yaml, animals.yaml, jobs.yaml,
                                                      activities.yaml, conditions.yaml,
-                                                     surnames_zh.yaml
+                                                     categories.yaml, surnames_zh.yaml
 
 Each file is validated like the bundled ones: a bad entry fails naming your file, the entry
 and the field. Time words (``time_en.yaml`` / ``time_zh.yaml``) are not read from here.
@@ -31,7 +31,17 @@ from .catalogue import _check as check_slot
 from .datafiles import bundled, load_section
 from .errors import DataFileError
 from .gate import Gate, default_gate, load_gate
-from .lexicon import EntityLexicon, EntitySpec, Lexicons, TermList, _problems, default_lexicons, load_surnames
+from .lexicon import (
+    EntityLexicon,
+    EntitySpec,
+    Lexicons,
+    TermList,
+    build_categories,
+    default_lexicons,
+    load_category_specs,
+    load_surnames,
+    term_check,
+)
 from .pipeline.inference import default_rules
 from .pipeline.inference import load_rules as load_rule_file
 from .pipeline.patterns import (
@@ -53,6 +63,7 @@ LEXICON_FILES = (
     "jobs.yaml",
     "activities.yaml",
     "conditions.yaml",
+    "categories.yaml",
     "surnames_zh.yaml",
 )
 
@@ -76,28 +87,46 @@ def _merge(mine: Sequence[T], theirs: Sequence[T], key: str) -> tuple[T, ...]:
 
 def load_lexicons(folder: Path) -> Lexicons:
     base = default_lexicons()
+    category_file = folder / "categories.yaml"
+    bundled_categories = load_category_specs(bundled("lexicons", "categories.yaml"))
+    categories = (
+        _merge(load_category_specs(category_file), bundled_categories, "key")
+        if category_file.is_file()
+        else bundled_categories
+    )
+    known = frozenset(c.key for c in categories)
 
     def terms(name: str, section: str, current: TermList) -> Any:
         path = folder / name
         if not path.is_file():
             return current
         model = EntitySpec if section == "entities" else current.specs[0].__class__
-        specs = load_section(path, section, model, id_field="key", check=_problems)
+        specs = load_section(path, section, model, id_field="key", check=term_check(known))
         return type(current)(current.name, _merge(specs, current.specs, "key"))
 
     surnames = base.surnames | (
         load_surnames(folder / "surnames_zh.yaml") if (folder / "surnames_zh.yaml").is_file() else frozenset()
     )
     entities: EntityLexicon = terms("entities.yaml", "entities", base.entities)
+    lists = (
+        entities,
+        terms("relations.yaml", "relations", base.relations),
+        terms("animals.yaml", "animals", base.animals),
+        terms("jobs.yaml", "jobs", base.jobs),
+        terms("activities.yaml", "activities", base.activities),
+        terms("conditions.yaml", "conditions", base.conditions),
+    )
+    where = str(category_file if category_file.is_file() else bundled("lexicons", "categories.yaml"))
     return Lexicons(
         entities=entities,
-        relations=terms("relations.yaml", "relations", base.relations),
-        animals=terms("animals.yaml", "animals", base.animals),
-        jobs=terms("jobs.yaml", "jobs", base.jobs),
-        activities=terms("activities.yaml", "activities", base.activities),
-        conditions=terms("conditions.yaml", "conditions", base.conditions),
+        relations=lists[1],
+        animals=lists[2],
+        jobs=lists[3],
+        activities=lists[4],
+        conditions=lists[5],
         surnames=surnames,
         traditional=base.traditional,
+        categories=build_categories(categories, lists, where),
     )
 
 

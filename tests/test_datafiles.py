@@ -112,7 +112,7 @@ def test_datafiles_bad_happening_names_missing_argument(tmp_path):
 
 
 def test_datafiles_bad_lexicon_names_entry_and_field(tmp_path):
-    for name in ("relations.yaml", "animals.yaml", "jobs.yaml", "surnames_zh.yaml"):
+    for name in ("relations.yaml", "animals.yaml", "jobs.yaml", "categories.yaml", "surnames_zh.yaml"):
         (tmp_path / name).write_text(bundled("lexicons", name).read_text(encoding="utf-8"), encoding="utf-8")
     _write(
         tmp_path,

@@ -111,14 +111,50 @@ class DatabaseLexical:
         )
         return bool(rows)
 
-    def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        terms: Sequence[str],
+        k: int,
+        allowed: set[int] | None = None,
+        extra: Sequence[tuple[str, ...]] = (),
+        extra_weight: float = 0.0,
+        extra_max_share: float = 1.0,
+    ) -> list[tuple[int, float]]:
+        """As :meth:`LexicalIndex.search` (``extra``: groups of terms at ``extra_weight``)."""
         documents, total = self._state()
-        found = self.store.lexical_search(
-            self.scope, self.track, terms, k if allowed is None else 1 << 30, documents, total
+        if not extra or extra_weight <= 0:
+            found = self.store.lexical_search(
+                self.scope, self.track, terms, k if allowed is None else 1 << 30, documents, total
+            )
+            if allowed is not None:
+                found = [(i, s) for i, s in found if i in allowed][:k]
+            return found
+        scores = dict(self.store.lexical_search(self.scope, self.track, terms, 1 << 30, documents, total))
+        own = set(terms)
+        groups = [g for g in dict.fromkeys(extra) if g and not (len(g) == 1 and g[0] in own)]
+        postings: dict[str, dict[int, tuple[int, int]]] = {}
+        for term, item, tf, length in self.store.lexical_postings(
+            self.scope, self.track, [t for g in groups for t in g]
+        ):
+            postings.setdefault(term, {})[item] = (tf, length)
+        avg = total / documents if documents else 1.0
+        for group in groups:
+            held = set(postings.get(group[0], {}))
+            for term in group[1:]:
+                held &= set(postings.get(term, {}))
+            if not held or len(held) > max(1.0, extra_max_share * documents):
+                continue
+            idf = math.log(1 + (documents - len(held) + 0.5) / (len(held) + 0.5))
+            for item in held:
+                tf = min(postings[t][item][0] for t in group)
+                length = postings[group[0]][item][1]
+                norm = tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / (avg or 1.0)))
+                scores[item] = scores.get(item, 0.0) + extra_weight * idf * norm
+        ranked = sorted(
+            ((i, s) for i, s in scores.items() if s > 0 and (allowed is None or i in allowed)),
+            key=lambda x: (-x[1], x[0]),
         )
-        if allowed is not None:
-            found = [(i, s) for i, s in found if i in allowed][:k]
-        return found
+        return ranked[:k]
 
     def ceiling(self, terms: Sequence[str]) -> float:
         """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""

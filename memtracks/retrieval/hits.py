@@ -84,14 +84,31 @@ def mix(
     return out
 
 
+def expansion(config: RetrievalConfig, query: Any) -> tuple[tuple[str, ...], ...]:
+    """The category members a question's search adds (``Query.expansions``; those of the
+    categories it names beside a member too with ``expansion_siblings``), or none when off."""
+    if config.expansion_weight <= 0:
+        return ()
+    return (*query.expansions, *query.sibling_expansions) if config.expansion_siblings else query.expansions
+
+
 def search_both(
-    ctx: SearchContext, track: str, vector: np.ndarray, terms: tuple[str, ...], k: int
+    ctx: SearchContext,
+    track: str,
+    vector: np.ndarray,
+    terms: tuple[str, ...],
+    k: int,
+    extra: tuple[tuple[str, ...], ...] = (),
 ) -> dict[int, dict[str, float]]:
-    """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine."""
+    """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine.
+    ``extra``: member words of the categories the question names (``expansion``)."""
     index = ctx.vectors(track)
     semantic = dict(index.search(vector, k))
     words = ctx.lexical(track)
-    lexical = dict(words.search(terms, k))
+    cfg = ctx.config
+    lexical = dict(
+        words.search(terms, k, extra=extra, extra_weight=cfg.expansion_weight, extra_max_share=cfg.expansion_max_share)
+    )
     missing = [i for i in lexical if i not in semantic]
     semantic.update(similarity(index, missing, vector))
     return mix(semantic, lexical, ctx.config, words.ceiling(terms) if ctx.config.lexical_ceiling_share else 0.0)

@@ -249,9 +249,33 @@ class LexicalIndex:
                 total += math.log(1 + (n - found + 0.5) / (found + 0.5)) * (self.k1 + 1)
         return total
 
-    def search(self, terms: Sequence[str], k: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
-        """The ``k`` best (item id, BM25 score) pairs for the query ``terms``."""
-        if not self.known or not terms or k <= 0:
+    def _group(self, group: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The items holding every term of ``group`` (a phrase's words, a Chinese word's
+        bigrams), each with the smallest of those terms' frequencies."""
+        rows, tfs = self._array(group[0])
+        for term in group[1:]:
+            if not len(rows):
+                break
+            other, other_tfs = self._array(term)
+            rows, mine, theirs = np.intersect1d(rows, other, assume_unique=True, return_indices=True)
+            tfs = np.minimum(tfs[mine], other_tfs[theirs])
+        return rows, tfs
+
+    def search(
+        self,
+        terms: Sequence[str],
+        k: int,
+        allowed: set[int] | None = None,
+        extra: Sequence[tuple[str, ...]] = (),
+        extra_weight: float = 0.0,
+        extra_max_share: float = 1.0,
+    ) -> list[tuple[int, float]]:
+        """The ``k`` best (item id, BM25 score) pairs for the query ``terms``. ``extra``: more
+        search words (a category's members), each a group of terms an item must all hold,
+        scored as one term at ``extra_weight`` of a question term's weight; a group held by
+        more than ``extra_max_share`` of the items (and by more than one) says too little and
+        is left out."""
+        if not self.known or not (terms or extra) or k <= 0:
             return []
         if self._lengths_np is None:
             self._lengths_np = np.asarray(self.lengths, dtype=np.float32)
@@ -259,13 +283,19 @@ class LexicalIndex:
         n = len(self.known)  # erased placeholders count for nothing
         avg = float(lengths.sum()) / n or 1.0
         scores = np.zeros(len(self.ids), dtype=np.float32)
-        for term in dict.fromkeys(terms):
-            rows, tfs = self._array(term)
+        own = dict.fromkeys(terms)
+        weighted = [(self._array(t), 1.0) for t in own]
+        if extra_weight > 0:
+            groups = [g for g in dict.fromkeys(extra) if g and not (len(g) == 1 and g[0] in own)]
+            for rows, tfs in (self._group(g) for g in groups):
+                if len(rows) and len(rows) <= max(1.0, extra_max_share * n):
+                    weighted.append(((rows, tfs), extra_weight))
+        for (rows, tfs), weight in weighted:
             if not len(rows):
                 continue
             idf = math.log(1 + (n - len(rows) + 0.5) / (len(rows) + 0.5))
             norm = tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * lengths[rows] / avg))
-            scores[rows] += idf * norm
+            scores[rows] += weight * idf * norm
         hits = np.flatnonzero(scores > 0)
         if allowed is not None:
             hits = np.array([r for r in hits if self.ids[r] in allowed], dtype=np.int64)

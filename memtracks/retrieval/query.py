@@ -14,10 +14,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 import numpy as np
 
 from ..embedders import Embedder
+from ..lexicon import Category, Lexicons
 from ..nlp import Token
 from ..pipeline.entities import extract_entities
 from ..pipeline.timenorm import normalize_time
@@ -158,6 +160,11 @@ class Query:
     vector: np.ndarray
     kinds: tuple[str, ...] = ()  # happenings an aggregate question counts or lists ("how many trips")
     compares: bool = False  # "which ... most recently?", 先…还是…: a comparison over time (also aggregate)
+    # the members of the categories it names ("martial arts": kickboxing, 跆拳道...), as groups of
+    # search terms; those of categories it names beside one of their members apart
+    expansions: tuple[tuple[str, ...], ...] = ()
+    sibling_expansions: tuple[tuple[str, ...], ...] = ()
+    categories: tuple[str, ...] = ()  # the categories it names
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
@@ -223,6 +230,8 @@ def analyze_query(
     form = _quantity_spans(text) + ([m.span() for m in _ORDER_WORDS.finditer(simplified)] if compares else [])
     topic = _without_spans(text, form)
     topic = topic if topic.strip() else text
+    terms = _terms(topic, topical, named)
+    alone, beside = _categories(text, toolkit.lexicons, analysis.tokens)
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
@@ -235,11 +244,101 @@ def analyze_query(
         asks_when=_WHEN.search(text) is not None,
         aggregate=aggregate,
         as_of=as_of,
-        terms=_terms(topic, topical, named),
+        terms=terms,
         vector=embedder.embed_batch([without_names(topic, named)])[0],
         kinds=_kinds(text, toolkit) if aggregate else (),
         compares=compares,
+        expansions=_member_groups(alone, terms, known),
+        sibling_expansions=_member_groups(beside, terms, known),
+        categories=tuple(c.key for c in (*alone, *beside)),
     )
+
+
+def _categories(text: str, lexicons: Lexicons, words: Sequence[Token]) -> tuple[list[Category], list[Category]]:
+    """The categories ``text`` names ("martial arts", 乐器; ``lexicons/categories.yaml``), split
+    into those it names alone and those it names beside one of their members ("sports besides
+    tennis"). A Chinese name must be whole words of the question: 车 in 开什么车 names vehicles, 车
+    in 车站 does not."""
+    simplified = lexicons.to_simplified(text)
+    starts, ends = {w.start for w in words}, {w.end for w in words}
+    found: dict[str, list[tuple[int, int]]] = {}
+    for category in lexicons.categories:
+        names = [m.span() for m in category.named_en.finditer(text) if _asks_members_en(text, m)]
+        names += [
+            m.span()
+            for m in category.named_zh.finditer(simplified)
+            if (not words or (m.start() in starts and m.end() in ends)) and _asks_members_zh(simplified, m)
+        ]
+        if names:
+            found[category.key] = names
+    spans = [span for names in found.values() for span in names]
+    alone: list[Category] = []
+    beside: list[Category] = []
+    for category in lexicons.categories:
+        # a name inside a longer name of another category is that one's ("martial arts" is no art)
+        names = [
+            (s, e)
+            for s, e in found.get(category.key, [])
+            if not any(a <= s and e <= b and b - a > e - s for a, b in spans)
+        ]
+        if not names:
+            continue
+        members = [*category.member_en.finditer(text), *category.member_zh.finditer(simplified)]
+        named_member = any(not any(s <= m.start() and m.end() <= e for s, e in names) for m in members)
+        (beside if named_member else alone).append(category)
+    return alone, beside
+
+
+# "what sports", "which European countries", "any pets", "kinds of music": the question asks
+# which members; "her book", "John's car", "a basketball career" speak of one thing.
+_ASKS_BEFORE_EN = re.compile(r"\b(?:what|which|any|kinds?\s+of|types?\s+of|sorts?\s+of)\s+(?:[\w'-]+\s+){0,2}$", re.I)
+_ASKS_BEFORE_ZH = re.compile(r"(?:什么|哪些|哪种|哪类|哪个|哪几种|哪几个|几种|啥|何种|什么样的?)[\u4e00-\u9fff]{0,2}$")
+_ASKS_AFTER_ZH = re.compile(r"^(?:是什么|是啥|有哪些|有什么|有啥|都有|怎么样|如何|是哪)")
+
+
+def _asks_members_en(text: str, match: re.Match[str]) -> bool:
+    """An English category name asks for its members when it is plural ("martial arts",
+    "pets") or follows "what", "which", "any", "kind of" (up to two words between)."""
+    said = match.group().lower()
+    plural = said.endswith("s") and not said.endswith("ss")  # "sports", not "stress" or "fitness"
+    return plural or _ASKS_BEFORE_EN.search(text[: match.start()]) is not None
+
+
+def _asks_members_zh(text: str, match: re.Match[str]) -> bool:
+    """A Chinese one when 什么 / 哪些 / 哪种 come just before it (什么武术, 哪些城市) or 是什么 /
+    有哪些 / 怎么样 just after (爱好是什么, 感情状况怎么样)."""
+    return bool(_ASKS_BEFORE_ZH.search(text[: match.start()]) or _ASKS_AFTER_ZH.match(text[match.end() :]))
+
+
+def _member_groups(
+    categories: Sequence[Category], terms: tuple[str, ...], known: Mapping[str, tuple[str, str]] | None = None
+) -> tuple[tuple[str, ...], ...]:
+    """The search-term groups of the categories' members, less those the question holds. The
+    names the memory knows with a category's ``known`` labels are members too (the pets' names
+    for "pets": a turn about Bailey may never say "dog")."""
+    own = set(terms)
+    groups = [g for c in categories for g in _groups_of(c.members_en + c.members_zh)]
+    labels = {label for c in categories for label in c.known}
+    for surface, (key, label) in (known or {}).items() if labels else ():
+        if label in labels:
+            groups += [*_groups_of((surface,)), (f"ent:{key}",)]
+    return tuple(g for g in dict.fromkeys(groups) if not set(g) <= own)
+
+
+@lru_cache(maxsize=256)
+def _groups_of(forms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """Each member as the terms a turn must all hold to name it: a phrase's words ("ice
+    hockey"), a Chinese word's character bigrams (跆拳道: 跆拳 + 拳道; a one-character word its
+    character)."""
+    out = []
+    for form in forms:
+        words = tokenize(form)
+        if _HAN.search(form):
+            pairs = tuple(t for t in words if len(t) == 2 and _HAN.match(t))
+            words = list(pairs) if pairs else words
+        if words:
+            out.append(tuple(dict.fromkeys(words)))
+    return tuple(dict.fromkeys(out))
 
 
 def _quantity_spans(text: str) -> list[tuple[int, int]]:

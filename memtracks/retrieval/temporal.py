@@ -16,7 +16,7 @@ from ..moments import from_epoch, shifted
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbourhoods
-from .hits import Hit, SearchContext, mix, search_both
+from .hits import Hit, SearchContext, expansion, mix, search_both
 from .query import Query
 from .ranker import default_ranker, learned_order
 from .substance import evidence_prior
@@ -50,7 +50,7 @@ def event_pool(query: Query, ctx: SearchContext, k: int) -> tuple[dict[int, Scor
     """The scored candidates (hand relevance, how, explain) and their heads, before the cut to
     ``k``: only events the retrieval's filters admit (see :func:`_admitted`)."""
     cfg = ctx.config
-    scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k)
+    scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k, expansion(cfg, query))
     near = _nearness(query, ctx)
     of_kind = (
         {e.id for e in ctx.store.events(ctx.user_id, kinds=list(query.kinds), limit=KIND_LIMIT) if e.id is not None}

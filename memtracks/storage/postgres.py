@@ -495,6 +495,14 @@ class PostgresStore(Store):
         )
         return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
 
+    def lexical_postings(self, user_id: str, track: str, terms: Sequence[str]) -> list[tuple[str, int, int, int]]:
+        """Every (term, item id, term frequency, document length) posting of ``terms``."""
+        rows = self._rows(
+            "SELECT term, item_id, tf, length FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?)",
+            (user_id, track, list(dict.fromkeys(terms))),
+        )
+        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+
     def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the scope's documents hold each of ``terms`` (those that occur)."""
         rows = self._rows(
