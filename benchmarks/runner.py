@@ -105,7 +105,7 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
         unit.id,
         items,
         context,
-        _tokens(context, len(top)),
+        card_tokens(context, len(top)),
         sum(count_tokens(raw[t]) for t in cited_ids if t in raw),
         latency,
         recall.candidates,
@@ -120,7 +120,7 @@ def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth:
     latency = (time.perf_counter() - start) * 1000
     top = ranked[:CONTEXT_K]
     context = "\n".join(texts.dated[t] for t in top)
-    tokens = _tokens(context, len(top))
+    tokens = card_tokens(context, len(top))
     return Answer(
         system.name,
         q,
@@ -135,7 +135,8 @@ def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth:
     )
 
 
-def _tokens(context: str, lines: int) -> int:
+def card_tokens(context: str, lines: int) -> int:
+    """Tokens of a context of ``lines`` items, one per line (the line breaks count too)."""
     return count_tokens(context) + max(0, lines - 1)
 
 

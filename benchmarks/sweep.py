@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from memtracks import Memory
+from memtracks.cards import count_tokens
 from memtracks.config import MemoryConfig
 from memtracks.embedders import Embedder
 from memtracks.toolkit import Toolkit
@@ -40,9 +41,10 @@ from . import metrics
 from .__main__ import _units, add_embedder_option, memory_embedder
 from .datasets import Unit, load_locomo, load_longmemeval
 from .evaluate import LOCOMO_MAIN
-from .runner import DEPTH
+from .runner import DEPTH, card_tokens
 
 CONTEXT_K = 5
+BUDGET_DEPTH = 20  # cards read for recall at a token budget (--budget)
 
 
 def configured(changes: Sequence[str], base: MemoryConfig | None = None) -> MemoryConfig:
@@ -70,20 +72,50 @@ def stored(unit: Unit, cache: Path, toolkit: Toolkit, embedder: Embedder) -> Mem
     return mem
 
 
-def score(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, tune: int) -> dict[str, Any]:
-    """recall@5 per category and split, answer-in-context and timing under ``config``."""
+def within(cards: Sequence[Any], budget: int) -> list[list[str]]:
+    """The turns of the first cards whose text fits in ``budget`` tokens together (one per
+    line, as in a prompt): recall at an equal budget, whatever each card holds."""
+    items, used = [], 0
+    for card in cards:
+        used += card_tokens(card.text, 1) + (1 if items else 0)
+        if used > budget:
+            break
+        items.append(list(card.source_turn_ids))
+    return items
+
+
+def score(
+    mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, tune: int, budgets: Sequence[int] = ()
+) -> dict[str, Any]:
+    """recall@5 per category and split, answer-in-context, tokens and timing under ``config``.
+
+    Tokens as the full harness counts them (``runner.py``): the top 5 cards' text per question
+    (``tokens``), and that against the raw turns those cards cite (``tokens_vs_cited_raw``).
+    Each of ``budgets`` adds recall of categories 1-4 for as many cards as fit in that many
+    tokens (``<split>:1-4@<budget>tok``), read from the first ``BUDGET_DEPTH`` cards."""
     per: dict[str, list[float]] = defaultdict(list)
     found: list[float] = []
     latencies: list[float] = []
+    tokens: list[int] = []
+    raw_tokens: list[int] = []
     for n, unit in enumerate(units):
         mem = mems[unit.id]
         mem.reader.config = config
         split = "tune" if n < tune else "held"
+        raw = {t.turn_id: t.text for t in unit.turns}
         for q in unit.questions:
             start = time.perf_counter()
-            recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=CONTEXT_K)
+            recall = mem.retrieve(
+                q.question, user_id=unit.id, now=q.asked_at, top_n=BUDGET_DEPTH if budgets else CONTEXT_K
+            )
             latencies.append((time.perf_counter() - start) * 1000)
+            for budget in budgets if q.category in LOCOMO_MAIN and q.evidence_turns else ():
+                r = metrics.recall_acc(within(recall.cards, budget), q.evidence_turns, BUDGET_DEPTH)
+                per[f"{split}:1-4@{budget}tok"].append(r or 0.0)
+            recall.cards = recall.cards[:CONTEXT_K]
             items = [list(c.source_turn_ids) for c in recall.cards]
+            tokens.append(card_tokens("\n".join(c.text for c in recall.cards), len(recall.cards)))
+            raw_tokens.append(sum(count_tokens(raw[t]) for t in metrics.cited(items, CONTEXT_K) if t in raw))
             r = metrics.recall_acc(items, q.evidence_turns, CONTEXT_K)
             if q.category in LOCOMO_MAIN:
                 found.append(float(metrics.answer_in_context(q.answer, "\n".join(c.text for c in recall.cards))))
@@ -96,6 +128,8 @@ def score(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, 
             per[f"all:{q.category}"].append(r)
     out = {key: statistics.fmean(values) for key, values in sorted(per.items())}
     out["answer_in_context"] = statistics.fmean(found) if found else 0.0
+    out["tokens"] = statistics.fmean(tokens) if tokens else 0.0
+    out["tokens_vs_cited_raw"] = sum(tokens) / sum(raw_tokens) if sum(raw_tokens) else 0.0
     out["p50_ms"] = statistics.median(latencies) if latencies else 0.0
     return out
 
@@ -132,6 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], help="section.field=value; --vs starts a new variant")
     parser.add_argument("--vs", action="append_const", const="--vs", dest="set")
     parser.add_argument("--longmemeval", action="store_true", help="the data is a LongMemEval file")
+    parser.add_argument(
+        "--budget",
+        type=int,
+        action="append",
+        default=[],
+        help="also score recall of categories 1-4 for the cards that fit in this many tokens (repeatable)",
+    )
     add_embedder_option(parser)
     args = parser.parse_args(argv)
     every = load_longmemeval(args.data) if args.longmemeval else load_locomo(args.data)
@@ -150,7 +191,11 @@ def main(argv: list[str] | None = None) -> int:
     tune = sum(1 for i in indexes if i < args.tune)
     for changes in dict.fromkeys(tuple(v) for v in variants):
         config = configured(changes)
-        figures = score_longmemeval(mems, units, config) if args.longmemeval else score(mems, units, config, tune)
+        figures = (
+            score_longmemeval(mems, units, config)
+            if args.longmemeval
+            else score(mems, units, config, tune, args.budget)
+        )
         print(" ".join(changes) or "defaults", json.dumps({k: round(v, 4) for k, v in figures.items()}))
         sys.stdout.flush()
     for mem in mems.values():

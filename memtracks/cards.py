@@ -11,6 +11,14 @@ r"""Memory cards: one short line per memory, labelled by track, ready for a prom
 Dates are absolute (ISO); a superseded fact shows the interval it held; every card keeps
 the ids of the turns it comes from.
 
+A thread card (``FusionConfig.threads``) is one event card carrying further mentions of the
+same thing by the same speaker from other sessions, each part after a separator with the day
+it was said and its most relevant sentences with their resolved dates; the card cites every
+part's turn, and :attr:`Card.parts` keeps each further part's own provenance::
+
+    [event] 2024-03-13 user: "At my pottery class last Tuesday [2024-03-05] I made a vase." (conf 0.72) | 2024-03-04: "I signed up for a pottery class yesterday [2024-03-03]."
+    [时序] 2024-03-13 user："上周二 [2024-03-05]的陶艺课上我做了一个花瓶。"（置信度 0.72）｜2024-03-04："我昨天 [2024-03-03]报了一个陶艺课。"
+
 Cards are quoted data, never instructions (:mod:`memtracks.quoting`): a card is exactly one
 line and starts with its label; every field a memory contributes is escaped, so line breaks,
 control and invisible characters and ``<`` ``>`` show as escapes (``\n``, ``\u003c``) — no
@@ -72,10 +80,43 @@ def clip_tokens(text: str, limit: int) -> str:
 
 
 @dataclass(frozen=True)
+class CardPart:
+    """A further event on a thread card: its memory, turns, score and times."""
+
+    memory_id: int
+    text: str  # as it reads on the card, after the separator
+    score: float
+    confidence: float
+    source_turn_ids: tuple[str, ...]
+    said_at: datetime
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    explain: dict[str, float] = field(default_factory=dict)  # its own score's breakdown
+
+    @property
+    def ref(self) -> str:
+        return f"event:{self.memory_id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "text": self.text,
+            "score": self.score,
+            "confidence": self.confidence,
+            "source_turn_ids": list(self.source_turn_ids),
+            "said_at": self.said_at.isoformat(),
+            "valid_from": _iso(self.valid_from),
+            "valid_to": _iso(self.valid_to),
+        }
+
+
+@dataclass(frozen=True)
 class Card:
     """One memory as a prompt line, with its score and provenance.
 
-    ``explain`` breaks the score down by track component and fusion factor.
+    ``explain`` breaks the score down by track component and fusion factor. A thread card's
+    ``parts`` are the further events folded into it (its own fields are those of its first
+    event; ``source_turn_ids`` cites every part's turns, the first event's first).
     """
 
     track: str  # fact | temporal | inference
@@ -89,6 +130,7 @@ class Card:
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     metadata: dict[str, Any] = field(default_factory=dict)  # of the turns it comes from
+    parts: tuple[CardPart, ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -100,8 +142,8 @@ class Card:
         return f"{'event' if self.track == 'temporal' else self.track}:{self.memory_id}"
 
     def to_dict(self) -> dict[str, Any]:
-        """The card as plain JSON-ready data."""
-        return {
+        """The card as plain JSON-ready data; a thread card adds its further ``parts``."""
+        out = {
             "ref": self.ref,
             "track": self.track,
             "text": self.text,
@@ -113,6 +155,9 @@ class Card:
             "valid_to": _iso(self.valid_to),
             "metadata": self.metadata,
         }
+        if self.parts:
+            out["parts"] = [p.to_dict() for p in self.parts]
+        return out
 
 
 @dataclass(frozen=True)
@@ -320,16 +365,72 @@ def _when(d: datetime) -> str:
     return f"{d:%Y-%m}" if d.day == 1 and d.hour == 0 else _day(d)
 
 
-def event_card_text(event: Event, confidence: float, terms: Sequence[str] = ()) -> str:
+Bodies = dict[tuple[int | None, int], str]  # (event id, token budget) -> its quoted snippet, for one question
+
+
+def event_card_text(event: Event, confidence: float, terms: Sequence[str] = (), bodies: Bodies | None = None) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
-    body = quoted(_clip(snippet(event.text, event.times, terms, anchor=event.start)))
-    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
-    if notes:
-        body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
+    body = _event_body(event, terms, SNIPPET_TOKENS, bodies)
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
+
+
+PART_SEPARATOR = {"en": " | ", "zh": "｜"}
+
+
+def event_part_text(
+    event: Event, terms: Sequence[str] = (), budget: int = SNIPPET_TOKENS, bodies: Bodies | None = None
+) -> str:
+    """A further part of a thread card, with the separator that starts it: the day it was
+    said and the turn's most relevant sentences with their resolved dates (a long turn keeps
+    its dated sentence and its best match, within ``budget``). The speaker is the card's
+    (a thread only joins one speaker's turns)."""
+    zh = event.lang == "zh"
+    body = _event_body(event, terms, budget, bodies)
+    return f"{PART_SEPARATOR['zh' if zh else 'en']}{_day(event.mentioned_at)}{'：' if zh else ': '}{body}"
+
+
+def _event_body(event: Event, terms: Sequence[str], budget: int, bodies: Bodies | None = None) -> str:
+    """The event's quoted snippet and status notes; ``bodies`` keeps them for the question
+    (the same ``terms``), so that sizing a thread and building its card cut each turn once."""
+    key = (event.id, budget)
+    if bodies is not None and event.id is not None and key in bodies:
+        return bodies[key]
+    zh = event.lang == "zh"
+    body = quoted(_clip(snippet(event.text, event.times, terms, budget, anchor=event.start)))
+    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
+    if notes:
+        body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
+    if bodies is not None and event.id is not None:
+        bodies[key] = body
+    return body
+
+
+def thread_tokens(
+    catalogue: Catalogue,
+    temporal_weight: float,
+    lookup: Callable[[Premise], Fact | Event | None],
+    terms: Sequence[str],
+    part_budget: int,
+    at: datetime | None = None,
+    bodies: Bodies | None = None,
+) -> Callable[[Ranked, bool], int]:
+    """What a memory costs on a card, for :func:`memtracks.fusion.fuse`'s threads: as the
+    card's first part (its card line alone), or as a further part of a thread. Give the
+    cards of the same question the same ``bodies``, and each turn is cut once."""
+
+    def cost(ranked: Ranked, as_part: bool) -> int:
+        record = ranked.hit.record
+        if as_part and isinstance(record, Event):
+            return count_tokens(inline(event_part_text(record, terms, part_budget, bodies)))
+        if isinstance(record, Event):
+            confidence = event_confidence(record, temporal_weight)
+            return count_tokens(inline(event_card_text(record, confidence, terms, bodies)))
+        return count_tokens(build_card(ranked, catalogue, temporal_weight, lookup, terms, at).text)
+
+    return cost
 
 
 def inference_card_text(inference: Inference, premises: str) -> str:
@@ -368,21 +469,44 @@ def build_card(
     lookup: Callable[[Premise], Fact | Event | None],
     terms: Sequence[str] = (),
     at: datetime | None = None,
+    part_budget: int = SNIPPET_TOKENS,
+    bodies: Bodies | None = None,
 ) -> Card:
+    """The card of a fused memory; a thread's further parts (``ranked.parts``, events) follow
+    its own text in the order they were said, each shortened to ``part_budget`` tokens."""
     hit, record = ranked.hit, ranked.hit.record
-    turns = list(_turns(record))
-    for twin in ranked.merged:
-        turns += [t for t in _turns(twin.record) if t not in turns]
+    turns = _cited(ranked)
     if isinstance(record, Fact):
         text, confidence, lang = fact_card_text(record, catalogue, at), record.confidence, record.lang
         valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
-        text, lang, valid = event_card_text(record, confidence, terms), record.lang, (record.start, record.end)
+        text, lang, valid = event_card_text(record, confidence, terms, bodies), record.lang, (record.start, record.end)
     else:
         assert isinstance(record, Inference)
         text = inference_card_text(record, describe_premises(record, lookup))
         confidence, lang, valid = record.confidence, record.lang, (record.valid_from, record.valid_to)
+    parts = []
+    for part in sorted(ranked.parts, key=lambda p: p.hit.record.mentioned_at):  # type: ignore[union-attr]
+        event = part.hit.record
+        assert isinstance(event, Event)
+        own = _cited(part)
+        piece = inline(event_part_text(event, terms, part_budget, bodies))
+        text += piece
+        turns += [t for t in own if t not in turns]
+        parts.append(
+            CardPart(
+                part.hit.item_id,
+                piece[len(PART_SEPARATOR["zh" if event.lang == "zh" else "en"]) :],
+                round(part.score, 4),
+                event_confidence(event, temporal_weight),
+                tuple(own),
+                event.mentioned_at,
+                event.start,
+                event.end,
+                dict(part.explain),
+            )
+        )
     return Card(
         hit.track,
         inline(text),  # one line whatever a memory holds: no field can start a line of its own
@@ -393,7 +517,16 @@ def build_card(
         "zh" if lang == "zh" else "en",
         hit.item_id,
         *valid,
+        parts=tuple(parts),
     )
+
+
+def _cited(ranked: Ranked) -> list[str]:
+    """The turns of a fused memory and of its duplicates, each once."""
+    turns = list(_turns(ranked.hit.record))
+    for twin in ranked.merged:
+        turns += [t for t in _turns(twin.record) if t not in turns]
+    return turns
 
 
 def _turns(record: Fact | Event | Inference) -> tuple[str, ...]:

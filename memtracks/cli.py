@@ -99,6 +99,14 @@ def _read(args: argparse.Namespace) -> list[Any]:
     return list(read_jsonl(args.file, args.user))
 
 
+def _with_explain(card: Any) -> dict[str, Any]:
+    """A card as JSON with its score breakdown (a thread card's parts with theirs)."""
+    out = {**card.to_dict(), "explain": card.explain}
+    for part, shown in zip(card.parts, out.get("parts", []), strict=True):
+        shown["explain"] = part.explain
+    return out
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     turns = _read(args)
     with _open(args, must_exist=False) as mem:
@@ -241,7 +249,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
                         "user_id": user,
                         "now": dt_text(recall.now),
                         "suppressed": recall.suppressed,
-                        "cards": [{**c.to_dict(), "explain": c.explain} for c in recall.cards],
+                        "cards": [_with_explain(c) for c in recall.cards],
                     },
                     ensure_ascii=False,
                     indent=2,

@@ -8,6 +8,7 @@ from .errors import InvalidInputError
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "system", "ai", "bot", "agent", "助手"})
 RANKERS = ("learned", "hand")  # RetrievalConfig.ranker
+THREADS = ("off", "aggregate", "always")  # FusionConfig.threads
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,21 @@ class FusionConfig:
             ``session_diversity`` once more (1.0 turns it off).
         aggregate_session_free: ``session_free`` for questions whose answer is spread over
             conversations ("how many...", "what activities...", 哪些, 几次).
+        threads: which questions get thread cards: "off" (one memory per card, as before),
+            "aggregate" (questions whose answer is spread over conversations, as above) or
+            "always". A thread card holds an event and its further mentions: an event ranked
+            at ``thread_from`` (0-based) or lower is folded into a higher event card instead of
+            taking a slot of its own when it has the same speaker, a cosine of at least
+            ``thread_similarity`` with the card's event, a score of at least ``thread_share``
+            of the card's, and comes from another session (or is about another time). The
+            card cites every part's turn and shows each part's most relevant sentences with
+            its resolved dates (at most ``thread_part_tokens`` of a long turn).
+        thread_parts: at most this many events on one card (its own included).
+        thread_hosts: only the first this many cards take parts (a deep list of 50 cards
+            costs no more to thread than one of 10; the first cards never depend on how many
+            are asked for).
+        thread_tokens: a part is folded only while the card stays within this many
+            (estimated) tokens.
     """
 
     fact_slot: float = 0.9
@@ -177,6 +193,26 @@ class FusionConfig:
     session_diversity: float = 0.7
     session_free: int = 4
     aggregate_session_free: int = 1
+    threads: str = "always"
+    thread_from: int = 2
+    thread_similarity: float = 0.4
+    thread_share: float = 0.5
+    thread_parts: int = 3
+    thread_hosts: int = 10
+    thread_tokens: int = 120
+    thread_part_tokens: int = 20
+
+    def __post_init__(self) -> None:
+        if self.threads not in THREADS:
+            raise InvalidInputError(
+                f"FusionConfig: threads must be one of {', '.join(THREADS)}; found {self.threads!r}"
+            )
+        sizes = (self.thread_parts, self.thread_hosts, self.thread_tokens, self.thread_part_tokens)
+        if min(sizes) < 1 or self.thread_from < 0:
+            raise InvalidInputError(
+                "FusionConfig: thread_parts, thread_hosts, thread_tokens and thread_part_tokens must be >= 1"
+                f" and thread_from >= 0; found {sizes} and {self.thread_from}"
+            )
 
     def source_weight(self, source: str) -> float:
         weights = {"stated": self.stated, "inferred": self.inferred, "imported": self.imported, "llm": self.llm}

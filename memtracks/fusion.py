@@ -12,7 +12,12 @@
   "meeting on Thursday" look alike to any embedder and must both stay;
 - session diversity: past the first few events of a conversation, each further one counts a
   little less, so the cards are not all turns of one chat; for questions whose answer is
-  spread over conversations ("how many...", 哪些) from the second event on.
+  spread over conversations ("how many...", 哪些) from the second event on;
+- threads: an event ranked below the first few that is about the same thing as a higher
+  event — same speaker, close in meaning, nearly as relevant, said in another session or
+  about another time — is folded into that event's card as a further part instead of taking
+  a slot of its own (a card of several parts cites every part's turn); later slots go to
+  other memories. Which questions get it, and the parts' and tokens' caps, are in the config.
 
 All numbers are named in :class:`~memtracks.config.FusionConfig`.
 """
@@ -48,6 +53,7 @@ class Ranked:
     score: float
     explain: dict[str, float]
     merged: list[Hit] = field(default_factory=list)
+    parts: list[Ranked] = field(default_factory=list)  # a thread's further events, in rank order
 
 
 def confidence_weight(hit: Hit, config: FusionConfig) -> float:
@@ -108,8 +114,11 @@ def fuse(
     config: FusionConfig,
     vectors: Callable[[str, list[int]], dict[int, np.ndarray]],
     top_n: int,
+    tokens: Callable[[Ranked, bool], int] | None = None,
 ) -> list[Ranked]:
-    """Score, sort, dedup and cut ``hits`` to ``top_n``."""
+    """Score, sort, dedup, thread and cut ``hits`` to ``top_n``. ``tokens(r, as_part)`` is
+    what a memory costs on its card (as the card's first part, or as a further part); without
+    it no thread is made."""
     ranked = []
     for hit in hits:
         weight = confidence_weight(hit, config)
@@ -126,7 +135,11 @@ def fuse(
         ranked.append(Ranked(hit, score, explain))
     ranked.sort(key=lambda r: -r.score)
     free = config.aggregate_session_free if query.aggregate else config.session_free
-    kept = _diversify(_dedup(ranked, config, vectors), config, free)[:top_n]
+    stored = _stored(ranked, vectors)
+    kept = _diversify(_dedup(ranked, config, stored), config, free)
+    if tokens is not None and threads_for(query, config):
+        kept = _thread(kept, config, stored, tokens, top_n)
+    kept = kept[:top_n]
     floor = kept[0].score * config.min_score_ratio if kept else 0.0
     return [r for r in kept if r.score >= floor]
 
@@ -155,13 +168,85 @@ def _diversify(ranked: list[Ranked], config: FusionConfig, free: int) -> list[Ra
     return out
 
 
-def _dedup(
-    ranked: list[Ranked], config: FusionConfig, vectors: Callable[[str, list[int]], dict[int, np.ndarray]]
-) -> list[Ranked]:
+def _stored(
+    ranked: list[Ranked], vectors: Callable[[str, list[int]], dict[int, np.ndarray]]
+) -> dict[tuple[str, int], np.ndarray]:
+    """The stored vector of every candidate, by (track, id)."""
     by_track: dict[str, list[int]] = {}
     for r in ranked:
         by_track.setdefault(r.hit.track, []).append(r.hit.item_id)
-    stored = {(track, i): v for track, ids in by_track.items() for i, v in vectors(track, ids).items()}
+    return {(track, i): v for track, ids in by_track.items() for i, v in vectors(track, ids).items()}
+
+
+def threads_for(query: Query, config: FusionConfig) -> bool:
+    """Does this question get thread cards (``FusionConfig.threads``)?"""
+    return config.threads == "always" or (config.threads == "aggregate" and query.aggregate)
+
+
+def _thread(
+    ranked: list[Ranked],
+    config: FusionConfig,
+    stored: dict[tuple[str, int], np.ndarray],
+    tokens: Callable[[Ranked, bool], int],
+    top_n: int,
+) -> list[Ranked]:
+    """Fold each event ranked at ``thread_from`` or below into the highest of the first
+    ``top_n`` cards (at most ``thread_hosts``) that it continues (:func:`continues`), has fewer than ``thread_parts``
+    parts and stays within ``thread_tokens`` with it; a folded event leaves the ranking.
+    Only the shown cards take parts, in rank order, so the first cards do not depend on how
+    many are asked for."""
+    out: list[Ranked] = []
+    cost: dict[int, int] = {}  # id(card) -> its tokens so far
+    for rank, r in enumerate(ranked):
+        vec = stored.get((r.hit.track, r.hit.item_id))
+        if rank < config.thread_from or vec is None or not isinstance(r.hit.record, Event):
+            out.append(r)
+            continue
+        extra = None  # what the event costs as a part, once
+        for host in out[: min(top_n, config.thread_hosts)]:
+            if len(host.parts) + 1 >= config.thread_parts or not continues(r, host, vec, stored, config):
+                continue
+            total = cost.get(id(host))
+            total = tokens(host, False) if total is None else total
+            cost[id(host)] = total
+            if total >= config.thread_tokens:
+                continue
+            extra = tokens(r, True) if extra is None else extra
+            if total + extra <= config.thread_tokens:
+                host.parts.append(r)
+                cost[id(host)] = total + extra
+                break
+        else:
+            out.append(r)
+    return out
+
+
+def continues(
+    part: Ranked, host: Ranked, vec: np.ndarray, stored: dict[tuple[str, int], np.ndarray], config: FusionConfig
+) -> bool:
+    """Is event ``part`` a further mention of what event card ``host`` is about: the same
+    speaker and language, a cosine of at least ``thread_similarity`` between the two memories' vectors,
+    at least ``thread_share`` of the host's score, and another session or another time
+    (two turns of one chat about one moment are context, not a second mention)."""
+    a, b = part.hit.record, host.hit.record
+    other = stored.get((host.hit.track, host.hit.item_id))
+    if not isinstance(a, Event) or not isinstance(b, Event) or other is None:
+        return False
+    if (
+        a.speaker.casefold() != b.speaker.casefold()
+        or a.lang != b.lang
+        or part.score < config.thread_share * host.score
+    ):
+        return False
+    if a.session_id == b.session_id and (a.start is None or b.start is None or a.start == b.start):
+        return False
+    seen = [b, *(p.hit.record for p in host.parts)]
+    if any(isinstance(s, Event) and s.turn_id == a.turn_id for s in seen):
+        return False
+    return float(vec @ other) >= config.thread_similarity
+
+
+def _dedup(ranked: list[Ranked], config: FusionConfig, stored: dict[tuple[str, int], np.ndarray]) -> list[Ranked]:
     kept: list[Ranked] = []
     for r in ranked:
         vec = stored.get((r.hit.track, r.hit.item_id))

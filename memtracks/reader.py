@@ -1,7 +1,7 @@
 """The reader: a question in, a few ranked memory cards out.
 
 question -> query analysis -> fact / temporal / inference retrievers (each its own k)
-         -> fusion (weights, source, recency, dedup) -> top N cards
+         -> fusion (weights, source, recency, dedup, threads) -> top N cards
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from .cards import Recall, build_card
+from .cards import Recall, build_card, thread_tokens
 from .config import MemoryConfig
 from .consolidation.folded import credit_folded, fold_hits, folded_events
 from .embedders import Embedder
@@ -127,10 +127,14 @@ class Reader:
         if folded:
             hits = fold_hits(self.store, user_id, hits, folded)
         t2 = clock()
-        ranked = fuse(hits, query, self.config.fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n)
         lookup = self._premise_lookup(user_id)
+        fusion, catalogue = self.config.fusion, self.toolkit.catalogue
+        bodies: dict = {}  # each event's snippet, cut once for sizing threads and for its card
+        part_budget = fusion.thread_part_tokens
+        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, as_of or now, bodies)
+        ranked = fuse(hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, cost)
         cards = [
-            build_card(r, self.toolkit.catalogue, self.config.fusion.temporal, lookup, query.terms, as_of or now)
+            build_card(r, catalogue, fusion.temporal, lookup, query.terms, as_of or now, part_budget, bodies)
             for r in ranked
         ]
         if folded:

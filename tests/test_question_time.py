@@ -31,7 +31,11 @@ def _write(mem: Memory, user: str, said: list[tuple[int, str]]) -> None:
 def _closeness(mem: Memory, question: str, user: str, now: datetime = NOW) -> dict[str, float]:
     """How close to the question's time each turn is, as the temporal retriever weighs it."""
     recall = mem.retrieve(question, user_id=user, now=now, top_n=20, k={"fact": 0, "temporal": 20})
-    return {t: c.explain.get("temporal.time_closeness", 0.0) for c in recall.cards for t in c.source_turn_ids}
+    out = {}
+    for c in recall.cards:  # a thread card's parts keep their own breakdown
+        out.update({t: p.explain.get("temporal.time_closeness", 0.0) for p in c.parts for t in p.source_turn_ids})
+        out.update({t: c.explain.get("temporal.time_closeness", 0.0) for t in c.source_turn_ids if t not in out})
+    return out
 
 
 # Said 14, 18, 23 and 40 days before the question; the question asks about "two weeks ago".

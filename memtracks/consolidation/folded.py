@@ -39,20 +39,37 @@ def fold_hits(store: Storage, scope: str, hits: Sequence[Hit], folded: dict[int,
 
 
 def credit_folded(store: Storage, scope: str, cards: Sequence[Any], folded: dict[int, int]) -> list[Any]:
-    """Temporal cards whose event absorbed others list the folded events' turns too."""
+    """Temporal cards whose events (a thread card's parts too) absorbed others list the folded
+    events' turns too."""
     members: dict[int, list[int]] = {}
     for event_id in folded:
         members.setdefault(survivor(event_id, folded), []).append(event_id)
-    shown = [c for c in cards if c.track == "temporal" and c.memory_id in members]
-    if not shown:
+
+    def own(card: Any) -> list[int]:  # the card's events that absorbed others
+        ids = [card.memory_id, *(p.memory_id for p in card.parts)]
+        return [i for i in ids if i in members] if card.track == "temporal" else []
+
+    ids = sorted({m for c in cards for i in own(c) for m in members[i]})
+    if not ids:
         return list(cards)
-    ids = sorted({m for c in shown for m in members[c.memory_id]})
     turns: dict[int, str] = {e.id: e.turn_id for e in store.events(scope, ids=ids)}  # type: ignore[misc]
+
+    def extra(event_id: int, cited: Sequence[str]) -> tuple[str, ...]:
+        found = [turns[m] for m in members.get(event_id, []) if m in turns]
+        return tuple(dict.fromkeys(t for t in found if t not in cited))
+
     out = []
     for card in cards:
-        extra = [turns[m] for m in members.get(card.memory_id, []) if m in turns] if card in shown else []
-        extra = [t for t in extra if t not in card.source_turn_ids]
-        out.append(replace(card, source_turn_ids=(*card.source_turn_ids, *extra)) if extra else card)
+        if not own(card):
+            out.append(card)
+            continue
+        parts = tuple(
+            replace(p, source_turn_ids=(*p.source_turn_ids, *extra(p.memory_id, p.source_turn_ids))) for p in card.parts
+        )
+        cited = list(card.source_turn_ids)
+        for event_id in (card.memory_id, *(p.memory_id for p in card.parts)):
+            cited += [t for t in extra(event_id, cited)]
+        out.append(replace(card, source_turn_ids=tuple(cited), parts=parts))
     return out
 
 
