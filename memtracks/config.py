@@ -87,7 +87,7 @@ class RetrievalConfig:
             candidates come from one conversation while others are waiting (the rest fill
             any slots left), so one long chat cannot take every slot; the second figure is
             for questions whose answer is spread over conversations ("how many", "in what
-            order", 哪些).
+            order", 哪些, and comparisons over time: "which ... most recently?", 先…还是…).
         expansion_weight: a question that names a category ("martial arts", 乐器, "social
             media"; ``lexicons/categories.yaml``) also searches for the category's members
             ("kickboxing", 小提琴, "Instagram"), each at this share of a question word's BM25
@@ -158,7 +158,8 @@ class FusionConfig:
             session among the cards, each further one has its score scaled by
             ``session_diversity`` once more (1.0 turns it off).
         aggregate_session_free: ``session_free`` for questions whose answer is spread over
-            conversations ("how many...", "what activities...", 哪些, 几次).
+            conversations ("how many...", "what activities...", 哪些, 几次, "which ... first?",
+            最近一次).
         threads: which questions get thread cards: "off" (one memory per card, as before),
             "aggregate" (questions whose answer is spread over conversations, as above) or
             "always". A thread card holds an event and its further mentions: an event ranked

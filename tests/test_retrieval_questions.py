@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memtracks import Memory
+from memtracks import Memory, Turn
+from memtracks.config import FusionConfig, MemoryConfig, RetrievalConfig
 
 T0 = datetime(2024, 3, 4, 10, tzinfo=timezone.utc)
 
@@ -198,3 +199,144 @@ def test_slot_intent_needs_whole_words(toolkit, embedder, question, slot, fires)
 
     query = analyze_query(question, now=T0, toolkit=toolkit, embedder=embedder)
     assert (slot in query.slots) is fires
+
+
+STREAMING = {
+    "en": {
+        "netflix": (
+            0,
+            [
+                ("user", "I signed up for Netflix this week, mostly for the crime dramas."),
+                ("assistant", "Netflix has a great crime drama catalogue; try Mindhunter and Ozark."),
+                ("user", "I watched two episodes of Mindhunter last night, it is so tense."),
+                ("assistant", "Mindhunter is excellent; Zodiac is a film you might like too."),
+                ("user", "Can you recommend more crime series on Netflix?"),
+                ("assistant", "Sure: Narcos, Money Heist and The Sinner are all on Netflix."),
+                ("user", "Is the Netflix streaming service cheaper with ads?"),
+                ("assistant", "Yes, the Netflix plan with ads is the cheapest way to stream."),
+            ],
+        ),
+        "pottery": (
+            20,
+            [
+                ("user", "I go to a pottery class on Thursday evenings."),
+                ("assistant", "Pottery is a lovely hobby; pinch pots are easy."),
+            ],
+        ),
+        "hulu": (
+            45,
+            [
+                ("user", "I started a Hulu subscription yesterday for the live sports."),
+                ("assistant", "Hulu with Live TV carries most of the big games."),
+                ("user", "Do they have the basketball playoffs?"),
+                ("assistant", "Yes, the playoffs are on ESPN, which Hulu with Live TV includes."),
+            ],
+        ),
+        "recipes": (
+            60,
+            [
+                ("user", "I cooked a Thai curry from my new recipe book."),
+                ("assistant", "Thai curry is delicious; try a green curry next."),
+            ],
+        ),
+        "disney": (
+            90,
+            [
+                ("user", "I just began a free trial of Disney+ for the nature documentaries."),
+                ("assistant", "Disney+ has the National Geographic documentaries, start with Earth."),
+            ],
+        ),
+        "garden": (
+            100,
+            [("user", "I grow tomatoes on my balcony."), ("assistant", "Tomatoes need six hours of sun a day.")],
+        ),
+    },
+    "zh": {
+        "netflix": (
+            0,
+            [
+                ("user", "我这周开通了奈飞会员，主要看犯罪剧。"),
+                ("assistant", "奈飞的犯罪剧很多，可以看看《心灵猎人》。"),
+                ("user", "我昨晚看了两集《心灵猎人》，太紧张了。"),
+                ("assistant", "《心灵猎人》很棒，电影《十二宫》你也许会喜欢。"),
+                ("user", "奈飞上还有什么犯罪剧推荐吗？"),
+                ("assistant", "有《毒枭》《纸钞屋》和《罪人》。"),
+                ("user", "奈飞的视频会员有带广告的便宜套餐吗？"),
+                ("assistant", "有的，奈飞带广告的会员套餐最便宜。"),
+                ("user", "奈飞会员可以几个人一起用？"),
+                ("assistant", "奈飞的高级会员可以四个人同时看视频。"),
+            ],
+        ),
+        "pottery": (20, [("user", "我每周四晚上去上陶艺课。"), ("assistant", "陶艺很不错，捏塑比较简单。")]),
+        "hulu": (
+            45,
+            [
+                ("user", "我昨天开通了爱奇艺会员，为了看体育直播。"),
+                ("assistant", "爱奇艺体育有很多比赛直播。"),
+                ("user", "有篮球季后赛吗？"),
+                ("assistant", "有的，季后赛都有直播。"),
+            ],
+        ),
+        "recipes": (
+            60,
+            [("user", "我照着新买的菜谱做了泰式咖喱。"), ("assistant", "泰式咖喱很好吃，下次试试绿咖喱。")],
+        ),
+        "disney": (
+            90,
+            [
+                ("user", "我刚开始试用腾讯视频会员，看自然纪录片。"),
+                ("assistant", "腾讯视频有很多自然纪录片，可以从《地球》看起。"),
+            ],
+        ),
+        "garden": (100, [("user", "我在阳台上种西红柿。"), ("assistant", "西红柿每天需要六个小时的日照。")]),
+    },
+}
+
+
+def _streaming(make_memory, lang, config=None):
+    mem = make_memory(**({"config": config} if config else {}))
+    for session, (day, turns) in STREAMING[lang].items():
+        for n, (speaker, text) in enumerate(turns):
+            mem.write(
+                Turn(
+                    text,
+                    speaker=speaker,
+                    user_id="u",
+                    session_id=session,
+                    turn_id=f"{session}.{n}",
+                    timestamp=T0 + timedelta(days=day, minutes=n),
+                )
+            )
+    return mem
+
+
+def _sessions(mem, question):
+    recall = mem.retrieve(question, user_id="u", now=T0 + timedelta(days=120), top_n=5)
+    return [t.split(".")[0] for c in recall.cards for t in c.source_turn_ids]
+
+
+@pytest.mark.parametrize(
+    "lang,question",
+    [
+        ("en", "Which streaming service did I start using most recently?"),
+        ("en", "Which streaming service did I sign up for first?"),
+        ("en", "Did I start Hulu before or after Disney+?"),
+        ("zh", "我最近一次开通的是哪个视频网站的会员？"),
+        ("zh", "我最早开通的是哪个视频网站？"),
+        ("zh", "我是先开通的奈飞还是腾讯视频？"),
+    ],
+)
+def test_a_comparison_over_time_sees_every_session_that_mentions_it(make_memory, lang, question):
+    """Three services started months apart, the first in a long chat: which came last or first
+    is answered by all three sessions, and the top 5 holds them all."""
+    assert {"netflix", "hulu", "disney"} <= set(_sessions(_streaming(make_memory, lang), question))
+
+
+def test_a_comparison_needs_the_session_spread(make_memory):
+    """Without the spread of aggregate questions, the long chat about the first service takes
+    the slots of the last one."""
+    spread_off = MemoryConfig(
+        retrieval=RetrievalConfig(aggregate_session_cap=5), fusion=FusionConfig(aggregate_session_free=4)
+    )
+    question = "Which streaming service did I sign up for first?"
+    assert not {"netflix", "hulu", "disney"} <= set(_sessions(_streaming(make_memory, "en", spread_off), question))

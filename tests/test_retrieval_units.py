@@ -228,6 +228,63 @@ def test_query_spots_questions_whose_answer_is_spread_over_conversations(toolkit
     assert query.aggregate is aggregate
 
 
+@pytest.mark.parametrize(
+    "question,compares",
+    [
+        ("Which streaming service did I start using most recently?", True),
+        ("Which did I visit first, the Louvre or the Prado?", True),
+        ("Who became a parent first, Rachel or Alex?", True),
+        ("Which pet did Jolene adopt more recently - Susie or Seraphim?", True),
+        ("What was the first issue I had with my new car?", True),
+        ("What is the latest book I finished?", True),
+        ("Did I start the pottery class before or after the move?", True),
+        ("Which happened earlier, the wedding or the trip?", True),
+        ("What did I do last weekend?", False),
+        ("When did I go to pottery class the first time?", False),
+        ("What was my last name before I changed it?", False),
+        ("What was the last time I saw Anna?", False),
+        ("Which type of sushi did Audrey suggest trying first to someone new to sushi?", False),
+        ("What genre is Joanna's first screenplay?", False),
+        ("What did you tell me earlier?", False),
+        ("Where did I go last Saturday?", False),
+        ("我最近一次去健身房是什么时候？", True),
+        ("我最早养的宠物叫什么？", True),
+        ("我先去的北京还是上海？", True),
+        ("哪个城市我去得更早？", True),
+        ("哪个会员我最先开通？", True),
+        ("我最後一次見到他是哪天？", True),
+        ("哪位先生给我打过电话？", False),
+        ("豆豆最近怎么样？", False),
+        ("我上周末做了什么？", False),
+        ("我第一次见到他是什么时候？", False),
+    ],
+)
+def test_query_spots_comparisons_over_time(toolkit, embedder, question, compares):
+    """Which came first or last is answered by every mention, so it is spread over
+    conversations like a count; its form words leave the search terms ("recently", 最近一次)."""
+    from memtracks.retrieval.query import analyze_query
+
+    query = analyze_query(question, now=T0, toolkit=toolkit, embedder=embedder)
+    assert query.compares is compares
+    if compares:
+        assert query.aggregate
+        form = {
+            "most",
+            "more",
+            "recent",
+            "recently",
+            "first",
+            "latest",
+            "earlier",
+            "最近",
+            "一次",
+            "最早",
+            "最先",
+            "更早",
+        }
+        assert not form & set(query.terms), query.terms
+
+
 def test_temporal_spread_caps_one_session_while_others_wait():
     from memtracks.retrieval.temporal import spread
 

@@ -3,7 +3,9 @@
 From "Where do I live now?" / 我住哪 it finds the slot intent (lives_in); from "my car" /
 我开什么车 the slot and the subject; from "last week" / 上周 / "on January 17" / 1月17日 a
 time window resolved against ``now``; from "before", "used to", 之前, 以前, 原来 that the
-question is about the past, so superseded facts may answer it.
+question is about the past, so superseded facts may answer it; from "how many", 哪些, "which
+... first?", "most recently", 最近一次, 先…还是… that its answer is spread over conversations
+(``Query.aggregate``; ``Query.compares`` for a comparison over time).
 """
 
 from __future__ import annotations
@@ -41,6 +43,31 @@ _AGGREGATE = re.compile(
     r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
     r"\b(?:the|what|which|in what) order\b|\bfrom (?:the )?(?:earliest|first|oldest) to\b|\bstarting (?:from|with) the (?:earliest|first)\b|"
     r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有|顺序|先后",
+    re.IGNORECASE,
+)
+# A comparison over time: which of several things came first or last ("Which streaming service
+# did I start using most recently?", "Which did I visit first, X or Y?", "Did I ... before or
+# after ...", "What was the first ...", 最近一次, 最早, 先…还是…, 哪个更早): answered only by seeing
+# every mention, so it is spread over conversations like a count. Not a time of its own:
+# "last week", "the first time", "my last name", 最近 ("lately") are no comparison.
+_TIME_UNITS = (
+    r"(?:week|weekend|month|year|night|time|times|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|few|couple|name|names|\d+)"
+)
+_COMPARISON = re.compile(
+    r"\b(?:most|more|least) recent(?:ly)?\b|\b(?:earliest|latest)\b|\bbefore or after\b|\bafter or before\b|"
+    r"\b(?:earlier|later|sooner) or (?:later|earlier|sooner)\b|"
+    r"\b(?:which|who|what)\b[^?.!]*?\b(?:first|last)(?=\s*(?:[,?:;\-–—]|or\b|among\b|between\b|of (?:the|all|these|them)\b|$))|"
+    r"\b(?:which|who|what)\b[^?.!]*?\b(?:earlier|later|sooner)(?=\s*(?:[,:;\-–—]|or\b|among\b|between\b))|"
+    rf"\bwhat(?: was|'s| is| were| are) (?:the|my) (?:very )?(?:first|last)\b(?!\s+{_TIME_UNITS}\b)|"
+    r"最近一次|最近的一次|最后一次|最早|最晚|最先|更早|更晚|先.{0,20}?还是|之前还是之后|以前还是以后|哪.{0,15}?(?:最后|先(?!生))",
+    re.IGNORECASE,
+)
+# The words of a comparison's form, left out of its topic as a count's are ("most recently"
+# would find every turn that says "recently").
+_ORDER_WORDS = re.compile(
+    r"\b(?:(?:most|more|least) recent(?:ly)?|earliest|latest|first|last|earlier|later|sooner|before or after|"
+    r"after or before)\b|最近一次|最近的一次|最后一次|最早|最晚|最先|更早|更晚|之前还是之后|以前还是以后",
     re.IGNORECASE,
 )
 # The words that make a question a count or a sum ("how many", "in total", 一共): its form, not its topic.
@@ -127,11 +154,12 @@ class Query:
     times: tuple[TimeMention, ...]
     past: bool  # asks about how things were before
     asks_when: bool  # "when...?", 什么时候: dated events answer it
-    aggregate: bool  # "how many...?", 哪些: the answer is spread over conversations
+    aggregate: bool  # "how many...?", 哪些, "which ... first?": the answer is spread over conversations
     as_of: datetime | None
     terms: tuple[str, ...]
     vector: np.ndarray
     kinds: tuple[str, ...] = ()  # happenings an aggregate question counts or lists ("how many trips")
+    compares: bool = False  # "which ... most recently?", 先…还是…: a comparison over time (also aggregate)
     # the members of the categories it names ("martial arts": kickboxing, 跆拳道...), as groups of
     # search terms; those of categories it names beside one of their members apart
     expansions: tuple[tuple[str, ...], ...] = ()
@@ -193,10 +221,14 @@ def analyze_query(
     named = (speakers if speakers is not None else people) & set(subjects)
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
-    aggregate = _AGGREGATE.search(text)
-    # the form of a count is no topic ("how many" would find every turn that says "many"); a
-    # time expression stays a topic too: people repeat the words of the turn they mean
-    topic = _without_spans(text, _quantity_spans(text))
+    simplified = toolkit.lexicons.to_simplified(text)  # 最後一次 as 最后一次, character for character
+    compares = _COMPARISON.search(simplified) is not None
+    aggregate = _AGGREGATE.search(text) is not None or compares
+    # the form of a count or a comparison is no topic ("how many" would find every turn that
+    # says "many", "most recently" every turn that says "recently"); a time expression stays a
+    # topic too: people repeat the words of the turn they mean
+    form = _quantity_spans(text) + ([m.span() for m in _ORDER_WORDS.finditer(simplified)] if compares else [])
+    topic = _without_spans(text, form)
     topic = topic if topic.strip() else text
     terms = _terms(topic, topical, named)
     alone, beside = _categories(text, toolkit.lexicons, analysis.tokens)
@@ -210,11 +242,12 @@ def analyze_query(
         times=times,
         past=_PAST.search(text) is not None,
         asks_when=_WHEN.search(text) is not None,
-        aggregate=aggregate is not None,
+        aggregate=aggregate,
         as_of=as_of,
         terms=terms,
         vector=embedder.embed_batch([without_names(topic, named)])[0],
         kinds=_kinds(text, toolkit) if aggregate else (),
+        compares=compares,
         expansions=_member_groups(alone, terms, known),
         sibling_expansions=_member_groups(beside, terms, known),
         categories=tuple(c.key for c in (*alone, *beside)),

@@ -79,7 +79,7 @@ FEATURES: tuple[str, ...] = (
     "session_support_gap",  # that minus the question's best
     "session_count",  # log(1 + candidates of its session)
     "is_session_best",  # it is the best candidate of its session
-    "aggregate",  # the question counts or lists ("how many", 哪些)
+    "aggregate",  # the question counts, lists or compares over time ("how many", 哪些, "which ... first")
     "asks_when",  # the question asks when
     "has_window",  # the question names a time
     "aggregate_x_session_count",
