@@ -177,6 +177,10 @@ class FusionConfig:
             are asked for).
         thread_tokens: a part is folded only while the card stays within this many
             (estimated) tokens.
+        thread_min_substance: a part must state at least this many content words
+            (``retrieval/substance.py``: its statements' distinct words, questions, stop words
+            and chitchat left out, a Chinese character counting half): a reaction ("Yeah for
+            sure.", 哈哈好的) or a question is no further mention of anything.
     """
 
     fact_slot: float = 0.9
@@ -205,6 +209,7 @@ class FusionConfig:
     thread_tokens: int = 120
     thread_part_tokens: int = 20
     thread_first_tokens: int = 40
+    thread_min_substance: float = 4.0
 
     def __post_init__(self) -> None:
         if self.threads not in THREADS:
@@ -218,11 +223,11 @@ class FusionConfig:
             self.thread_part_tokens,
             self.thread_first_tokens,
         )
-        if min(sizes) < 1 or self.thread_from < 0:
+        if min(sizes) < 1 or self.thread_from < 0 or self.thread_min_substance < 0:
             raise InvalidInputError(
                 "FusionConfig: thread_parts, thread_hosts, thread_tokens, thread_part_tokens and"
-                " thread_first_tokens must be >= 1"
-                f" and thread_from >= 0; found {sizes} and {self.thread_from}"
+                " thread_first_tokens must be >= 1, thread_from and thread_min_substance >= 0;"
+                f" found {sizes}, {self.thread_from} and {self.thread_min_substance}"
             )
 
     def source_weight(self, source: str) -> float:

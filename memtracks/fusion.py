@@ -36,6 +36,7 @@ from .config import FusionConfig
 from .records import Event, Fact, Inference
 from .retrieval.hits import Hit
 from .retrieval.query import Query
+from .retrieval.substance import substance
 
 _DISTINCT = re.compile(
     r"\d+(?:[.:/-]\d+)*|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
@@ -226,7 +227,8 @@ def continues(
 ) -> bool:
     """Is event ``part`` a further mention of what event card ``host`` is about: the same
     speaker and language, a cosine of at least ``thread_similarity`` between the two memories' vectors,
-    at least ``thread_share`` of the host's score, and another session or another time
+    at least ``thread_share`` of the host's score, at least ``thread_min_substance`` content
+    words of its own (a reaction or a question mentions nothing), and another session or another time
     (two turns of one chat about one moment are context, not a second mention)."""
     a, b = part.hit.record, host.hit.record
     other = stored.get((host.hit.track, host.hit.item_id))
@@ -236,6 +238,7 @@ def continues(
         a.speaker.casefold() != b.speaker.casefold()
         or a.lang != b.lang
         or part.score < config.thread_share * host.score
+        or substance(a.text) < config.thread_min_substance
     ):
         return False
     if a.session_id == b.session_id and (a.start is None or b.start is None or a.start == b.start):

@@ -129,6 +129,27 @@ def test_another_speakers_mention_is_not_folded(memory, lang):
     assert sum(1 for c in recall.cards if word in c.text) == 2
 
 
+# a question about the pottery class and a reaction to it: close in meaning, saying nothing
+SAID_NOTHING = {
+    "en": ["How is the pottery class going? Did you make a bowl?", "Haha yes, the pottery class, so much fun!"],
+    "zh": ["陶艺课上得怎么样？做出碗了吗？", "哈哈对呀，陶艺课，好开心！"],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_question_or_reaction_is_no_further_mention(memory, lang):
+    turns, question, word = CASES[lang]
+    load(memory, turns[:3] + [(10 + i, f"s{3 + i}", text) for i, text in enumerate(SAID_NOTHING[lang])])
+    said_nothing = {"s3-3", "s4-4"}
+    # thread_share 0: however weak they rank, only what they say keeps them off the card
+    loose = ask(memory, question, config(thread_share=0.0, thread_min_substance=0.0))
+    assert any(c.parts and said_nothing & set(c.source_turn_ids) for c in loose.cards)
+    recall = ask(memory, question, config(thread_share=0.0))
+    assert recall.cards
+    assert all(not c.parts for c in recall.cards)
+    assert said_nothing <= {t for c in recall.cards for t in c.source_turn_ids}  # still reachable, on cards of their own
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_token_cap_holds(memory, lang):
     turns, question, word = CASES[lang]
@@ -187,6 +208,7 @@ def test_aggregate_threads_only_fold_for_questions_spread_over_conversations(mem
         {"thread_tokens": 0},
         {"thread_first_tokens": 0},
         {"thread_from": -1},
+        {"thread_min_substance": -1},
     ],
 )
 def test_bad_thread_settings_are_refused_by_name(change):
