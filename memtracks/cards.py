@@ -368,10 +368,16 @@ def _when(d: datetime) -> str:
 Bodies = dict[tuple[int | None, int], str]  # (event id, token budget) -> its quoted snippet, for one question
 
 
-def event_card_text(event: Event, confidence: float, terms: Sequence[str] = (), bodies: Bodies | None = None) -> str:
+def event_card_text(
+    event: Event,
+    confidence: float,
+    terms: Sequence[str] = (),
+    bodies: Bodies | None = None,
+    budget: int = SNIPPET_TOKENS,
+) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
-    body = _event_body(event, terms, SNIPPET_TOKENS, bodies)
+    body = _event_body(event, terms, budget, bodies)
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
@@ -416,10 +422,12 @@ def thread_tokens(
     part_budget: int,
     at: datetime | None = None,
     bodies: Bodies | None = None,
+    first_budget: int = SNIPPET_TOKENS,
 ) -> Callable[[Ranked, bool], int]:
-    """What a memory costs on a card, for :func:`memtracks.fusion.fuse`'s threads: as the
-    card's first part (its card line alone), or as a further part of a thread. Give the
-    cards of the same question the same ``bodies``, and each turn is cut once."""
+    """What a memory costs on a card, for :func:`memtracks.fusion.fuse`'s threads: as a
+    thread card's first event (its card line, the turn cut to ``first_budget``), or as a
+    further part of a thread. Give the cards of the same question the same ``bodies``, and
+    each turn is cut once."""
 
     def cost(ranked: Ranked, as_part: bool) -> int:
         record = ranked.hit.record
@@ -427,7 +435,7 @@ def thread_tokens(
             return count_tokens(inline(event_part_text(record, terms, part_budget, bodies)))
         if isinstance(record, Event):
             confidence = event_confidence(record, temporal_weight)
-            return count_tokens(inline(event_card_text(record, confidence, terms, bodies)))
+            return count_tokens(inline(event_card_text(record, confidence, terms, bodies, first_budget)))
         return count_tokens(build_card(ranked, catalogue, temporal_weight, lookup, terms, at).text)
 
     return cost
@@ -471,9 +479,11 @@ def build_card(
     at: datetime | None = None,
     part_budget: int = SNIPPET_TOKENS,
     bodies: Bodies | None = None,
+    first_budget: int = SNIPPET_TOKENS,
 ) -> Card:
     """The card of a fused memory; a thread's further parts (``ranked.parts``, events) follow
-    its own text in the order they were said, each shortened to ``part_budget`` tokens."""
+    its own text in the order they were said, each shortened to ``part_budget`` tokens (and
+    the thread's own event to ``first_budget``)."""
     hit, record = ranked.hit, ranked.hit.record
     turns = _cited(ranked)
     if isinstance(record, Fact):
@@ -481,7 +491,9 @@ def build_card(
         valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
-        text, lang, valid = event_card_text(record, confidence, terms, bodies), record.lang, (record.start, record.end)
+        budget = first_budget if ranked.parts else SNIPPET_TOKENS
+        text = event_card_text(record, confidence, terms, bodies, budget)
+        lang, valid = record.lang, (record.start, record.end)
     else:
         assert isinstance(record, Inference)
         text = inference_card_text(record, describe_premises(record, lookup))

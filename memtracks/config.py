@@ -169,6 +169,8 @@ class FusionConfig:
             of the card's, and comes from another session (or is about another time). The
             card cites every part's turn and shows each part's most relevant sentences with
             its resolved dates (at most ``thread_part_tokens`` of a long turn).
+        thread_first_tokens: a thread card's own event is cut to at most this many tokens of
+            its turn once it has parts (a card alone keeps ``cards.SNIPPET_TOKENS``, 60).
         thread_parts: at most this many events on one card (its own included).
         thread_hosts: only the first this many cards take parts (a deep list of 50 cards
             costs no more to thread than one of 10; the first cards never depend on how many
@@ -202,16 +204,24 @@ class FusionConfig:
     thread_hosts: int = 10
     thread_tokens: int = 120
     thread_part_tokens: int = 20
+    thread_first_tokens: int = 40
 
     def __post_init__(self) -> None:
         if self.threads not in THREADS:
             raise InvalidInputError(
                 f"FusionConfig: threads must be one of {', '.join(THREADS)}; found {self.threads!r}"
             )
-        sizes = (self.thread_parts, self.thread_hosts, self.thread_tokens, self.thread_part_tokens)
+        sizes = (
+            self.thread_parts,
+            self.thread_hosts,
+            self.thread_tokens,
+            self.thread_part_tokens,
+            self.thread_first_tokens,
+        )
         if min(sizes) < 1 or self.thread_from < 0:
             raise InvalidInputError(
-                "FusionConfig: thread_parts, thread_hosts, thread_tokens and thread_part_tokens must be >= 1"
+                "FusionConfig: thread_parts, thread_hosts, thread_tokens, thread_part_tokens and"
+                " thread_first_tokens must be >= 1"
                 f" and thread_from >= 0; found {sizes} and {self.thread_from}"
             )
 

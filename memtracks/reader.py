@@ -131,10 +131,11 @@ class Reader:
         fusion, catalogue = self.config.fusion, self.toolkit.catalogue
         bodies: dict = {}  # each event's snippet, cut once for sizing threads and for its card
         part_budget = fusion.thread_part_tokens
-        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, as_of or now, bodies)
+        first = fusion.thread_first_tokens
+        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, as_of or now, bodies, first)
         ranked = fuse(hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, cost)
         cards = [
-            build_card(r, catalogue, fusion.temporal, lookup, query.terms, as_of or now, part_budget, bodies)
+            build_card(r, catalogue, fusion.temporal, lookup, query.terms, as_of or now, part_budget, bodies, first)
             for r in ranked
         ]
         if folded:

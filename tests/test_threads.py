@@ -180,7 +180,14 @@ def test_aggregate_threads_only_fold_for_questions_spread_over_conversations(mem
 
 @pytest.mark.parametrize(
     "change",
-    [{"threads": "sometimes"}, {"thread_parts": 0}, {"thread_hosts": 0}, {"thread_tokens": 0}, {"thread_from": -1}],
+    [
+        {"threads": "sometimes"},
+        {"thread_parts": 0},
+        {"thread_hosts": 0},
+        {"thread_tokens": 0},
+        {"thread_first_tokens": 0},
+        {"thread_from": -1},
+    ],
 )
 def test_bad_thread_settings_are_refused_by_name(change):
     with pytest.raises(InvalidInputError, match="FusionConfig"):
@@ -199,3 +206,45 @@ def test_a_mention_in_another_language_is_not_folded(memory):
     recall = ask(memory, "When did I go to pottery class at the community center?", config())
     assert all(not c.parts for c in recall.cards)
     assert all(len(c.source_turn_ids) == 1 for c in recall.cards)
+
+
+LONG = {  # a long turn, about pottery throughout, its resolved time in the middle
+    "en": [
+        (
+            0,
+            "s1",
+            "I have wanted to learn pottery for years, ever since I watched my aunt shape clay on her wheel. "
+            "I signed up for a pottery class yesterday and made my first bowl. The pottery teacher says "
+            "glazing and firing the clay takes practice, and the studio lets us use the kiln on weekends.",
+        ),
+        (9, "s2", "At my pottery class last Tuesday I finally made a vase on the wheel."),
+        (9, "s2", "I bought a new laptop for work, it is very fast."),
+    ],
+    "zh": [
+        (
+            0,
+            "s1",
+            "我想学陶艺已经很多年了，从小就看姨妈在拉坯机上做陶器。我昨天报了一个陶艺课，做出了第一个碗。"
+            "陶艺老师说上釉和烧制都需要多练习，工作室周末还可以让我们用窑炉烧自己的陶艺作品。",
+        ),
+        (9, "s2", "上周二的陶艺课上我终于在拉坯机上做了一个花瓶。"),
+        (9, "s2", "我给工作买了一台新笔记本电脑，速度很快。"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_turn_on_a_thread_keeps_its_dated_sentence(memory, lang):
+    _, question, word = CASES[lang]
+    load(memory, LONG[lang])
+    alone = ask(memory, question, config(threads="off"))
+    long_card = next(c for c in alone.cards if "s1-0" in c.source_turn_ids)
+    for first in (8, 60):  # however short the thread's own event is cut
+        recall = ask(memory, question, config(thread_first_tokens=first, thread_part_tokens=8, thread_tokens=200))
+        card = next(c for c in recall.cards if word in c.text)
+        assert set(card.source_turn_ids) == {"s1-0", "s2-1"}
+        assert "[2024-03-03]" in card.text and "[2024-03-05]" in card.text  # each part's resolved time
+        assert card.tokens <= 200
+        assert "kiln" not in card.text and "窑炉" not in card.text  # the rest of the turn is cut
+    assert "…" in long_card.text  # the turn is long: a card alone cuts it too
+    assert card.tokens < long_card.tokens + 40  # the long turn is cut on the thread, not repeated whole
