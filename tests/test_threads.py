@@ -147,7 +147,9 @@ def test_a_question_or_reaction_is_no_further_mention(memory, lang):
     recall = ask(memory, question, config(thread_share=0.0))
     assert recall.cards
     assert all(not c.parts for c in recall.cards)
-    assert said_nothing <= {t for c in recall.cards for t in c.source_turn_ids}  # still reachable, on cards of their own
+    assert said_nothing <= {
+        t for c in recall.cards for t in c.source_turn_ids
+    }  # still reachable, on cards of their own
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
