@@ -1,9 +1,11 @@
-"""The temporal track's two orders side by side: retrieve latency with ``ranker="hand"`` and
-``ranker="learned"`` on one store, alternating question by question so both see the same
-load, beside the floor any semantic search pays (the question's embedding plus a FAISS search).
+"""Retrieve latency of the defaults beside a "before" configuration on one store, alternating
+question by question so both see the same load, beside the floor any semantic search pays (the
+question's embedding plus a FAISS search). "Before" is the defaults with the ``--before``
+changes; without any, the temporal track's hand order (``retrieval.ranker=hand``).
 
     python -m benchmarks.compare_rankers --db /tmp/memtracks-bench/bench-10000.db \\
-        --data ../shared/data/locomo/locomo10.json [--grow 100000 --work /tmp/rankers]
+        --data ../shared/data/locomo/locomo10.json [--grow 100000 --work /tmp/rankers] \\
+        [--before retrieval.ranker=hand --before fusion.threads=off --before retrieval.expansion_weight=0]
 
 ``--db`` is a store ``benchmarks/bench_retrieve.py`` wrote (user "bench"); it is read, never
 changed. ``--grow N`` first copies it into ``--work`` and grows the copy to N events by bulk
@@ -14,12 +16,12 @@ load (the events copied with new ids and noisy vectors, as ``bench_backends.py``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shutil
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -30,9 +32,11 @@ from memtracks.embedders import USEEmbedder
 
 from .bench_backends import inflate
 from .bench_retrieve import bench_questions
+from .sweep import configured
 
 USER = "bench"
-ORDERS = ("hand", "learned")
+VARIANTS = ("before", "defaults")
+HAND = ["retrieval.ranker=hand"]  # "before" without --before: the hand order
 
 
 def grown(db: Path, work: Path, target: int) -> Path:
@@ -53,18 +57,18 @@ def grown(db: Path, work: Path, target: int) -> Path:
     return copy
 
 
-def compare(path: Path, questions: list[str], now: datetime) -> dict:
+def compare(path: Path, questions: list[str], now: datetime, before: Sequence[str] = HAND) -> dict:
     mem = Memory(path, embedder=USEEmbedder(threads=1))
     base = mem.reader.config
-    configs = {o: dataclasses.replace(base, retrieval=dataclasses.replace(base.retrieval, ranker=o)) for o in ORDERS}
-    for order in ORDERS:  # the first question builds the indexes; then warm caches
+    configs = {"before": configured(before, base), "defaults": base}
+    for order in VARIANTS:  # the first question builds the indexes; then warm caches
         mem.reader.config = configs[order]
         for q in questions[:5]:
             mem.retrieve(q, user_id=USER, now=now)
-    times: dict[str, list[float]] = {o: [] for o in (*ORDERS, "floor")}
+    times: dict[str, list[float]] = {o: [] for o in (*VARIANTS, "floor")}
     index = mem.index(USER, "event")
     for n, q in enumerate(questions):
-        for order in ORDERS if n % 2 == 0 else ORDERS[::-1]:
+        for order in VARIANTS if n % 2 == 0 else VARIANTS[::-1]:
             mem.reader.config = configs[order]
             start = time.perf_counter()
             mem.retrieve(q, user_id=USER, now=now)
@@ -74,11 +78,11 @@ def compare(path: Path, questions: list[str], now: datetime) -> dict:
         times["floor"].append((time.perf_counter() - start) * 1000)
     events = mem.stats(USER)["events"]
     mem.close()
-    out: dict = {"events": events, "questions": len(questions)}
+    out: dict = {"events": events, "questions": len(questions), "before_changes": list(before)}
     for name, values in times.items():
         values.sort()
         out[name] = {"p50_ms": statistics.median(values), "p95_ms": values[int(0.95 * (len(values) - 1))]}
-    out["learned_over_hand_p50"] = out["learned"]["p50_ms"] / out["hand"]["p50_ms"]
+    out["defaults_over_before_p50"] = out["defaults"]["p50_ms"] / out["before"]["p50_ms"]
     return out
 
 
@@ -89,17 +93,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grow", type=int, help="grow a copy of the store to this many events first")
     parser.add_argument("--work", default="/tmp/memtracks-rankers", help="folder for the grown copy")
     parser.add_argument("--out", help="write the figures as JSON here")
+    parser.add_argument(
+        "--before",
+        action="append",
+        default=[],
+        help="section.field=value for the configuration timed beside the defaults (repeatable;"
+        " default: retrieval.ranker=hand)",
+    )
     args = parser.parse_args(argv)
     if not Path(args.db).exists():
         parser.error(f"--db {args.db} does not exist (write it with benchmarks/bench_retrieve.py)")
     with Memory(args.db, embedder=USEEmbedder(threads=1), read_only=True) as mem:
         now = max(e.mentioned_at for e in mem.store.events(USER)) + timedelta(days=1)  # as bench_retrieve.py asks
     path = grown(Path(args.db), Path(args.work), args.grow) if args.grow else Path(args.db)
-    figures = compare(path, bench_questions(args.data), now)
-    for name in (*ORDERS, "floor"):
+    try:
+        configured(args.before or HAND)  # a bad change fails before any work
+    except (AttributeError, TypeError, ValueError) as exc:
+        parser.error(f"--before: {exc}")
+    figures = compare(path, bench_questions(args.data), now, args.before or HAND)
+    print(f"  before = defaults with {', '.join(figures['before_changes'])}")
+    for name in (*VARIANTS, "floor"):
         f = figures[name]
         print(f"  {name:8} p50 {f['p50_ms']:7.1f} ms   p95 {f['p95_ms']:7.1f} ms")
-    print(f"  {figures['events']:,} events, learned / hand p50: {figures['learned_over_hand_p50']:.2f}x")
+    print(f"  {figures['events']:,} events, defaults / before p50: {figures['defaults_over_before_p50']:.2f}x")
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2))
     return 0
