@@ -389,13 +389,13 @@ PART_SEPARATOR = {"en": " | ", "zh": "｜"}
 def event_part_text(
     event: Event, terms: Sequence[str] = (), budget: int = SNIPPET_TOKENS, bodies: Bodies | None = None
 ) -> str:
-    """A further part of a thread card, with the separator that starts it: the day it was
-    said and the turn's most relevant sentences with their resolved dates (a long turn keeps
-    its dated sentence and its best match, within ``budget``). The speaker is the card's
-    (a thread only joins one speaker's turns)."""
+    """A further part of a thread card, after the separator (``PART_SEPARATOR``) that starts
+    it: the day it was said and the turn's most relevant sentences with their resolved dates
+    (a long turn keeps its dated sentence and its best match, within ``budget``). The speaker
+    is the card's (a thread only joins one speaker's turns)."""
     zh = event.lang == "zh"
     body = _event_body(event, terms, budget, bodies)
-    return f"{PART_SEPARATOR['zh' if zh else 'en']}{_day(event.mentioned_at)}{'：' if zh else ': '}{body}"
+    return f"{_day(event.mentioned_at)}{'：' if zh else ': '}{body}"
 
 
 def _event_body(event: Event, terms: Sequence[str], budget: int, bodies: Bodies | None = None) -> str:
@@ -432,7 +432,8 @@ def thread_tokens(
     def cost(ranked: Ranked, as_part: bool) -> int:
         record = ranked.hit.record
         if as_part and isinstance(record, Event):
-            return count_tokens(inline(event_part_text(record, terms, part_budget, bodies)))
+            separator = PART_SEPARATOR["zh" if record.lang == "zh" else "en"]
+            return count_tokens(separator + inline(event_part_text(record, terms, part_budget, bodies)))
         if isinstance(record, Event):
             confidence = event_confidence(record, temporal_weight)
             return count_tokens(inline(event_card_text(record, confidence, terms, bodies, first_budget)))
@@ -504,12 +505,12 @@ def build_card(
         assert isinstance(event, Event)
         own = _cited(part)
         piece = inline(event_part_text(event, terms, part_budget, bodies))
-        text += piece
+        text += PART_SEPARATOR["zh" if event.lang == "zh" else "en"] + piece
         turns += [t for t in own if t not in turns]
         parts.append(
             CardPart(
                 part.hit.item_id,
-                piece[len(PART_SEPARATOR["zh" if event.lang == "zh" else "en"]) :],
+                piece,
                 round(part.score, 4),
                 event_confidence(event, temporal_weight),
                 tuple(own),

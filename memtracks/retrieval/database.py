@@ -14,13 +14,12 @@ stale at once index it once.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .lexical import LexicalIndex, tokenize
+from .lexical import LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
@@ -130,8 +129,7 @@ class DatabaseLexical:
                 found = [(i, s) for i, s in found if i in allowed][:k]
             return found
         scores = dict(self.store.lexical_search(self.scope, self.track, terms, 1 << 30, documents, total))
-        own = set(terms)
-        groups = [g for g in dict.fromkeys(extra) if g and not (len(g) == 1 and g[0] in own)]
+        groups = expansion_groups(extra, terms)
         postings: dict[str, dict[int, tuple[int, int]]] = {}
         for term, item, tf, length in self.store.lexical_postings(
             self.scope, self.track, [t for g in groups for t in g]
@@ -144,11 +142,10 @@ class DatabaseLexical:
                 held &= set(postings.get(term, {}))
             if not held or len(held) > max(1.0, extra_max_share * documents):
                 continue
-            idf = math.log(1 + (documents - len(held) + 0.5) / (len(held) + 0.5))
+            idf = bm25_idf(documents, len(held))
             for item in held:
                 tf = min(postings[t][item][0] for t in group)
-                length = postings[group[0]][item][1]
-                norm = tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * length / (avg or 1.0)))
+                norm = bm25_tf(tf, postings[group[0]][item][1], avg or 1.0, self.k1, self.b)
                 scores[item] = scores.get(item, 0.0) + extra_weight * idf * norm
         ranked = sorted(
             ((i, s) for i, s in scores.items() if s > 0 and (allowed is None or i in allowed)),
@@ -160,7 +157,7 @@ class DatabaseLexical:
         """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""
         n, _ = self._state()
         counts = self.store.lexical_frequencies(self.scope, self.track, terms)
-        return sum(math.log(1 + (n - df + 0.5) / (df + 0.5)) * (self.k1 + 1) for df in counts.values())
+        return sum(bm25_idf(n, df) * (self.k1 + 1) for df in counts.values())
 
     def add(self, item_id: int, terms: Sequence[str]) -> None:
         """Read from the store before the next search: nothing to add."""

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import ValidationError, field_validator
@@ -114,6 +115,23 @@ def tokenize(text: str, keys: Iterable[str] = ()) -> list[str]:
             terms.extend(a + b for a, b in zip(run, run[1:], strict=False) if not {a, b} <= stop.zh_chars)
     terms.extend(f"ent:{k}" for k in keys)
     return terms
+
+
+def bm25_idf(n: int, df: int) -> float:
+    """BM25's idf of a term that ``df`` of ``n`` documents hold."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def bm25_tf(tf: Any, length: Any, avg: float, k1: float, b: float) -> Any:
+    """BM25's saturated term frequency, length-normalised (numbers or numpy arrays alike)."""
+    return tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+
+
+def expansion_groups(extra: Sequence[tuple[str, ...]], own: Iterable[str]) -> list[tuple[str, ...]]:
+    """The expansion groups a search adds (see :meth:`LexicalIndex.search`): each once, and
+    none that is one of the question's own terms alone."""
+    terms = set(own)
+    return [g for g in dict.fromkeys(extra) if g and not (len(g) == 1 and g[0] in terms)]
 
 
 class LexicalIndex:
@@ -246,7 +264,7 @@ class LexicalIndex:
         for term in dict.fromkeys(terms):
             found = len(self._array(term)[0])
             if found:
-                total += math.log(1 + (n - found + 0.5) / (found + 0.5)) * (self.k1 + 1)
+                total += bm25_idf(n, found) * (self.k1 + 1)
         return total
 
     def _group(self, group: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -286,16 +304,13 @@ class LexicalIndex:
         own = dict.fromkeys(terms)
         weighted = [(self._array(t), 1.0) for t in own]
         if extra_weight > 0:
-            groups = [g for g in dict.fromkeys(extra) if g and not (len(g) == 1 and g[0] in own)]
-            for rows, tfs in (self._group(g) for g in groups):
+            for rows, tfs in (self._group(g) for g in expansion_groups(extra, own)):
                 if len(rows) and len(rows) <= max(1.0, extra_max_share * n):
                     weighted.append(((rows, tfs), extra_weight))
         for (rows, tfs), weight in weighted:
             if not len(rows):
                 continue
-            idf = math.log(1 + (n - len(rows) + 0.5) / (len(rows) + 0.5))
-            norm = tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * lengths[rows] / avg))
-            scores[rows] += weight * idf * norm
+            scores[rows] += weight * bm25_idf(n, len(rows)) * bm25_tf(tfs, lengths[rows], avg, self.k1, self.b)
         hits = np.flatnonzero(scores > 0)
         if allowed is not None:
             hits = np.array([r for r in hits if self.ids[r] in allowed], dtype=np.int64)
