@@ -14,8 +14,9 @@ embedder of the minilm extra. A store remembers its embedder and refuses another
 embedder its own ``--cache`` folder (e.g. /tmp/mt-locomo-usem3, /tmp/mt-locomo-usem3+minilm@0.5).
 
 ``--longmemeval`` reads a LongMemEval file instead (one unit per question's haystack) and
-scores session recall_all@5 per question type, as the full harness does (each question asks
-for 50 cards, ranked turns become ranked sessions; abstention questions are skipped).
+scores session recall_all@5 per question type and answer-in-context of the top 5 cards, as
+the full harness does (each question asks for 50 cards, ranked turns become ranked sessions;
+abstention questions are skipped).
 """
 
 from __future__ import annotations
@@ -135,8 +136,11 @@ def score(
 
 
 def score_longmemeval(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig) -> dict[str, Any]:
-    """Session recall_all@5 per question type and overall, and timing, under ``config``."""
+    """Session recall_all@5 per question type and overall, answer-in-context and timing, under
+    ``config``. Answer-in-context as the full harness computes it (``evaluate.py``): is the gold
+    answer in the top 5 cards' text, over every question that is not an abstention."""
     per: dict[str, list[float]] = defaultdict(list)
+    found: list[float] = []
     latencies: list[float] = []
     for unit in units:
         mem = mems[unit.id]
@@ -148,11 +152,14 @@ def score_longmemeval(mems: dict[str, Memory], units: Sequence[Unit], config: Me
             recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=DEPTH["longmemeval"])
             latencies.append((time.perf_counter() - start) * 1000)
             items = [list(c.source_turn_ids) for c in recall.cards]
+            context = "\n".join(c.text for c in recall.cards[:CONTEXT_K])
+            found.append(float(metrics.answer_in_context(q.answer, context)))
             r = metrics.recall_all(items, q.evidence_sessions, CONTEXT_K, unit.session_of)
             if r is not None:
                 per[q.category].append(r)
                 per["all"].append(r)
     out = {key: statistics.fmean(values) for key, values in sorted(per.items())}
+    out["answer_in_context"] = statistics.fmean(found) if found else 0.0
     out["p50_ms"] = statistics.median(latencies) if latencies else 0.0
     return out
 
