@@ -273,21 +273,70 @@ def _clip(text: str, limit: int = MAX_EVENT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def snippet(
+class SentenceMeaning:
+    """Cosines of sentences with the question's ``vector``: :meth:`prepare` embeds the
+    sentences it is given in one call (at most ``limit`` for the question in all); a
+    sentence that was not prepared has none, and its turn keeps its shared-words cut."""
+
+    def __init__(self, embed: Callable[[Sequence[str]], Any], vector: Any, limit: int):
+        self.embed, self.vector, self.limit = embed, vector, limit
+        self.cosines: dict[str, float] = {}
+
+    def prepare(self, turns: Sequence[Sequence[str]]) -> None:
+        """Embed the sentences of each turn of ``turns`` in one call: the turns in order, each
+        whole while the limit lasts (the first cards' turns first)."""
+        pending: dict[str, None] = {}
+        for pieces in turns:
+            new = [p for p in dict.fromkeys(pieces) if p not in self.cosines and p not in pending]
+            if len(self.cosines) + len(pending) + len(new) > self.limit:
+                continue  # past the limit: this turn keeps its shared-words cut
+            pending.update(dict.fromkeys(new))
+        if pending:
+            found = self.embed(list(pending)) @ self.vector
+            self.cosines.update(zip(pending, (float(x) for x in found), strict=True))
+
+    def __call__(self, pieces: Sequence[str]) -> list[float] | None:
+        if all(p in self.cosines for p in pieces):
+            return [self.cosines[p] for p in pieces]
+        return None
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How a long turn fills the room its shared-words cut leaves in its budget: with the
+    statements closest to the question in meaning (an answer often shares no word with its
+    question: "How long did I wait for my visa?" / "Fourteen months of uncertainty...").
+    ``meaning`` gives sentences' cosines with the question (None: not known, no filling); a
+    statement below ``min_cosine`` is never added; ``named`` holds the search terms of each
+    entity the question names: a sentence holding all of one's terms comes first in the cut."""
+
+    meaning: Callable[[Sequence[str]], Sequence[float] | None] | None = None
+    min_cosine: float = 0.0
+    named: tuple[tuple[str, ...], ...] = ()
+    neighbours: bool = False  # without meaning: fill with the statements next to those sharing words
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    overlap: int  # words shared with the question
+    holds: int  # 2/1/0: holds the anchor / a resolved time / none
+    rank: int  # its place in the turn
+    start: int
+    text: str  # with its dates
+    said: str  # as said
+    question: bool
+    named: bool  # names an entity of the question
+
+
+def _sentences(
     text: str,
     times: Sequence[TimeMention],
-    terms: Sequence[str] = (),
-    budget: int = SNIPPET_TOKENS,
-    anchor: datetime | None = None,
-) -> str:
-    """The turn with its dates; a long turn cut down to what answers the question, in the
-    original order: always the sentence that holds the turn's resolved time (``anchor``, the
-    event's start; else any resolved time, the one sharing most words with the question) and
-    the sentence sharing the most words with the question, then others within ``budget``."""
-    if count_tokens(text) <= budget:
-        return with_dates(text, times)
+    terms: Sequence[str],
+    anchor: datetime | None,
+    named: Sequence[Sequence[str]],
+) -> list[_Sentence]:
     wanted = set(terms)
-    scored = []  # (words shared with the question, 2/1/0 holds the anchor/a time/none, -rank, start, text)
+    out = []
     for rank, sent in enumerate(sentences(text)):
         piece = text[sent.start : sent.end]
         begin = sent.start + len(piece) - len(piece.lstrip())  # offsets into the stripped sentence
@@ -296,23 +345,100 @@ def snippet(
             for t in times
             if begin <= t.span[0] and t.span[1] <= sent.end
         ]
-        overlap = len(wanted & set(tokenize(piece)))
+        words = set(tokenize(piece))
         holds = 2 if any(t.start == anchor for t in inside) else 1 if inside else 0
-        scored.append((overlap, holds, -rank, sent.start, with_dates(piece.strip(), inside)))
-    dated = sorted((x for x in scored if x[1]), key=lambda x: (x[1], x[0], x[2]), reverse=True)[:1]
-    useful = sorted((x for x in scored if x[0] > 0 and x not in dated), reverse=True)
-    picked = dated + useful or scored[:1]
-    chosen: list[tuple[int, str]] = []
+        names = any(group and set(group) <= words for group in named)
+        said = piece.strip()
+        dated = with_dates(said, inside)
+        out.append(_Sentence(len(wanted & words), holds, rank, sent.start, dated, said, sent.question, names))
+    return out
+
+
+def _lexical_cut(sents: Sequence[_Sentence], budget: int) -> tuple[list[_Sentence], int]:
+    """The sentences sharing words with the question, as :func:`snippet` keeps them, and their tokens."""
+    dated = sorted((x for x in sents if x.holds), key=lambda x: (x.holds, x.overlap, -x.rank), reverse=True)[:1]
+    useful = sorted(
+        (x for x in sents if (x.overlap > 0 or x.named) and x not in dated),
+        key=lambda x: (x.named, x.overlap, x.holds, -x.rank),
+        reverse=True,
+    )
+    picked = dated + useful or list(sents[:1])
+    chosen: list[_Sentence] = []
     used = 0
-    for n, (_, _, _, start, piece) in enumerate(picked):
-        cost = count_tokens(piece)
+    for n, x in enumerate(picked):
+        cost = count_tokens(x.text)
         if n >= len(dated) + 1 and used + cost > budget:
             continue  # the dated sentence and the best match always stay
-        chosen.append((start, piece))
+        chosen.append(x)
         used += cost
-    chosen.sort()
-    text_out = " … ".join(p for _, p in chosen)
-    return text_out if chosen[0][0] == 0 else "… " + text_out
+    return chosen, used
+
+
+def _room(sents: Sequence[_Sentence], chosen: Sequence[_Sentence], used: int, budget: int) -> list[_Sentence]:
+    """The statements that would still fit beside the shared-words cut."""
+    return [x for x in sents if x not in chosen and not x.question and used + count_tokens(x.text) <= budget]
+
+
+def snippet(
+    text: str,
+    times: Sequence[TimeMention],
+    terms: Sequence[str] = (),
+    budget: int = SNIPPET_TOKENS,
+    anchor: datetime | None = None,
+    relevance: Relevance | None = None,
+) -> str:
+    """The turn with its dates; a long turn cut down to what answers the question, in the
+    original order: always the sentence that holds the turn's resolved time (``anchor``, the
+    event's start; else any resolved time, the one sharing most words with the question) and
+    the sentence sharing the most words with the question (those naming an entity of the
+    question first), then others sharing words within ``budget``.
+
+    With ``relevance`` (:class:`Relevance`), the room left in ``budget`` goes to the turn's
+    statements closest to the question in meaning, best first (a question in the turn reads
+    like the one asked, but answers nothing)."""
+    if count_tokens(text) <= budget:
+        return with_dates(text, times)
+    sents = _sentences(text, times, terms, anchor, relevance.named if relevance else ())
+    chosen, used = _lexical_cut(sents, budget)
+    room = _room(sents, chosen, used, budget)
+    cosines = relevance.meaning([x.said for x in room]) if relevance and relevance.meaning and room else None
+    if relevance is not None and cosines is not None:
+        for cos, x in sorted(zip(cosines, room, strict=True), key=lambda p: (p[0], -p[1].rank), reverse=True):
+            cost = count_tokens(x.text)
+            if cos >= relevance.min_cosine and used + cost <= budget:
+                chosen.append(x)
+                used += cost
+    elif relevance is not None and relevance.neighbours and room:
+        matched = {x.rank: x.overlap for x in chosen if x.overlap > 0 or x.named}
+        after = sorted((x for x in room if x.rank - 1 in matched), key=lambda x: -matched[x.rank - 1])
+        before = sorted(
+            (x for x in room if x.rank + 1 in matched and x not in after), key=lambda x: -matched[x.rank + 1]
+        )
+        for x in after + before:
+            cost = count_tokens(x.text)
+            if used + cost <= budget:
+                chosen.append(x)
+                used += cost
+    chosen.sort(key=lambda x: x.start)
+    text_out = " … ".join(x.text for x in chosen)
+    return text_out if chosen[0].start == 0 else "… " + text_out
+
+
+def room_sentences(
+    text: str,
+    times: Sequence[TimeMention],
+    terms: Sequence[str],
+    budget: int,
+    anchor: datetime | None,
+    named: Sequence[Sequence[str]] = (),
+) -> list[str]:
+    """The statements :func:`snippet` would score by meaning to fill the room of the turn's
+    cut (none for a turn that fits its budget), for :meth:`SentenceMeaning.prepare`."""
+    if count_tokens(text) <= budget:
+        return []
+    sents = _sentences(text, times, terms, anchor, named)
+    chosen, used = _lexical_cut(sents, budget)
+    return [x.said for x in _room(sents, chosen, used, budget)]
 
 
 _REASON_EN = {"replaced": "superseded", "merged": "merged into a duplicate"}  # how a card says it
@@ -365,7 +491,7 @@ def _when(d: datetime) -> str:
     return f"{d:%Y-%m}" if d.day == 1 and d.hour == 0 else _day(d)
 
 
-Bodies = dict[tuple[int | None, int], str]  # (event id, token budget) -> its quoted snippet, for one question
+Bodies = dict[tuple[int | None, int, bool], str]  # (event id, token budget, by meaning) -> its quoted snippet
 
 
 def event_card_text(
@@ -374,10 +500,11 @@ def event_card_text(
     terms: Sequence[str] = (),
     bodies: Bodies | None = None,
     budget: int = SNIPPET_TOKENS,
+    relevance: Relevance | None = None,
 ) -> str:
     zh = event.lang == "zh"
     label = LABELS["zh" if zh else "en"]["temporal"]
-    body = _event_body(event, terms, budget, bodies)
+    body = _event_body(event, terms, budget, bodies, relevance)
     if zh:
         return f"{label} {_day(event.mentioned_at)} {event.speaker}：{body}（置信度 {confidence:.2f}）"
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
@@ -398,14 +525,20 @@ def event_part_text(
     return f"{_day(event.mentioned_at)}{'：' if zh else ': '}{body}"
 
 
-def _event_body(event: Event, terms: Sequence[str], budget: int, bodies: Bodies | None = None) -> str:
+def _event_body(
+    event: Event,
+    terms: Sequence[str],
+    budget: int,
+    bodies: Bodies | None = None,
+    relevance: Relevance | None = None,
+) -> str:
     """The event's quoted snippet and status notes; ``bodies`` keeps them for the question
     (the same ``terms``), so that sizing a thread and building its card cut each turn once."""
-    key = (event.id, budget)
+    key = (event.id, budget, relevance is not None)
     if bodies is not None and event.id is not None and key in bodies:
         return bodies[key]
     zh = event.lang == "zh"
-    body = quoted(_clip(snippet(event.text, event.times, terms, budget, anchor=event.start)))
+    body = quoted(_clip(snippet(event.text, event.times, terms, budget, anchor=event.start, relevance=relevance)))
     notes = [h.note for h in event.happenings if h.status != "active" and h.note]
     if notes:
         body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
@@ -481,6 +614,7 @@ def build_card(
     part_budget: int = SNIPPET_TOKENS,
     bodies: Bodies | None = None,
     first_budget: int = SNIPPET_TOKENS,
+    relevance: Relevance | None = None,
 ) -> Card:
     """The card of a fused memory; a thread's further parts (``ranked.parts``, events) follow
     its own text in the order they were said, each shortened to ``part_budget`` tokens (and
@@ -493,7 +627,8 @@ def build_card(
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
         budget = first_budget if ranked.parts else SNIPPET_TOKENS
-        text = event_card_text(record, confidence, terms, bodies, budget)
+        chosen = None if ranked.parts else relevance  # a thread card was sized with its shared-words cuts
+        text = event_card_text(record, confidence, terms, bodies, budget, chosen)
         lang, valid = record.lang, (record.start, record.end)
     else:
         assert isinstance(record, Inference)
@@ -532,6 +667,23 @@ def build_card(
         *valid,
         parts=tuple(parts),
     )
+
+
+def to_fill(
+    ranked: Sequence[Ranked],
+    terms: Sequence[str],
+    named: Sequence[Sequence[str]] = (),
+) -> list[list[str]]:
+    """For each fused memory that becomes a single event card, the statements that could
+    fill the room its turn's cut leaves (:func:`room_sentences`), in rank order: what
+    :func:`build_card` with a :class:`Relevance` scores by meaning. A thread card keeps the
+    cuts it was sized with."""
+    out = []
+    for r in ranked:
+        event = r.hit.record
+        if isinstance(event, Event) and not r.parts:
+            out.append(room_sentences(event.text, event.times, terms, SNIPPET_TOKENS, event.start, named))
+    return [pieces for pieces in out if pieces]
 
 
 def _cited(ranked: Ranked) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from .cards import Recall, build_card, thread_tokens
+from .cards import Recall, Relevance, SentenceMeaning, build_card, thread_tokens, to_fill
 from .config import MemoryConfig
 from .consolidation.folded import credit_folded, fold_hits, folded_events
 from .embedders import Embedder
@@ -22,7 +22,7 @@ from .records import STORED_AS, Event, Fact, Premise
 from .retrieval.facts import retrieve_facts
 from .retrieval.hits import Hit, Record, SearchContext
 from .retrieval.inferences import retrieve_inferences
-from .retrieval.lexical import LexicalIndex
+from .retrieval.lexical import LexicalIndex, tokenize
 from .retrieval.query import Query, analyze_query
 from .retrieval.temporal import retrieve_events
 from .storage import Storage
@@ -132,12 +132,19 @@ class Reader:
         bodies: dict = {}  # each event's snippet, cut once for sizing threads and for its card
         part_budget = fusion.thread_part_tokens
         first = fusion.thread_first_tokens
-        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, as_of or now, bodies, first)
+        at = as_of or now
+        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, at, bodies, first)
         ranked = fuse(hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, cost)
-        cards = [
-            build_card(r, catalogue, fusion.temporal, lookup, query.terms, as_of or now, part_budget, bodies, first)
-            for r in ranked
-        ]
+        relevance = self._relevance(query, ranked[: fusion.snippet_cards])
+        shown = fusion.snippet_cards
+
+        def card(r: Any, n: int) -> Any:
+            chosen = relevance if n < shown else None
+            return build_card(
+                r, catalogue, fusion.temporal, lookup, query.terms, at, part_budget, bodies, first, chosen
+            )
+
+        cards = [card(r, n) for n, r in enumerate(ranked)]
         if folded:
             cards = credit_folded(self.store, user_id, cards, folded)
         cards = self._with_metadata(user_id, cards)
@@ -152,6 +159,20 @@ class Reader:
             timings_ms={"analyse": (t1 - t0) * 1e3, "retrieve": (t2 - t1) * 1e3, "fuse": (t3 - t2) * 1e3},
             reached=reach.why or "live",
         )
+
+    def _relevance(self, query: Query, first: Sequence[Any]) -> Relevance | None:
+        """How the first cards' long turns fill the room their shared-words cut leaves
+        (``FusionConfig.snippet_meaning``, ``snippet_neighbours``): by meaning, their
+        statements embedded in one call."""
+        fusion = self.config.fusion
+        named = tuple(g for g in (tuple(dict.fromkeys(tokenize(e.text))) for e in query.entities) if g)
+        if fusion.snippet_neighbours:
+            return Relevance(None, named=named, neighbours=True)
+        if not fusion.snippet_meaning:
+            return None
+        meaning = SentenceMeaning(self.embedder.embed_batch, query.vector, fusion.snippet_sentences)
+        meaning.prepare(to_fill(first, query.terms, named))
+        return Relevance(meaning, fusion.snippet_min_cosine, named)
 
     def _search(
         self,
