@@ -16,7 +16,7 @@ from ..moments import from_epoch, shifted
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbourhoods
-from .hits import Hit, SearchContext, expansion, mix, search_both
+from .hits import Hit, SearchContext, covered, expansion, mix, search_both
 from .query import Query
 from .ranker import default_ranker, learned_order
 from .substance import evidence_prior
@@ -29,7 +29,8 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cfg = ctx.config
     ranked, heads = event_pool(query, ctx, k)
     if cfg.ranker == "learned":
-        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ctx.ranker or default_ranker())
+        ranker = ctx.ranker or default_ranker()
+        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ranker, covered(cfg, query))
     order = sorted(ranked, key=lambda i: -ranked[i][0])
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
     top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
