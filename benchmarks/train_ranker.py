@@ -32,6 +32,7 @@ import numpy as np
 
 from memtracks.config import MemoryConfig
 from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.hits import covered
 from memtracks.retrieval.ranker import FEATURES, features
 from memtracks.retrieval.temporal import cosines, event_pool
 from memtracks.toolkit import Toolkit
@@ -76,7 +77,7 @@ def dump(data: str, cache: Path, units: tuple[int, ...]) -> list[dict]:
             query = mem.reader.analyze(q.question, user_id=unit.id, now=q.asked_at)
             ctx = mem.reader.context(unit.id)
             ranked, heads = event_pool(query, ctx, config.retrieval.k_temporal)
-            ids, matrix = features(ranked, heads, cosines(ranked, query, ctx), query)
+            ids, matrix = features(ranked, heads, cosines(ranked, query, ctx), query, covered(config.retrieval, query))
             labels = np.array([float(turn_of.get(i) in q.evidence_turns) for i in ids])
             turns = [turn_of.get(i) for i in ids]
             out.append(

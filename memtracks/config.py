@@ -88,6 +88,13 @@ class RetrievalConfig:
             any slots left), so one long chat cannot take every slot; the second figure is
             for questions whose answer is spread over conversations ("how many", "in what
             order", 哪些, and comparisons over time: "which ... most recently?", 先…还是…).
+        hand_sessions: with the learned ranker, each of the first this many sessions of the
+            hand order keeps its best hand-order candidate among the temporal track's ``k``
+            (``retrieval/temporal.py``, ``keep_sessions``): the learned order may push all of
+            a session's candidates below the cut while two other sessions fill it (0: off).
+            5: the largest that changes no LoCoMo tuning figure (6 lowers recall at 300
+            tokens, 8 adversarial); it wins back an oracle question (benchmarks/RESULTS.md,
+            "The hand order's first sessions").
         expansion_weight: a question that names a category ("martial arts", 乐器, "social
             media"; ``lexicons/categories.yaml``) also searches for the category's members
             ("kickboxing", 小提琴, "Instagram"), each at this share of a question word's BM25
@@ -123,6 +130,7 @@ class RetrievalConfig:
     session_cap: int = 5
     aggregate_session_cap: int = 3
     ranker: str = "learned"
+    hand_sessions: int = 5
     expansion_weight: float = 0.5
     expansion_siblings: bool = False
     expansion_max_share: float = 0.05

@@ -13,7 +13,8 @@ import pytest
 from memtracks import Turn
 from memtracks.config import MemoryConfig, RetrievalConfig
 from memtracks.errors import DataFileError, InvalidInputError
-from memtracks.retrieval.ranker import FEATURES, Ranker, default_ranker, features, learned_order, load_ranker
+from memtracks.retrieval.hits import covered
+from memtracks.retrieval.ranker import FEATURES, Ranker, default_ranker, features, held, learned_order, load_ranker
 from memtracks.retrieval.temporal import cosines, event_pool, retrieve_events, spread
 from memtracks.toolkit import Toolkit
 
@@ -288,3 +289,59 @@ def test_ranker_ranks_and_hands_out_what_a_filter_admits(make_memory, tmp_path, 
     assert recall.cards and all(set(c.source_turn_ids) <= allowed for c in recall.cards)
     values = sorted(round(v[0], 9) for v in admitted.values())
     assert all(round(c.explain["temporal.relevance"], 9) in values for c in recall.cards if c.track == "temporal")
+
+
+# ------------------------------------------------------------------ coverage and category members
+
+MEMBERS = {
+    "en": (
+        "What social media activity did Caroline do last week?",
+        [
+            ("Caroline", "I posted my vegan chili recipe on Instagram and it got a lot of attention."),
+            ("Caroline", "The chili needs three cans of beans and a lot of cumin, that is the secret."),
+        ],
+        ("social", "media"),
+    ),
+    "zh": (
+        "陈默上周在哪些社交媒体上发了东西？",
+        [("陈默", "我在小红书上发了一篇火锅攻略，点赞的人还挺多。"), ("陈默", "那锅底要放很多花椒和牛油，这是秘诀。")],
+        ("社交", "媒体"),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_ranker_coverage_counts_a_category_name_held_through_a_member(make_memory, tmp_path, lang):
+    """A turn that names a member of a category the question names (Instagram, 小红书 for
+    "social media", 社交媒体) holds the category's words for ``coverage``, as its search found
+    it; a turn that names none holds only its own words, and with the expansion off nothing
+    changes."""
+    question, turns, name = MEMBERS[lang]
+    mem = make_memory(tmp_path / "m.db")
+    write(mem, turns)
+    query, ctx = pool(mem, question)
+    named = next(set(n) for n, _ in query.category_terms if set(name) <= set(n))  # the category of the name
+    expanded = covered(ctx.config, query)
+    assert expanded == query.category_terms
+    ranked, heads = event_pool(query, ctx, 15)
+    cos = cosines(ranked, query, ctx)
+    ids, plain = features(ranked, heads, cos, query)
+    _, wide = features(ranked, heads, cos, query, expanded)
+    col = FEATURES.index("coverage")
+    by_turn = {turn_of(mem)[i]: n for n, i in enumerate(ids)}
+    member, other = by_turn["t0"], by_turn["t1"]
+    assert wide[member, col] >= plain[member, col] + len(named) / len(query.terms) - 1e-9
+    assert wide[other, col] == plain[other, col]
+    assert wide[member, col] > wide[other, col]
+    off = dataclasses.replace(ctx.config, expansion_weight=0.0)
+    assert covered(off, query) == ()
+
+
+def test_ranker_held_terms_need_a_whole_member_group():
+    terms = frozenset({"martial", "art", "john"})
+    expanded = ((("martial", "art"), (("muay", "thai"), ("karate",))),)
+    assert held(terms, frozenset({"muay", "thai", "john"}), expanded) == terms
+    assert held(terms, frozenset({"muay", "john"}), expanded) == {"john"}  # half of "muay thai" names nothing
+    assert held(terms, frozenset({"karate"}), ()) == frozenset()
+    zh = frozenset({"乐", "器", "乐器", "学过"})
+    assert held(zh, frozenset({"小提", "提琴", "学过"}), (((("乐", "器", "乐器")), (("小提", "提琴"),)),)) == zh

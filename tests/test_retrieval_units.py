@@ -343,7 +343,10 @@ def test_temporal_retriever_reaches_every_conversation_for_ordering_questions(ma
         return found & {"other0", "other1"}
 
     assert sessions_found(RetrievalConfig()) == {"other0", "other1"}
-    assert sessions_found(RetrievalConfig(session_cap=0, aggregate_session_cap=0)) != {"other0", "other1"}
+    # without the caps (and without keeping the hand order's sessions) the long chat takes every slot
+    uncapped = RetrievalConfig(session_cap=0, aggregate_session_cap=0, hand_sessions=0)
+    assert sessions_found(uncapped) != {"other0", "other1"}
+    assert sessions_found(RetrievalConfig(session_cap=0, aggregate_session_cap=0)) == {"other0", "other1"}
 
 
 # ------------------------------------------------------------------ inference retriever

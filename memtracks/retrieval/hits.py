@@ -92,6 +92,17 @@ def expansion(config: RetrievalConfig, query: Any) -> tuple[tuple[str, ...], ...
     return (*query.expansions, *query.sibling_expansions) if config.expansion_siblings else query.expansions
 
 
+def covered(config: RetrievalConfig, query: Any) -> tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...]:
+    """The question's terms that name a category its search expands, each set with the
+    category's member groups (``Query.category_terms``; as :func:`expansion` chooses): a turn
+    that names a member holds those terms (the learned ranker's ``coverage``)."""
+    if config.expansion_weight <= 0:
+        return ()
+    if config.expansion_siblings:
+        return (*query.category_terms, *query.sibling_category_terms)
+    return query.category_terms
+
+
 def search_both(
     ctx: SearchContext,
     track: str,

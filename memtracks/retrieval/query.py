@@ -164,6 +164,10 @@ class Query:
     # search terms; those of categories it names beside one of their members apart
     expansions: tuple[tuple[str, ...], ...] = ()
     sibling_expansions: tuple[tuple[str, ...], ...] = ()
+    # per category of each: the question's terms that name it and its members' groups, so a turn
+    # that names a member ("Instagram") holds those terms ("social", "media"; the ranker's coverage)
+    category_terms: tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
+    sibling_category_terms: tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
     categories: tuple[str, ...] = ()  # the categories it names
 
     @property
@@ -231,7 +235,7 @@ def analyze_query(
     topic = _without_spans(text, form)
     topic = topic if topic.strip() else text
     terms = _terms(topic, topical, named)
-    alone, beside = _categories(text, toolkit.lexicons, analysis.tokens)
+    alone, beside, naming = _categories(text, toolkit.lexicons, analysis.tokens)
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
@@ -250,15 +254,19 @@ def analyze_query(
         compares=compares,
         expansions=_member_groups(alone, terms, known),
         sibling_expansions=_member_groups(beside, terms, known),
+        category_terms=_category_terms(alone, naming, terms, known),
+        sibling_category_terms=_category_terms(beside, naming, terms, known),
         categories=tuple(c.key for c in (*alone, *beside)),
     )
 
 
-def _categories(text: str, lexicons: Lexicons, words: Sequence[Token]) -> tuple[list[Category], list[Category]]:
+def _categories(
+    text: str, lexicons: Lexicons, words: Sequence[Token]
+) -> tuple[list[Category], list[Category], dict[str, tuple[str, ...]]]:
     """The categories ``text`` names ("martial arts", 乐器; ``lexicons/categories.yaml``), split
     into those it names alone and those it names beside one of their members ("sports besides
-    tennis"). A Chinese name must be whole words of the question: 车 in 开什么车 names vehicles, 车
-    in 车站 does not."""
+    tennis"), and the terms of the names by which it names each. A Chinese name must be whole
+    words of the question: 车 in 开什么车 names vehicles, 车 in 车站 does not."""
     simplified = lexicons.to_simplified(text)
     starts, ends = {w.start for w in words}, {w.end for w in words}
     found: dict[str, list[tuple[int, int]]] = {}
@@ -274,6 +282,7 @@ def _categories(text: str, lexicons: Lexicons, words: Sequence[Token]) -> tuple[
     spans = [span for names in found.values() for span in names]
     alone: list[Category] = []
     beside: list[Category] = []
+    named: dict[str, tuple[str, ...]] = {}
     for category in lexicons.categories:
         # a name inside a longer name of another category is that one's ("martial arts" is no art)
         names = [
@@ -286,7 +295,8 @@ def _categories(text: str, lexicons: Lexicons, words: Sequence[Token]) -> tuple[
         members = [*category.member_en.finditer(text), *category.member_zh.finditer(simplified)]
         named_member = any(not any(s <= m.start() and m.end() <= e for s, e in names) for m in members)
         (beside if named_member else alone).append(category)
-    return alone, beside
+        named[category.key] = tuple(dict.fromkeys(t for s, e in names for t in tokenize(simplified[s:e])))
+    return alone, beside, named
 
 
 # "what sports", "which European countries", "any pets", "kinds of music": the question asks
@@ -323,6 +333,24 @@ def _member_groups(
         if label in labels:
             groups += [*_groups_of((surface,)), (f"ent:{key}",)]
     return tuple(g for g in dict.fromkeys(groups) if not set(g) <= own)
+
+
+def _category_terms(
+    categories: Sequence[Category],
+    named: Mapping[str, tuple[str, ...]],
+    terms: tuple[str, ...],
+    known: Mapping[str, tuple[str, str]] | None = None,
+) -> tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...]:
+    """Per category: the question's terms of the names it is named by and its members' search
+    groups (``_member_groups``)."""
+    own = set(terms)
+    out = []
+    for category in categories:
+        held = tuple(t for t in named.get(category.key, ()) if t in own)
+        groups = _member_groups([category], terms, known)
+        if held and groups:
+            out.append((held, groups))
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)

@@ -11,9 +11,10 @@ regression fitted on the LoCoMo tuning split by ``benchmarks/train_ranker.py``) 
 - the hand score's parts (``relevance``, ``semantic``, ``lexical``, ``time_closeness``,
   ``kind``, ``when``, ``entity``, ``speaker``, ``chain``, ``answer``, ``substance``);
 - the same relative to the question's other candidates (the gap to the best, the rank);
-- the turn itself: the share of the question's terms it holds (``coverage``), its content
-  words, its length, whether it asks something or was said by the assistant, whether it is
-  dated;
+- the turn itself: the share of the question's terms it holds (``coverage``; a term that
+  names a category the search expands is held through any member: "Instagram" for "social
+  media"), its content words, its length, whether it asks something or was said by the
+  assistant, whether it is dated;
 - its session: the best relevance there and how many candidates it holds (the evidence of a
   multi-hop question clusters in one or two sessions);
 - the question's form (counts and lists, "when", a time window) and a few interactions.
@@ -30,7 +31,7 @@ LongMemEval_S question; benchmarks/RESULTS.md) or "hand".
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -58,7 +59,7 @@ FEATURES: tuple[str, ...] = (
     "semantic_gap",  # cosine minus the best candidate's cosine
     "semantic_rank",  # log(1 + rank) by cosine
     "lexical",  # BM25, divided by the best candidate's (0 when found another way)
-    "coverage",  # share of the question's terms the turn holds
+    "coverage",  # share of the question's terms the turn holds (a category's name: or a member)
     "time_closeness",  # 1 inside the question's time window, falling outside it; a reply
     # to a question turn is as close as the question turn (it answers about that time)
     "kind",  # of a happening kind an aggregate question names
@@ -175,10 +176,13 @@ def features(
     heads: Mapping[int, EventHead],
     cosine: Mapping[int, float],
     query: Query,
+    expanded: Sequence[tuple[tuple[str, ...], Sequence[tuple[str, ...]]]] = (),
 ) -> tuple[list[int], np.ndarray]:
     """The candidates (ids) and their feature matrix (rows in that order, columns in
     :data:`FEATURES` order). ``scored``: id -> (relevance, how, explain) as the temporal
-    retriever scored it; ``cosine``: every candidate's cosine with the question."""
+    retriever scored it; ``cosine``: every candidate's cosine with the question; ``expanded``:
+    the question's terms that name a category, each with the category's member groups
+    (``retrieval/hits.py``, ``covered``): a turn that names a member holds them."""
     ids = sorted(scored, key=lambda i: (-scored[i][0], i))
     if not ids:
         return ids, np.zeros((0, len(FEATURES)))
@@ -206,7 +210,7 @@ def features(
         head = heads[i]
         r, s = rel[n], sem[n]
         said = _terms_of(head.text, tuple(head.entity_keys))
-        coverage = len(terms & said) / len(terms) if terms else 0.0
+        coverage = len(held(terms, said, expanded)) / len(terms) if terms else 0.0
         closeness = explain.get("time_closeness", 0.0)
         if explain.get("answer", 0.0) > 0 and (origin := scored.get(int(explain.get("from_event", -1)))):
             closeness = max(closeness, origin[2].get("time_closeness", 0.0))
@@ -257,16 +261,29 @@ def features(
     return ids, np.array(rows, dtype=float)
 
 
+def held(
+    terms: frozenset[str], said: frozenset[str], expanded: Sequence[tuple[tuple[str, ...], Sequence[tuple[str, ...]]]]
+) -> frozenset[str]:
+    """The question's ``terms`` a turn that says ``said`` holds: its own, and those naming a
+    category of ``expanded`` when the turn names one of the category's members (every term of
+    a member group: "ice hockey", 跆拳 + 拳道)."""
+    own = terms & said
+    extra = {t for names, groups in expanded for t in names if any(set(g) <= said for g in groups)}
+    return own | (extra & terms) if extra else own
+
+
 def learned_order(
     scored: dict[int, tuple[float, str, dict[str, float]]],
     heads: Mapping[int, EventHead],
     cosine: Mapping[int, float],
     query: Query,
     ranker: Ranker,
+    expanded: Sequence[tuple[tuple[str, ...], Sequence[tuple[str, ...]]]] = (),
 ) -> dict[int, tuple[float, str, dict[str, float]]]:
     """``scored`` reordered by the ranker: the hand relevances, highest first, handed to the
-    candidates in the ranker's order (ties keep the hand order)."""
-    ids, matrix = features(scored, heads, cosine, query)
+    candidates in the ranker's order (ties keep the hand order). ``expanded``: see
+    :func:`features`."""
+    ids, matrix = features(scored, heads, cosine, query, expanded)
     if len(ids) < 2:
         return scored
     learned = ranker.score(matrix)

@@ -8,6 +8,8 @@ its relevance (``answer_weight``)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -16,7 +18,7 @@ from ..moments import from_epoch, shifted
 from ..storage.sqlite import EventHead
 from ..storage.vectors import similarity
 from ..tracks.temporal import answers, neighbourhoods
-from .hits import Hit, SearchContext, expansion, mix, search_both
+from .hits import Hit, SearchContext, covered, expansion, mix, search_both
 from .query import Query
 from .ranker import default_ranker, learned_order
 from .substance import evidence_prior
@@ -28,13 +30,65 @@ KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question n
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cfg = ctx.config
     ranked, heads = event_pool(query, ctx, k)
+    hand = sorted(ranked, key=lambda i: (-ranked[i][0], i))  # as retrieval/ranker.py orders them
     if cfg.ranker == "learned":
-        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ctx.ranker or default_ranker())
+        ranker = ctx.ranker or default_ranker()
+        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ranker, covered(cfg, query))
     order = sorted(ranked, key=lambda i: -ranked[i][0])
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
-    top = spread(order, {i: heads[i].session_id for i in order}, cap, k)
+    session_of = {i: heads[i].session_id for i in order}
+    top = spread(order, session_of, cap, k)
+    if cfg.ranker == "learned" and cfg.hand_sessions > 0:
+        kept = keep_sessions(top, hand, session_of, cfg.hand_sessions)
+        if kept != top:  # the relevances of the cut, handed out again in its new order
+            values = sorted((ranked[i][0] for i in top), reverse=True)
+            ranked = {**ranked, **{i: _valued(ranked[i], v) for i, v in zip(kept, values, strict=True)}}
+            top = kept
     records = {e.id: e for e in ctx.store.events(ctx.user_id, ids=top)}
     return [Hit("temporal", records[i], ranked[i][0], ranked[i][1], ranked[i][2]) for i in top if i in records]
+
+
+def keep_sessions(top: list[int], hand: list[int], session_of: Mapping[int, str], sessions: int) -> list[int]:
+    """``top`` (the cut of the learned order) with each of the first ``sessions`` sessions of
+    the ``hand`` order present: a session the cut leaves out gets its best hand-order
+    candidate swapped in, in the place of the lowest-placed item of a session that holds
+    more than one (else of the lowest-placed item of a session not kept this way). The
+    learned order may move every candidate of the session that tells the story below the
+    cut while two other sessions fill it (``RetrievalConfig.hand_sessions``)."""
+    if sessions <= 0:
+        return list(top)
+    wanted: list[int] = []
+    seen: set[str] = set()
+    for item in hand:
+        session = session_of.get(item, "")
+        if session not in seen:
+            seen.add(session)
+            wanted.append(item)
+            if len(wanted) == sessions:
+                break
+    out = list(top)
+    count = Counter(session_of.get(i, "") for i in out)
+    kept = {session_of.get(i, "") for i in wanted}
+    placed: set[int] = set()
+    for item in wanted:
+        session = session_of.get(item, "")
+        if count[session] or item in out:
+            continue
+        spare = [n for n, i in enumerate(out) if i not in placed and count[session_of.get(i, "")] > 1]
+        spare = spare or [n for n, i in enumerate(out) if i not in placed and session_of.get(i, "") not in kept]
+        if not spare:
+            break
+        place = spare[-1]
+        count[session_of.get(out[place], "")] -= 1
+        out[place] = item
+        count[session] = 1
+        placed.add(item)
+    return out
+
+
+def _valued(scored: Scored, value: float) -> Scored:
+    _, how, explain = scored
+    return value, how, {**explain, "relevance": value}
 
 
 def cosines(ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict[int, float]:
