@@ -189,18 +189,21 @@ class FusionConfig:
             (``retrieval/substance.py``: its statements' distinct words, questions, stop words
             and chitchat left out, a Chinese character counting half): a reaction ("Yeah for
             sure.", 哈哈好的) or a question is no further mention of anything.
-        snippet_meaning: a long turn on one of the first ``snippet_cards`` cards, a card of
-            its own (``cards.snippet``), keeps its dated sentence and those sharing words with
-            the question, and fills the room left in its budget with its statements closest to
-            the question in meaning (cosine with the question's vector, at least
-            ``snippet_min_cosine``): an answer often shares no word with its question (False,
-            and deeper cards: the shared-words cut alone). Those statements are embedded in
-            one call per question, at most ``snippet_sentences`` of them (the first cards'
-            first; a turn that would pass the limit keeps its shared-words cut), bounding what
-            this adds to a retrieval. A thread card keeps the cuts its size was reckoned with.
-        snippet_neighbours: fill that room instead, with no embedding, with the statements
-            right after (then before) those sharing words (measured beside the default in
-            ``benchmarks/RESULTS.md``: the same LongMemEval_S gain, one LoCoMo answer fewer).
+        snippet_neighbours: a long turn on one of the first ``snippet_cards`` cards, a card
+            of its own (``cards.snippet``), keeps its dated sentence and those sharing words
+            with the question, and fills the room left in its budget with the statements right
+            after (then right before) those sharing words: an answer often shares no word with
+            its question, and follows the sentence that names its topic ("... my asylum
+            application took forever. Over a year of uncertainty was really tough."). No
+            embedding: it costs nothing measurable. A thread card keeps the cuts its size was
+            reckoned with, so the ranking does not change.
+        snippet_meaning: with ``snippet_neighbours`` False, fill that room instead with the
+            turn's statements closest to the question in meaning (cosine with the question's
+            vector, at least ``snippet_min_cosine``), embedded in one call per question, at
+            most ``snippet_sentences`` of them (the first cards' first; a turn that would pass
+            the limit keeps its shared-words cut). Measured beside the default in
+            ``benchmarks/RESULTS.md``: the same LoCoMo gain for more tokens, 1.1-1.3x the
+            retrieve p50, and one LongMemEval_S answer fewer.
     """
 
     fact_slot: float = 0.9
@@ -230,11 +233,11 @@ class FusionConfig:
     thread_part_tokens: int = 20
     thread_first_tokens: int = 40
     thread_min_substance: float = 4.0
-    snippet_meaning: bool = True
-    snippet_min_cosine: float = 0.0
+    snippet_neighbours: bool = True
     snippet_cards: int = 5
+    snippet_meaning: bool = False
+    snippet_min_cosine: float = 0.0
     snippet_sentences: int = 16
-    snippet_neighbours: bool = False
 
     def __post_init__(self) -> None:
         if self.threads not in THREADS:

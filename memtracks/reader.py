@@ -162,8 +162,8 @@ class Reader:
 
     def _relevance(self, query: Query, first: Sequence[Any]) -> Relevance | None:
         """How the first cards' long turns fill the room their shared-words cut leaves
-        (``FusionConfig.snippet_meaning``, ``snippet_neighbours``): by meaning, their
-        statements embedded in one call."""
+        (``FusionConfig.snippet_neighbours``; ``snippet_meaning``: by meaning, their
+        statements embedded in one call)."""
         fusion = self.config.fusion
         named = tuple(g for g in (tuple(dict.fromkeys(tokenize(e.text))) for e in query.entities) if g)
         if fusion.snippet_neighbours:

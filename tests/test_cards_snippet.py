@@ -1,8 +1,9 @@
 """A long turn's card: the sentences it keeps for a question, with the real embedder and NLP.
 
 The shared-words cut (the dated sentence, those sharing words with the question) stays; the
-room it leaves in the card's budget goes to the statements closest to the question in
-meaning, since an answer often shares no word with its question.
+room it leaves in the card's budget goes to the statements next to those sharing words (the
+default) or to those closest to the question in meaning, since an answer often shares no
+word with its question.
 """
 
 from __future__ import annotations
@@ -96,38 +97,52 @@ class CountingEmbedder:
         return self.inner.embed_batch(texts)
 
 
+MEANING = dataclasses.replace(MemoryConfig(), fusion=FusionConfig(snippet_neighbours=False, snippet_meaning=True))
+
+
 @pytest.mark.parametrize("text,lang,question,answer,date", CASES)
-def test_memory_cards_fill_with_meaning_in_one_embedding_call(
-    make_memory, embedder, text, lang, question, answer, date
-):
-    """Through a real memory: the card of a long turn keeps the answer and its date, the
-    sentences are embedded in one call besides the question's, and turning it off (or a
-    limit of no sentences) gives the shared-words cut."""
+def test_memory_cards_fill_by_meaning_in_one_embedding_call(make_memory, embedder, text, lang, question, answer, date):
+    """Through a real memory (``snippet_meaning``): the card of a long turn keeps the answer
+    and its date, the sentences are embedded in one call besides the question's, and a limit
+    of no sentences (or turning it off) gives the shared-words cut."""
     counting = CountingEmbedder(embedder)
-    mem = make_memory(embedder=counting)
+    mem = make_memory(embedder=counting, config=MEANING)
     mem.write(Turn(text=text, user_id="u", session_id="s", timestamp=SAID, turn_id="t1"))
     counting.calls = 0
     card = mem.retrieve(question, user_id="u", now=SAID + timedelta(days=2)).cards[0]
     assert counting.calls == 2  # the question, then every sentence scored by meaning at once
     assert answer in card.text and date in card.text
-    for off in (FusionConfig(snippet_meaning=False), FusionConfig(snippet_sentences=0)):
+    for off in (
+        FusionConfig(snippet_neighbours=False, snippet_meaning=True, snippet_sentences=0),
+        FusionConfig(snippet_neighbours=False),
+    ):
         mem.reader.config = dataclasses.replace(MemoryConfig(), fusion=off)
         plain = mem.retrieve(question, user_id="u", now=SAID + timedelta(days=2)).cards[0]
         assert answer not in plain.text and date in plain.text
 
 
-@pytest.mark.parametrize(
-    "text,lang,question,answer",
-    [
-        (EN, "en", "How long did I wait for the decision on my asylum application?", "Over a year of uncertainty"),
-        (
-            ZH.replace("整整", "签证的事拖了好久。整整"),
-            "zh",
-            "我的签证等了多久才批下来？",
-            "整整十四个月提心吊胆",
-        ),
-    ],
-)
+NEIGHBOURED = [
+    (EN, "en", "How long did I wait for the decision on my asylum application?", "Over a year of uncertainty"),
+    (ZH.replace("整整", "签证的事拖了好久。整整"), "zh", "我的签证等了多久才批下来？", "整整十四个月提心吊胆"),
+]
+
+
+@pytest.mark.parametrize("text,lang,question,answer", NEIGHBOURED)
+def test_memory_cards_fill_with_what_follows_the_match_by_default(make_memory, embedder, text, lang, question, answer):
+    """The default (``snippet_neighbours``): no sentence is embedded, and the statement after
+    the one sharing words with the question joins the card; off, the shared-words cut."""
+    counting = CountingEmbedder(embedder)
+    mem = make_memory(embedder=counting)
+    mem.write(Turn(text=text, user_id="u", session_id="s", timestamp=SAID, turn_id="t1"))
+    counting.calls = 0
+    card = mem.retrieve(question, user_id="u", now=SAID + timedelta(days=2)).cards[0]
+    assert counting.calls == 1  # the question alone
+    assert answer in card.text and count_tokens(card.text) < count_tokens(text)
+    mem.reader.config = dataclasses.replace(MemoryConfig(), fusion=FusionConfig(snippet_neighbours=False))
+    assert answer not in mem.retrieve(question, user_id="u", now=SAID + timedelta(days=2)).cards[0].text
+
+
+@pytest.mark.parametrize("text,lang,question,answer", NEIGHBOURED)
 def test_neighbours_fill_the_room_with_what_follows_the_match(text, lang, question, answer):
     """``snippet_neighbours``: no embedding; the statement after the one sharing words fills the room."""
     times = normalize_time(text, SAID, lang=lang)
