@@ -303,12 +303,13 @@ class SentenceMeaning:
 
 @dataclass(frozen=True)
 class Relevance:
-    """How a long turn fills the room its shared-words cut leaves in its budget: with the
-    statements closest to the question in meaning (an answer often shares no word with its
-    question: "How long did I wait for my visa?" / "Fourteen months of uncertainty...").
-    ``meaning`` gives sentences' cosines with the question (None: not known, no filling); a
-    statement below ``min_cosine`` is never added; ``named`` holds the search terms of each
-    entity the question names: a sentence holding all of one's terms comes first in the cut."""
+    """How a long turn fills the room its shared-words cut leaves in its budget (an answer
+    often shares no word with its question: "How long did I wait for my visa?" / "Fourteen
+    months of uncertainty..."): with ``neighbours``, the statements right after (then right
+    before) those sharing words; with ``meaning`` (sentences' cosines with the question, None
+    where not known), the statements closest to the question, none below ``min_cosine``.
+    ``named`` holds the search terms of each entity the question names: a sentence holding
+    all of one's terms comes first in the cut."""
 
     meaning: Callable[[Sequence[str]], Sequence[float] | None] | None = None
     min_cosine: float = 0.0
@@ -393,9 +394,10 @@ def snippet(
     the sentence sharing the most words with the question (those naming an entity of the
     question first), then others sharing words within ``budget``.
 
-    With ``relevance`` (:class:`Relevance`), the room left in ``budget`` goes to the turn's
-    statements closest to the question in meaning, best first (a question in the turn reads
-    like the one asked, but answers nothing)."""
+    With ``relevance`` (:class:`Relevance`), the room left in ``budget`` goes to the
+    statements next to those sharing words, or to those closest to the question in meaning,
+    best first; never to a question in the turn (it reads like the one asked, but answers
+    nothing)."""
     if count_tokens(text) <= budget:
         return with_dates(text, times)
     sents = _sentences(text, times, terms, anchor, relevance.named if relevance else ())
