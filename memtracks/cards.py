@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -375,9 +375,29 @@ def _lexical_cut(sents: Sequence[_Sentence], budget: int) -> tuple[list[_Sentenc
     return chosen, used
 
 
-def _room(sents: Sequence[_Sentence], chosen: Sequence[_Sentence], used: int, budget: int) -> list[_Sentence]:
-    """The statements that would still fit beside the shared-words cut."""
-    return [x for x in sents if x not in chosen and not x.question and used + count_tokens(x.text) <= budget]
+def _cut(
+    text: str,
+    times: Sequence[TimeMention],
+    terms: Sequence[str],
+    budget: int,
+    anchor: datetime | None,
+    named: Sequence[Sequence[str]],
+) -> tuple[list[_Sentence], int, list[_Sentence]]:
+    """A long turn's shared-words cut (:func:`_lexical_cut`: its sentences and their tokens)
+    and the statements that would still fit beside it (never a question)."""
+    sents = _sentences(text, times, terms, anchor, named)
+    chosen, used = _lexical_cut(sents, budget)
+    room = [x for x in sents if x not in chosen and not x.question and used + count_tokens(x.text) <= budget]
+    return chosen, used, room
+
+
+def _fill(chosen: list[_Sentence], used: int, candidates: Iterable[_Sentence], budget: int) -> None:
+    """Add ``candidates`` to ``chosen`` in their order, each that still fits in ``budget``."""
+    for x in candidates:
+        cost = count_tokens(x.text)
+        if used + cost <= budget:
+            chosen.append(x)
+            used += cost
 
 
 def snippet(
@@ -400,27 +420,18 @@ def snippet(
     nothing)."""
     if count_tokens(text) <= budget:
         return with_dates(text, times)
-    sents = _sentences(text, times, terms, anchor, relevance.named if relevance else ())
-    chosen, used = _lexical_cut(sents, budget)
-    room = _room(sents, chosen, used, budget)
+    chosen, used, room = _cut(text, times, terms, budget, anchor, relevance.named if relevance else ())
     cosines = relevance.meaning([x.said for x in room]) if relevance and relevance.meaning and room else None
     if relevance is not None and cosines is not None:
-        for cos, x in sorted(zip(cosines, room, strict=True), key=lambda p: (p[0], -p[1].rank), reverse=True):
-            cost = count_tokens(x.text)
-            if cos >= relevance.min_cosine and used + cost <= budget:
-                chosen.append(x)
-                used += cost
+        best = sorted(zip(cosines, room, strict=True), key=lambda p: (p[0], -p[1].rank), reverse=True)
+        _fill(chosen, used, (x for cos, x in best if cos >= relevance.min_cosine), budget)
     elif relevance is not None and relevance.neighbours and room:
         matched = {x.rank: x.overlap for x in chosen if x.overlap > 0 or x.named}
         after = sorted((x for x in room if x.rank - 1 in matched), key=lambda x: -matched[x.rank - 1])
         before = sorted(
             (x for x in room if x.rank + 1 in matched and x not in after), key=lambda x: -matched[x.rank + 1]
         )
-        for x in after + before:
-            cost = count_tokens(x.text)
-            if used + cost <= budget:
-                chosen.append(x)
-                used += cost
+        _fill(chosen, used, after + before, budget)
     chosen.sort(key=lambda x: x.start)
     text_out = " … ".join(x.text for x in chosen)
     return text_out if chosen[0].start == 0 else "… " + text_out
@@ -438,9 +449,7 @@ def room_sentences(
     cut (none for a turn that fits its budget), for :meth:`SentenceMeaning.prepare`."""
     if count_tokens(text) <= budget:
         return []
-    sents = _sentences(text, times, terms, anchor, named)
-    chosen, used = _lexical_cut(sents, budget)
-    return [x.said for x in _room(sents, chosen, used, budget)]
+    return [x.said for x in _cut(text, times, terms, budget, anchor, named)[2]]
 
 
 _REASON_EN = {"replaced": "superseded", "merged": "merged into a duplicate"}  # how a card says it

@@ -30,7 +30,8 @@ KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question n
 def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cfg = ctx.config
     ranked, heads = event_pool(query, ctx, k)
-    hand = sorted(ranked, key=lambda i: (-ranked[i][0], i))  # as retrieval/ranker.py orders them
+    keep = cfg.ranker == "learned" and cfg.hand_sessions > 0
+    hand = sorted(ranked, key=lambda i: (-ranked[i][0], i)) if keep else []  # as retrieval/ranker.py orders them
     if cfg.ranker == "learned":
         ranker = ctx.ranker or default_ranker()
         ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ranker, covered(cfg, query))
@@ -38,7 +39,7 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
     session_of = {i: heads[i].session_id for i in order}
     top = spread(order, session_of, cap, k)
-    if cfg.ranker == "learned" and cfg.hand_sessions > 0:
+    if keep:
         kept = keep_sessions(top, hand, session_of, cfg.hand_sessions)
         if kept != top:  # the relevances of the cut, handed out again in its new order
             values = sorted((ranked[i][0] for i in top), reverse=True)
