@@ -42,6 +42,13 @@ class RetrievalConfig:
 
     Attributes:
         k_fact, k_temporal, k_inference: candidates each track retriever returns.
+        k_conjecture: the temporal track's candidates for a conjecture question ("Would
+            Melanie enjoy Vivaldi?", 他可能学的什么专业？; ``Query.conjecture``, the cues in
+            ``lexicons/conjecture.yaml``) in place of ``k_temporal``: it names no happening
+            and is answered by what the person said about themselves here and there, so a
+            wider pool reaches more of it. 25 is the middle of the values (20-35) that raise
+            LoCoMo's tuning open-domain recall@5 0.496 -> 0.508 and change no other figure
+            (benchmarks/RESULTS.md).
         event_pool: the temporal retriever reads this many times its k from each of the
             semantic and the lexical index before scoring.
         semantic_weight, lexical_weight: how a retriever mixes cosine similarity and
@@ -107,6 +114,7 @@ class RetrievalConfig:
 
     k_fact: int = 5
     k_temporal: int = 15
+    k_conjecture: int = 25
     k_inference: int = 2
     event_pool: int = 3
     semantic_weight: float = 0.6

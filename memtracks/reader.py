@@ -108,7 +108,12 @@ class Reader:
         query = self.analyze(question, user_id=user_id, now=now, speaker=speaker, as_of=as_of)
         t1 = clock()
         cfg = self.config.retrieval
-        ks = {"fact": cfg.k_fact, "temporal": cfg.k_temporal, "inference": cfg.k_inference, **(k or {})}
+        ks = {
+            "fact": cfg.k_fact,
+            "temporal": cfg.k_conjecture if query.conjecture else cfg.k_temporal,
+            "inference": cfg.k_inference,
+            **(k or {}),
+        }
         allowed = (
             self.store.turn_ids_where(
                 user_id, session_id=filters.session_id, start=filters.start, end=filters.end, metadata=filters.metadata

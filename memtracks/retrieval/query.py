@@ -5,7 +5,9 @@ From "Where do I live now?" / 我住哪 it finds the slot intent (lives_in); fro
 time window resolved against ``now``; from "before", "used to", 之前, 以前, 原来 that the
 question is about the past, so superseded facts may answer it; from "how many", 哪些, "which
 ... first?", "most recently", 最近一次, 先…还是… that its answer is spread over conversations
-(``Query.aggregate``; ``Query.compares`` for a comparison over time).
+(``Query.aggregate``; ``Query.compares`` for a comparison over time); from "would", "might",
+"likely", 可能, 会不会 that it is a conjecture about someone (``Query.conjecture``; the cues are
+data: ``lexicons/conjecture.yaml``).
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
+from ..datafiles import bundled, read_yaml
 from ..embedders import Embedder
+from ..errors import DataFileError
 from ..lexicon import Category, Lexicons
 from ..nlp import Token
 from ..pipeline.entities import extract_entities
@@ -33,6 +38,81 @@ _PAST = re.compile(
     r"当时|先前|原先|早先|老家以前|从前",
     re.IGNORECASE,
 )
+
+
+@dataclass(frozen=True)
+class Conjecture:
+    """The cues of a conjecture question (``lexicons/conjecture.yaml``): one that asks what
+    someone would, might or probably does ("Would Melanie enjoy Vivaldi?", 他可能学的什么专业？).
+    A cue next to an addressee asks the assistant instead ("Could you remind me...")."""
+
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+    addressee_en: tuple[str, ...]
+    addressee_zh: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        def alternatives(words: Iterable[str]) -> str:
+            return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+        object.__setattr__(
+            self, "_en", re.compile(rf"\b(?:{alternatives(self.en)})\b", re.IGNORECASE) if self.en else None
+        )
+        object.__setattr__(self, "_zh", re.compile(alternatives(self.zh)) if self.zh else None)
+
+    def asks(self, text: str) -> bool:
+        """Whether ``text`` (Simplified, for Chinese) is a conjecture question: it holds a cue
+        that no addressee stands right before or after ("Would Tim enjoy..." but not "Could
+        you...", "...if you could remind me", 你会不会...)."""
+        en, zh = self._en, self._zh  # type: ignore[attr-defined]
+        text = text.replace("’", "'")
+        for m in en.finditer(text) if en else ():
+            before, after = _WORD.findall(text[: m.start()])[-1:], _WORD.findall(text[m.end() :])[:1]
+            if not any(w.lower() in self.addressee_en for w in before + after):
+                return True
+        for m in zh.finditer(text) if zh else ():
+            if (
+                text[m.start() - 1 : m.start()] not in self.addressee_zh
+                and text[m.end() : m.end() + 1] not in self.addressee_zh
+            ):
+                return True
+        return False
+
+
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def load_conjecture(path: Path) -> Conjecture:
+    """The conjecture cues of ``path``, validated: a bad file fails naming it and the field."""
+    doc = read_yaml(path)
+    if not isinstance(doc, dict):
+        raise DataFileError(str(path), ["must be a mapping with 'en', 'zh' and 'addressee'"])
+    addressee = doc.get("addressee", {})
+    problems: list[str] = []
+    lists: dict[str, tuple[str, ...]] = {}
+    fields: list[tuple[str, object]] = [("en", doc.get("en")), ("zh", doc.get("zh"))]
+    if not isinstance(addressee, dict):
+        problems.append("field 'addressee': must be a mapping with 'en' and 'zh' lists")
+        addressee = {}
+    fields += [("addressee.en", addressee.get("en", [])), ("addressee.zh", addressee.get("zh", []))]
+    for name, items in fields:
+        if not isinstance(items, list):
+            problems.append(f"field '{name}': must be a list of non-empty strings")
+            continue
+        for i, word in enumerate(items):
+            if not isinstance(word, str) or not word.strip():
+                problems.append(f"field '{name}', entry {i}: must be a non-empty string (got {word!r})")
+        lists[name] = tuple(w.strip().lower() for w in items if isinstance(w, str) and w.strip())
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Conjecture(lists["en"], lists["zh"], lists["addressee.en"], lists["addressee.zh"])
+
+
+@lru_cache(maxsize=1)
+def default_conjecture() -> Conjecture:
+    return load_conjecture(bundled("lexicons", "conjecture.yaml"))
+
+
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
     r"哪年|哪个月|多久以前",
@@ -160,6 +240,7 @@ class Query:
     vector: np.ndarray
     kinds: tuple[str, ...] = ()  # happenings an aggregate question counts or lists ("how many trips")
     compares: bool = False  # "which ... most recently?", 先…还是…: a comparison over time (also aggregate)
+    conjecture: bool = False  # "would/might/likely...?", 可能/会不会: asks what someone would or probably does
     # the members of the categories it names ("martial arts": kickboxing, 跆拳道...), as groups of
     # search terms; those of categories it names beside one of their members apart
     expansions: tuple[tuple[str, ...], ...] = ()
@@ -252,6 +333,7 @@ def analyze_query(
         vector=embedder.embed_batch([without_names(topic, named)])[0],
         kinds=_kinds(text, toolkit) if aggregate else (),
         compares=compares,
+        conjecture=default_conjecture().asks(simplified),
         expansions=_member_groups(alone, terms, known),
         sibling_expansions=_member_groups(beside, terms, known),
         category_terms=_category_terms(alone, naming, terms, known),
