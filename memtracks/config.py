@@ -148,6 +148,10 @@ class RetrievalConfig:
             raise InvalidInputError(
                 f"RetrievalConfig: ranker must be one of {', '.join(RANKERS)}; found {self.ranker!r}"
             )
+        if isinstance(self.k_conjecture, bool) or not isinstance(self.k_conjecture, int) or self.k_conjecture < 0:
+            raise InvalidInputError(
+                f"RetrievalConfig: k_conjecture must be a whole number >= 0; found {self.k_conjecture!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.errors import DataFileError
+from memtracks.config import RetrievalConfig
+from memtracks.errors import DataFileError, InvalidInputError
 from memtracks.retrieval.query import default_conjecture, load_conjecture
 
 T0 = datetime(2024, 3, 4, 19, tzinfo=timezone(timedelta(hours=8)))
@@ -80,6 +81,12 @@ def test_an_own_cue_file_changes_what_counts(tmp_path):
     assert cues.asks("Maybe Tim likes Paris?") and cues.asks("他兴许喜欢巴黎？")
     assert not cues.asks("Would Tim like Paris?")
     assert cues.asks("Maybe you like Paris?")
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "25", True])
+def test_a_bad_k_conjecture_is_refused_with_its_name(bad):
+    with pytest.raises(InvalidInputError, match="k_conjecture"):
+        RetrievalConfig(k_conjecture=bad)
 
 
 # ------------------------------------------------------------------ on a real memory
