@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -51,20 +51,19 @@ class Conjecture:
     addressee_en: tuple[str, ...]
     addressee_zh: tuple[str, ...]
 
-    def __post_init__(self) -> None:
-        def alternatives(words: Iterable[str]) -> str:
-            return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    @cached_property
+    def _en(self) -> re.Pattern[str] | None:
+        return re.compile(rf"\b(?:{_alternatives(self.en)})\b", re.IGNORECASE) if self.en else None
 
-        object.__setattr__(
-            self, "_en", re.compile(rf"\b(?:{alternatives(self.en)})\b", re.IGNORECASE) if self.en else None
-        )
-        object.__setattr__(self, "_zh", re.compile(alternatives(self.zh)) if self.zh else None)
+    @cached_property
+    def _zh(self) -> re.Pattern[str] | None:
+        return re.compile(_alternatives(self.zh)) if self.zh else None
 
     def asks(self, text: str) -> bool:
         """Whether ``text`` (Simplified, for Chinese) is a conjecture question: it holds a cue
         that no addressee stands right before or after ("Would Tim enjoy..." but not "Could
         you...", "...if you could remind me", 你会不会...)."""
-        en, zh = self._en, self._zh  # type: ignore[attr-defined]
+        en, zh = self._en, self._zh
         text = text.replace("’", "'")
         for m in en.finditer(text) if en else ():
             before, after = _WORD.findall(text[: m.start()])[-1:], _WORD.findall(text[m.end() :])[:1]
@@ -80,6 +79,11 @@ class Conjecture:
 
 
 _WORD = re.compile(r"[A-Za-z']+")
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    """One regex alternation of ``words``, the longest first."""
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
 def load_conjecture(path: Path) -> Conjecture:
