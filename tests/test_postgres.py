@@ -19,7 +19,7 @@ import pytest
 
 from memtracks import Memory, Turn
 from memtracks.errors import ReadOnlyError, StorageError
-from memtracks.retrieval.lexical import LexicalIndex, tokenize
+from memtracks.retrieval.lexical import TOKENIZER, LexicalIndex, tokenize
 from memtracks.storage.dialect import Tables, to_postgres
 from memtracks.storage.vectors import NumpyIndex
 
@@ -142,6 +142,25 @@ def test_lexical_search_in_the_database_ranks_as_the_in_memory_index(postgres_ur
         assert [i for i, _ in got] == [i for i, _ in want], question
         assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-4), question
         assert in_db.ceiling(terms) == pytest.approx(reference.ceiling(terms), rel=1e-6)
+    mem.close()
+
+
+def test_postings_made_by_another_tokenizer_are_made_again(postgres_uri, toolkit, embedder):
+    """An index an earlier memtracks made (other terms: "sister's" kept whole) is rebuilt at
+    its next search, so a question tokenized today still finds the memory."""
+    mem = Memory(postgres_uri(), toolkit=toolkit, embedder=embedder)
+    mem.write_many([turn("I went hiking with my sister's dog.", 0), turn("我姐姐的狗叫旺财。", 1)])
+    index = mem.lexical_index("u1", "temporal")
+    assert index.search(tokenize("sister"), 5)
+    store = mem.store
+    with store.transaction():
+        store.execute("UPDATE lexical_postings SET term = 'old:' || term WHERE user_id = 'u1'")
+        store.execute("UPDATE lexical_state SET tokenizer = 'bm25-terms.v2' WHERE user_id = 'u1'")
+    for question in ("sister", "旺财"):
+        assert [i for i, _ in index.search(tokenize(question), 5)], question
+    assert {r[0] for r in store._rows("SELECT DISTINCT tokenizer FROM lexical_state WHERE user_id = 'u1'")} == {
+        TOKENIZER
+    }
     mem.close()
 
 

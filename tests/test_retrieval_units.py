@@ -55,6 +55,31 @@ def test_lexical_chinese_function_words_match_nothing(question, pleasantry, answ
     assert 1 not in dict(found)  # nothing but function words in common
 
 
+@pytest.mark.parametrize(
+    "text,terms",
+    [
+        ("What's my sister's name?", ["sister", "nam"]),
+        ("What’s my sister’s name?", ["sister", "nam"]),  # curly apostrophes, as phones type them
+        ("I didn't know Caroline's kids' school", ["know", "carolin", "kid", "school"]),
+        ("We'll see, they're nice and I can't wait", ["see", "nic", "wait"]),
+        ("That's awesome!", ["awesom"]),
+        ("rock'n'roll at 5 o'clock", ["rock", "n", "roll", "5", "o", "clock"]),
+    ],
+)
+def test_lexical_english_contractions_and_possessives_split_off(text, terms):
+    """Regression: "sister's" and "what's" were terms of their own, so "What's my sister's
+    name?" shared no word with "I went hiking with my sister Leah"."""
+    assert tokenize(text) == terms
+
+
+def test_lexical_possessive_question_finds_the_plain_word():
+    index = LexicalIndex()
+    index.add(1, tokenize("I went hiking at Mount Tam with my sister Leah on Saturday."))
+    index.add(2, tokenize("My cat Miso got sick yesterday, we went to the vet."))
+    assert [i for i, _ in index.search(tokenize("What's my sister's name?"), 2)] == [1]
+    assert [i for i, _ in index.search(tokenize("Who's Miso's vet?"), 2)] == [2]
+
+
 def test_lexical_traditional_meets_simplified():
     assert set(tokenize("臺灣的書店")) == set(tokenize("台湾的书店"))
 

@@ -69,16 +69,13 @@ def default_polarity() -> Polarity:
     return load_polarity(bundled("lexicons", "polarity.yaml"))
 
 
-_CLITIC = re.compile(r"['’](?:m|s|re|ve|ll|d)\b", re.IGNORECASE)  # "I'm" says what "I" says
-
-
 _HAN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}$")
 
 
 def terms(text: str, keys: Iterable[str] = ()) -> frozenset[str]:
     """Content terms: stemmed English words, single Chinese characters (bigrams would make
     an inserted word look like a change: 看电影 / 看科幻电影), entity keys."""
-    return frozenset(t for t in tokenize(_CLITIC.sub("", text), keys) if not _HAN.match(t))
+    return frozenset(t for t in tokenize(text, keys) if not _HAN.match(t))
 
 
 def relation(

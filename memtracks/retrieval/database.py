@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .lexical import LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
+from .lexical import TOKENIZER, LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
@@ -65,6 +65,7 @@ class DatabaseLexical:
         state = store.lexical_state(scope, track)
         if (
             state is not None
+            and state["tokenizer"] == TOKENIZER
             and state["generation"] == store.generation(scope)
             and state["erased"] == store.erased_seq(scope)
             and state["synced"] >= store.max_item_id(scope, track)
@@ -80,7 +81,7 @@ class DatabaseLexical:
         store, scope, track = self.store, self.scope, self.track
         state = store.lexical_state(scope, track)  # again, now that the write lock is held
         generation, erased = store.generation(scope), store.erased_seq(scope)
-        if state is None or state["generation"] != generation:
+        if state is None or state["generation"] != generation or state["tokenizer"] != TOKENIZER:
             store.lexical_reset(scope, track)
             synced, count, total = 0, 0, 0.0
         else:
@@ -95,7 +96,14 @@ class DatabaseLexical:
         count += len(fresh)
         synced = max([synced, *(item_id for item_id, _ in fresh)])
         store.set_lexical_state(
-            scope, track, synced=synced, generation=generation, erased=erased, documents=count, total=total
+            scope,
+            track,
+            synced=synced,
+            generation=generation,
+            erased=erased,
+            documents=count,
+            total=total,
+            tokenizer=TOKENIZER,
         )
         return count, total
 

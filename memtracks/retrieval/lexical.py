@@ -28,9 +28,14 @@ from pydantic import ValidationError, field_validator
 from ..datafiles import Strict, bundled, read_yaml
 from ..errors import DataFileError
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[a-z0-9]+")
+# "can't" and "won't" say "can not" and "will not"; every other "n't" is "not" after its verb
+# ("didn't" -> "did not"); "'s" "'re" "'ve" "'m" "'ll" "'d" add nothing a search can use, so
+# "sister's" meets "sister" and "what's" is the stop word "what".
+_NEGATED = (re.compile(r"\b(ca|wo|sha)n't\b"), re.compile(r"n't\b"))
+_CLITIC = re.compile(r"(?<=[a-z0-9])'(?:(?:s|re|ve|m|ll|d)\b|(?![a-z]))")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-TOKENIZER = "bm25-terms.v2"  # saved BM25 indexes made with another tokenizer are rebuilt
+TOKENIZER = "bm25-terms.v3"  # saved BM25 indexes made with another tokenizer are rebuilt
 
 
 class StopwordSpec(Strict):
@@ -104,11 +109,21 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
+def english_words(lowered: str) -> list[str]:
+    """The English words of lower-cased text, contractions and possessives split off
+    ("didn't" -> "did", "not"; "caroline's" -> "caroline"; curly apostrophes as straight)."""
+    text = lowered.replace("\u2019", "'").replace("\u2018", "'")
+    if "'" in text:
+        text = _NEGATED[0].sub(lambda m: {"ca": "can", "wo": "will", "sha": "shall"}[m[1]] + " not", text)
+        text = _CLITIC.sub("", _NEGATED[1].sub(" not", text))
+    return _WORD.findall(text)
+
+
 def tokenize(text: str, keys: Iterable[str] = ()) -> list[str]:
     """Terms of ``text`` for BM25, plus ``ent:`` terms for entity keys."""
     stop = stopwords()
     lowered = text.lower()
-    terms = [_stem(w) for w in _WORD.findall(lowered) if w not in stop.en]
+    terms = [_stem(w) for w in english_words(lowered) if w not in stop.en]
     for han in _HAN_RUN.findall(lowered):
         for run in stop.zh_words.split(han.translate(_simplified())):
             terms.extend(c for c in run if c not in stop.zh_chars)

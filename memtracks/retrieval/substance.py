@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..pipeline.matching import sentences
-from .lexical import _HAN_RUN, _WORD, _simplified, _stem, stopwords
+from .lexical import _HAN_RUN, _simplified, _stem, english_words, stopwords
 
 HAN_WORD_SHARE = 0.5  # a content character counts as half a word
 _CACHE = 100_000
@@ -34,7 +34,7 @@ def substance(text: str) -> float:
             continue
         piece = text[sent.start : sent.end].lower()
         words.update(
-            w for w in (_stem(x) for x in _WORD.findall(piece) if x not in stop.en) if w not in stop.chitchat_en
+            w for w in (_stem(x) for x in english_words(piece) if x not in stop.en) if w not in stop.chitchat_en
         )
         for run in _HAN_RUN.findall(piece):
             for part in stop.chitchat_zh.split(run.translate(_simplified())):

@@ -425,9 +425,10 @@ class PostgresStore(Store):
         return int(self._rows(f"SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?", (user_id,))[0][0])
 
     def lexical_state(self, user_id: str, track: str) -> Any:
-        """(synced, generation, erased, documents, total_length) of a scope's lexical index, or None."""
+        """(synced, generation, erased, documents, total_length, tokenizer) of a scope's lexical
+        index, or None."""
         rows = self._rows(
-            "SELECT synced, generation, erased, documents, total_length FROM lexical_state "
+            "SELECT synced, generation, erased, documents, total_length, tokenizer FROM lexical_state "
             "WHERE user_id = ? AND track = ?",
             (user_id, track),
         )
@@ -468,12 +469,22 @@ class PostgresStore(Store):
         return total
 
     def set_lexical_state(
-        self, user_id: str, track: str, *, synced: int, generation: int, erased: int, documents: int, total: float
+        self,
+        user_id: str,
+        track: str,
+        *,
+        synced: int,
+        generation: int,
+        erased: int,
+        documents: int,
+        total: float,
+        tokenizer: str,
     ) -> None:
         self.execute(
-            "INSERT OR REPLACE INTO lexical_state (user_id, track, synced, generation, erased, documents, total_length) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (user_id, track, synced, generation, erased, documents, total),
+            "INSERT OR REPLACE INTO lexical_state "
+            "(user_id, track, synced, generation, erased, documents, total_length, tokenizer) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (user_id, track, synced, generation, erased, documents, total, tokenizer),
         )
 
     def lexical_search(

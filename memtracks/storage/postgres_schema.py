@@ -162,7 +162,13 @@ def m002_search(db: Any) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search]
+def m003_lexical_tokenizer(db: Any) -> None:
+    """Which tokenizer made each lexical index's postings: an index made by another one (an
+    earlier memtracks) is made again at its next search."""
+    db.execute(f"ALTER TABLE lexical_state ADD COLUMN tokenizer {TEXT} NOT NULL DEFAULT ''")
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search, m003_lexical_tokenizer]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
