@@ -31,7 +31,7 @@ from .progress import reporter
 from .queue import QueueReport, WriteQueue, admits, hot_cards
 from .reader import Filters, Reader
 from .records import Event, Fact, Inference, Turn, WriteResult
-from .scopes import check_id, check_optional_id, public, scope_key
+from .scopes import check_optional_id, public, scope_key
 from .snapshots import Snapshots
 from .storage import SQLStorage, is_postgres, open_store
 from .storage.chain import StoredChain
@@ -389,7 +389,7 @@ class Memory(Browsing, Managing):
         agent_id: str | None = None,
         now: datetime | None = None,
         top_n: int = 5,
-        speaker: str = "user",
+        speaker: str | None = None,
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
         session_id: str | None = None,
@@ -407,7 +407,10 @@ class Memory(Browsing, Managing):
             now: when the question is asked (default: the clock); relative times in the
                 question ("last week", 上周) and recency are measured from it.
             top_n: how many cards to return.
-            speaker: who "I" / 我 in the question is (default "user").
+            speaker: who "I" / 我 in the question is. By default "user" when the user's turns
+                are spoken as "user" (a turn's default speaker), else the user's own id when
+                their turns are spoken under it, else the one person besides the assistant who
+                speaks in this memory.
             as_of: answer as things stood at this time: memories recorded later are unseen,
                 and facts are those that held then (superseded ones included).
             k: candidates per track, e.g. ``{"fact": 5, "temporal": 15, "inference": 2}``.
@@ -424,11 +427,12 @@ class Memory(Browsing, Managing):
                 check_aware(value, name)
         check_count(top_n, "top_n")
         k = check_k(k, ("fact", "temporal", "inference"))
-        check_id(speaker, "speaker")
+        check_optional_id(speaker, "speaker")
         check_optional_id(session_id, "session_id")
         filters = Filters.make(session_id=session_id, start=start, end=end, tracks=tracks, metadata=metadata)
         with self._lock:
             self._fresh()
+            speaker = speaker if speaker is not None else self.reader.asker(scope, user_id)
             recall = self.reader.retrieve(
                 question, user_id=scope, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k, filters=filters
             )

@@ -97,7 +97,7 @@ class Reader:
         user_id: str,
         now: datetime,
         top_n: int = 5,
-        speaker: str = "user",
+        speaker: str | None = None,
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
         filters: Filters | None = None,
@@ -226,7 +226,13 @@ class Reader:
         return newest_conclusions(found, reach.moment)
 
     def analyze(
-        self, question: str, *, user_id: str, now: datetime, speaker: str = "user", as_of: datetime | None = None
+        self,
+        question: str,
+        *,
+        user_id: str,
+        now: datetime,
+        speaker: str | None = None,
+        as_of: datetime | None = None,
     ) -> Query:
         """The question analysed against what this user's memory knows (names, people, relations)."""
         known = self.store.names(user_id)
@@ -236,13 +242,27 @@ class Reader:
             now=now,
             toolkit=self.toolkit,
             embedder=self.embedder,
-            speaker=speaker,
+            speaker=speaker or self.asker(user_id, user_id),
             known=known,
             people=self._people(user_id, known, speakers),
             as_of=as_of,
             relations=self.store.relations(user_id),
             speakers=speakers,
         )
+
+    def asker(self, scope: str, user_id: str) -> str:
+        """Who "I" / 我 in a question is when the caller does not say: "user" (a turn's default
+        speaker) if the user speaks as "user"; else the user's own id if they speak under it
+        (turns written with ``speaker=user_id``); else the one person who speaks in this memory
+        besides the assistant. Where that is no one person (a chat between two named people),
+        "user": name the person asked about, or pass ``speaker``."""
+        said = self.speakers(scope)
+        people = sorted(s for s in said if s.lower() not in self.config.writer.assistant_speakers)
+        if "user" in said or not people:
+            return "user"
+        if user_id in people:
+            return user_id
+        return people[0] if len(people) == 1 else "user"
 
     def _speakers(self, user_id: str) -> frozenset[str]:
         """The people who talk in this user's memory, by name (not "user" or "assistant")."""
