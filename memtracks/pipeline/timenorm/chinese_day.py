@@ -124,14 +124,14 @@ class DayRules:
         in a greeting (下午好)."""
         window = self.parts.get(m["w"]) or self.parts["早上"]
         alone = m.groupdict().get("alone") is not None
-        return Piece(m.span(), rv.WEAK if alone else rv.RELATIVE, part=window, strong=alone)
+        return Piece(m.span(), rv.WEAK if alone else rv.RELATIVE, part=window, strong=alone, cyclic=True)
 
     def clock_range(self, m: re.Match[str], ctx: Context) -> Piece | None:
         first = self._clock(m["h1"], m["mi1"])
         last = self._clock(m["h2"], m["mi2"])
         if first is None or last is None:
             return None
-        return Piece(m.span(), rv.RELATIVE, clock=first, until=last)
+        return Piece(m.span(), rv.RELATIVE, clock=first, until=last, cyclic=True)
 
     def _clock(self, hour_text: str, minute_text: str | None) -> pc.Clock | None:
         hour = self.number(hour_text)

@@ -244,8 +244,9 @@ class RelativeRules:
         return pc.rolling_piece(ctx, m.span(), 1, key(m["u"]), sign)
 
     def weekend(self, m: re.Match[str], ctx: Context) -> Piece:
-        mode = None if key(m["the"] or "") == "that" else ctx.tense(m.span())
-        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode))
+        that = key(m["the"] or "") == "that"  # "that weekend": one already spoken of
+        mode = None if that else ctx.tense(m.span())
+        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode), cyclic=not that)
 
     def ago(self, m: re.Match[str], ctx: Context) -> Piece | None:
         amount = self.single_amount(m)
