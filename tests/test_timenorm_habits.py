@@ -47,6 +47,9 @@ HABITS_EN = [
     "I used to go swimming at 6am before work.",
     "My mom visits us every Christmas.",
     "Every year in March we go skiing.",
+    "Gym at 7, every day.",
+    "Whenever I'm in town on Friday, we grab a beer at 8.",
+    "On a typical day I wake up at 6.",
 ]
 
 HABITS_ZH = [
@@ -71,6 +74,9 @@ HABITS_ZH = [
     "每天晚上八点到九点练琴",
     "我一周三次晚上去游泳",
     "我每天早上8:00起床",  # 8:00 is read by the English rules too
+    "我们周五晚上常去酒吧",
+    "每次周五开会，他九点才到",
+    "一到周末我就去钓鱼",
 ]
 
 

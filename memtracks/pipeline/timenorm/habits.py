@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from .engine import Context, Piece
 from .lexicon import Lexicon
 from .spans import Connectors
-from .tense import clause_of, clause_tense, literal
+from .tense import clause_of, clause_tense, literal, sentence_of
 
 _PLACES = ("own", "trail", "lead")  # tried in this order: "every day" is own before "every" leads
 
@@ -44,7 +44,8 @@ _PLACES = ("own", "trail", "lead")  # tried in this order: "every day" is own be
 class Habits:
     """The compiled habit words of one language."""
 
-    pattern: re.Pattern[str] | None  # groups own / trail / lead, "weak_" before a weak word's
+    pattern: re.Pattern[str] | None  # groups own / trail / lead; "weak_" before a weak word's,
+    # "_s" after one that reaches its sentence
     links: re.Pattern[str]  # a gap between two times listed under one habit
     lists: re.Pattern[str]  # a gap between two times listed ("and", 和, 、): see ``trail``
     ranges: re.Pattern[str]  # the gap of a range ("to", 到): "from next Monday to Friday"
@@ -66,6 +67,7 @@ class _Mark:
     span: tuple[int, int]
     place: str
     run: int
+    sentence: bool
 
 
 Key = tuple[int, int]  # (run, index of the piece in that run)
@@ -73,11 +75,12 @@ Key = tuple[int, int]  # (run, index of the piece in that run)
 
 def compile_habits(lex: Lexicon, word_bounded: bool, conn: Connectors) -> Habits:
     """Build the habit pattern from the ``habits`` and ``habit_links`` sections."""
-    groups: dict[str, list[str]] = {f"{weak}{place}": [] for place in _PLACES for weak in ("", "weak_")}
+    groups: dict[str, list[str]] = {
+        f"{weak}{place}{reach}": [] for place in _PLACES for weak in ("", "weak_") for reach in ("_s", "")
+    }
     for word in lex["habits"]:
-        groups[("weak_" if word.weak else "") + word.place].append(
-            word.text if word.regex else literal(word.text, word_bounded)
-        )
+        name = ("weak_" if word.weak else "") + word.place + ("_s" if word.sentence else "")
+        groups[name].append(word.text if word.regex else literal(word.text, word_bounded))
     body = "|".join(f"(?P<{name}>{'|'.join(alts)})" for name, alts in groups.items() if alts)
     links = sorted(lex.words("habit_links"), key=len, reverse=True)
     gap = "|".join(literal(w, word_bounded) for w in links)
@@ -125,7 +128,8 @@ def _marks(run: Run, index: int) -> Iterator[_Mark]:
         kind = match.lastgroup or ""
         if kind.startswith("weak_") and clause_tense(run.ctx.text, match.span(), run.ctx.cues) is not None:
             continue
-        yield _Mark(match.span(), kind.removeprefix("weak_"), index)
+        place = kind.removeprefix("weak_")
+        yield _Mark(match.span(), place.removesuffix("_s"), index, place.endswith("_s"))
 
 
 def _held(mark: _Mark, entries: list[tuple[int, int, Piece]], text: str, runs: Sequence[Run]) -> set[Key]:
@@ -164,14 +168,23 @@ def _after_list(piece: Piece, entries: list[tuple[int, int, Piece]], text: str, 
 
 
 def _clause(text: str, mark: _Mark, run: Run) -> tuple[int, int]:
-    """The clause of a habit word; a habit word set off on its own ("Usually, I ...", "Once a
-    week, on Friday, I ...", 平时，我…) governs the clauses it introduces."""
+    """What a habit word governs: its clause, or its sentence for a ``sentence`` word; a habit
+    word set off on its own governs the clause it introduces ("Usually, I ...", "Once a week,
+    on Friday, I ...", 平时，我…) or, ending the sentence, the one before ("Gym at 7, every
+    day.")."""
+    first, last = sentence_of(text, mark.span)
+    if mark.sentence:
+        return first, last
     cues = run.ctx.cues
     lo, hi = clause_of(text, mark.span, cues)
-    rest = text[lo : mark.span[0]] + text[mark.span[1] : hi]
-    while hi < len(text) and run.habits.links.fullmatch(rest) and (after := cues.clause.match(text, hi)):
-        _, next_hi = clause_of(text, (after.end(), after.end()), cues)
-        rest, hi = text[after.end() : next_hi], next_hi
+    if not run.habits.links.fullmatch(text[lo : mark.span[0]] + text[mark.span[1] : hi]):
+        return lo, hi
+    after = cues.clause.match(text, hi)
+    if after is not None and after.end() < last:
+        return lo, clause_of(text, (after.end(), after.end()), cues)[1]
+    before = [m for m in cues.clause.finditer(text, first, lo) if m.end() == lo]
+    if before:
+        return clause_of(text, (before[-1].start(), before[-1].start()), cues)[0], hi
     return lo, hi
 
 

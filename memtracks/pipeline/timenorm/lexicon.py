@@ -193,12 +193,14 @@ class HabitWord(Strict):
     """A word that makes the times around it a habit (habits.py): ``lead`` governs the
     repeatable time right after it ("every", 每, 逢), ``trail`` the one right before it (周三晚上都),
     ``own`` is itself a repeating time or a habit ("daily", "Mondays", 每天, 平时); ``weak``: only
-    when its clause has no tense cue (周末我们都去了 is one weekend)."""
+    when its clause has no tense cue (周末我们都去了 is one weekend); ``sentence``: it governs its
+    whole sentence, not its clause ("whenever ..., ...", 每当…，…)."""
 
     text: str = Field(min_length=1)
     place: Literal["lead", "trail", "own"]
     regex: bool = False
     weak: bool = False
+    sentence: bool = False
 
 
 class Numeral(Strict):

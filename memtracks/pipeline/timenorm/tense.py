@@ -77,6 +77,11 @@ def clause_of(text: str, span: tuple[int, int], cues: Cues) -> tuple[int, int]:
     return _window(text, span, cues.clause)
 
 
+def sentence_of(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The sentence around ``span``."""
+    return _window(text, span, _SENTENCE_END)
+
+
 def clause_tense(text: str, span: tuple[int, int], cues: Cues) -> str | None:
     """ "past", "future" or None from the cues of the clause around ``span`` alone."""
     lo, hi = clause_of(text, span, cues)
