@@ -43,7 +43,8 @@ class RelativeRules:
             (
                 "neighbour",
                 self.neighbour,
-                r"\b(?:on\s+)?(?:the\s+)?(?P<what>$wd_full|week|weekend|day|month|year)\s+(?P<dir>before|after|prior\s+to|following)\b"
+                r"\b(?:on\s+)?(?!(?:the\s+)?day\s+(?:after\s+tomorrow|before\s+yesterday)\b)"  # day words
+                r"(?:the\s+)?(?P<what>$wd_full|week|weekend|day|month|year)\s+(?P<dir>before|after|prior\s+to|following)\b"
                 r"(?=\s+(?:the\s+)?(?:$mon|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?$mon|\d{1,2}[/.-]\d|(?:19|20)\d\d|$wd|$holiday"
                 r"|last\b|next\b|this\b|yesterday\b|today\b|tomorrow\b))",
             ),
