@@ -56,6 +56,20 @@ def test_timenorm_no_time_zh(text: str) -> None:
     assert normalize_time(text, WEDNESDAY) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "phrases"),
+    [
+        ("5号晚有空吗", ["5号晚"]),
+        ("台风将于七月五号晚过境", ["七月五号晚"]),
+        ("今天晚走", ["今天"]),  # 晚 + verb is "late", not the evening
+        ("明天晚饭吃什么", ["明天"]),
+        ("下雨天晚出门", []),
+    ],
+)
+def test_timenorm_wan_after_a_day_is_its_evening(text: str, phrases: list[str]) -> None:
+    assert [m.text for m in normalize_time(text, WEDNESDAY)] == phrases
+
+
 def test_timenorm_yidian_is_not_one_oclock() -> None:
     """一点 is "a little" unless it sits with a day or part of day as a clock time."""
     assert [m.text for m in normalize_time("今天一点都不累", WEDNESDAY)] == ["今天"]
@@ -86,6 +100,9 @@ def test_timenorm_yidian_is_not_one_oclock() -> None:
         ("上周末", "last weekend"),
         ("下周末", "next weekend"),
         ("明天下午三点", "tomorrow at 3pm"),
+        ("周日晚", "Sunday evening"),  # 晚 right after a day: its evening
+        ("7月5号晚", "July 5th in the evening"),
+        ("明天早", "tomorrow morning"),
         # not 去年夏天 / "last summer": on 31 Dec 2023 they are the summers of 2022 and 2023
     ],
 )

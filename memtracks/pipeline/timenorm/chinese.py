@@ -159,7 +159,7 @@ class Chinese(DayRules):
             "now": first(self.lex.words("now_words")),
             "phrase": first(self.phrases),
             "rolling": frozenset("过最近未接今之以还后"),
-            "早": frozenset("早"),
+            "早": frozenset("早晚"),
         }
 
     def _calendar_rules(self) -> list[tuple[str, Handler, str]]:
