@@ -103,6 +103,11 @@ def test_timenorm_yidian_is_not_one_oclock() -> None:
         ("周日晚", "Sunday evening"),  # 晚 right after a day: its evening
         ("7月5号晚", "July 5th in the evening"),
         ("明天早", "tomorrow morning"),
+        ("下个工作周", "next working week"),  # Monday to Friday
+        ("这个工作周", "this workweek"),
+        ("今夜", "this night"),
+        ("双十一", "Singles' Day"),
+        ("光棍节", "singles day"),
         # not 去年夏天 / "last summer": on 31 Dec 2023 they are the summers of 2022 and 2023
     ],
 )

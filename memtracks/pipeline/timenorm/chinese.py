@@ -202,7 +202,11 @@ class Chinese(DayRules):
                 r"(?:(?P<shift>$shift)个?)?(?:$week)(?P<wd>$wd)(?![次遍回趟])",
             ),
             ("weekend", self.weekend, r"(?:(?P<shift>$shift)个?)?周末"),
-            ("shifted_week", self.shifted_unit, r"(?P<shift>$shift)(?:个|一)?(?P<u>$week)(?![$week_not])"),
+            (
+                "shifted_week",
+                self.shifted_unit,
+                r"(?P<shift>$shift)(?:个|一)?(?P<work>工作)?(?P<u>$week)(?![$week_not])",
+            ),
             ("shifted_hour", self.shifted_hour, r"(?P<shift>[上下这])个?(?:小时|钟头)"),
             (
                 "season",
@@ -396,6 +400,8 @@ class Chinese(DayRules):
 
     def shifted_unit(self, m: re.Match[str], ctx: Context) -> Piece:
         unit = "quarter" if m["u"] == "季度" else "week"
+        if m.groupdict().get("work"):
+            return pc.work_week_piece(ctx, m.span(), self.shifts[m["shift"]])
         return pc.unit_piece(ctx, m.span(), unit, self.shifts[m["shift"]])
 
     def shifted_hour(self, m: re.Match[str], ctx: Context) -> Piece:

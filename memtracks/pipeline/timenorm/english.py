@@ -205,7 +205,7 @@ class English(PeriodRules, ClockRules, RelativeRules):
             "mon": tokens(lex.words("months")),
             "wd": tokens(lex.words("weekdays")),
             "season": tokens(self.seasons),
-            "unit": tokens(self.units),
+            "unit": tokens(self.units) | {"workweek"},
             "hour": tokens(hours),
             "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]),
             "meal": tokens(self.meals),

@@ -77,7 +77,8 @@ class RelativeRules:
                 "dom",
                 self.dom,
                 r"(?:\b(?P<the>the\s+))?\b(?P<d>(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<=\bon the )(?:[12]\d|3[01]|0?[1-9])(?![\d:./])"
-                r"|$oword(?=\s*[.,!?]|\s*$$))\b",
+                r"|$oword(?=\s*[.,!?]|\s*$$)"
+                r"|(?:[12]\d|3[01]|0?[1-9])(?=\s*(?:,|and|or|&)\s*$dnum\s+$mon\b))\b",  # "18 and 19 June"
             ),
             (
                 "the_unit",
@@ -98,7 +99,7 @@ class RelativeRules:
             (
                 "shifted_unit",
                 self.shifted_unit,
-                r"\b(?P<shift>$shift)\s+(?:calendar\s+|business\s+|working\s+)?(?P<u>$cal_unit)\b",
+                r"\b(?P<shift>$shift)\s+(?:calendar\s+|(?P<work>business\s+|working\s+|work\s*))?(?P<u>$cal_unit)\b",
             ),
             ("weekend", self.weekend, r"\b(?:(?P<the>the|that)\s+)?weekend\b"),
             ("ago", self.ago, r"(?<!last )(?<!past )(?<!next )\b(?P<a>$amount)\s+(?:ago|back|earlier)\b"),
@@ -235,6 +236,8 @@ class RelativeRules:
 
     def shifted_unit(self, m: re.Match[str], ctx: Context) -> Piece:
         unit, mode = self.units[key(m["u"])].unit, self.shifts[key(m["shift"])]
+        if unit == "week" and m["work"]:
+            return pc.work_week_piece(ctx, m.span(), as_shift(mode))
         if unit == "weekend":
             return Piece(m.span(), rv.RELATIVE, interval=rv.weekend_for(ctx.ref, mode))
         return pc.unit_piece(ctx, m.span(), unit, as_shift(mode))

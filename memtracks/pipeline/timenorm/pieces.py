@@ -204,6 +204,12 @@ def unit_piece(ctx: Context, span: Span, unit: str, shift: int) -> Piece:
     return Piece(span, rv.RELATIVE, interval=cal.unit_at(ctx.ref, unit, shift))
 
 
+def work_week_piece(ctx: Context, span: Span, shift: int) -> Piece:
+    """ "next working week", "this workweek", 下个工作周: Monday to Friday of that week."""
+    first = cal.monday(ctx.today + timedelta(weeks=shift))
+    return Piece(span, rv.RELATIVE, interval=cal.days(ctx.tz, first, 5, "week"))
+
+
 def clock_piece(
     span: Span,
     hour: int,
