@@ -97,11 +97,14 @@ def compile_habits(lex: Lexicon, word_bounded: bool, conn: Connectors) -> Habits
 
 def without_habits(text: str, runs: Sequence[Run]) -> list[list[Piece]]:
     """Each run's pieces, less the repeatable times a habit word governs."""
+    if not any(piece.cyclic for run in runs for piece in run.pieces):
+        return [list(run.pieces) for run in runs]  # most turns: no habit word is looked for
     entries = _repeatable(
         [(i, k, piece) for i, run in enumerate(runs) for k, piece in enumerate(run.pieces)], text, runs
     )
+    sentences = sorted({sentence_of(text, p.span) for _, _, p in entries if p.cyclic})
     governed: set[Key] = set()
-    for mark in (m for i, run in enumerate(runs) for m in _marks(run, i)):
+    for mark in (m for i, run in enumerate(runs) for m in _marks(run, i, sentences)):
         governed |= _held(mark, entries, text, runs)
     if governed:
         _pass_on(governed, entries, text, runs)
@@ -120,16 +123,19 @@ def _repeatable(entries: list[tuple[int, int, Piece]], text: str, runs: Sequence
     return [(i, k, replace(p, cyclic=False) if (i, k) in fixed else p) for i, k, p in entries]
 
 
-def _marks(run: Run, index: int) -> Iterator[_Mark]:
+def _marks(run: Run, index: int, sentences: list[tuple[int, int]]) -> Iterator[_Mark]:
+    """The habit words of the sentences that hold a repeatable time (a weak one only where its
+    clause has no tense cue)."""
     pattern = run.habits.pattern
     if pattern is None:
         return
-    for match in pattern.finditer(run.ctx.text):
-        kind = match.lastgroup or ""
-        if kind.startswith("weak_") and clause_tense(run.ctx.text, match.span(), run.ctx.cues) is not None:
-            continue
-        place = kind.removeprefix("weak_")
-        yield _Mark(match.span(), place.removesuffix("_s"), index, place.endswith("_s"))
+    for lo, hi in sentences:
+        for match in pattern.finditer(run.ctx.text, lo, hi):
+            kind = match.lastgroup or ""
+            if kind.startswith("weak_") and clause_tense(run.ctx.text, match.span(), run.ctx.cues) is not None:
+                continue
+            place = kind.removeprefix("weak_")
+            yield _Mark(match.span(), place.removesuffix("_s"), index, place.endswith("_s"))
 
 
 def _held(mark: _Mark, entries: list[tuple[int, int, Piece]], text: str, runs: Sequence[Run]) -> set[Key]:
