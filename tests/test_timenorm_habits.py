@@ -50,6 +50,8 @@ HABITS_EN = [
     "Gym at 7, every day.",
     "Whenever I'm in town on Friday, we grab a beer at 8.",
     "On a typical day I wake up at 6.",
+    "Our team lunch is the last Friday of every month.",
+    "I pay rent on the 1st of each month",
 ]
 
 HABITS_ZH = [
@@ -77,6 +79,8 @@ HABITS_ZH = [
     "我们周五晚上常去酒吧",
     "每次周五开会，他九点才到",
     "一到周末我就去钓鱼",
+    "每年年底公司发奖金",
+    "我们每个月底聚一次",
 ]
 
 
@@ -102,6 +106,8 @@ def test_a_habit_gets_no_date(text: str) -> None:
         ("周五我们都要加班", "周五", date(2025, 5, 9)),  # 要: this coming Friday, not every one
         ("我们周末都去了爬山", "周末", date(2025, 4, 26)),  # 了: one weekend
         ("每个人都在周五交了作业", "周五", date(2025, 4, 25)),
+        ("年底我要结婚了", "年底", date(2025, 12, 1)),
+        ("I'm getting married at the end of the year.", "the end of the year", date(2025, 12, 1)),
     ],
 )
 def test_a_one_off_time_keeps_its_date(text: str, phrase: str, expected: date) -> None:

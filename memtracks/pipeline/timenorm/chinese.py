@@ -12,6 +12,7 @@ by the shared numeric rules and the English grammar.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -371,23 +372,26 @@ class Chinese(DayRules):
         return Piece(m.span(), rv.ABSOLUTE, interval=cal.decade(ctx.tz, (n - 1) * 100, 100)) if n and n < 100 else None
 
     def year(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        year = self.year_of(m, ctx) if set(m.re.groupindex) & {"y", "yw"} else ctx.today.year
+        named = bool(set(m.re.groupindex) & {"y", "yw"})
+        year = self.year_of(m, ctx) if named else ctx.today.year
         if year is None:
             return None
         period = self.part_of(m)
-        return pc.year_piece(
+        piece = pc.year_piece(
             ctx, m.span(), year, period.part if period else None, narrow=bool(period and period.narrow)
         )
+        return piece if named or piece is None else replace(piece, cyclic=True)  # 年底: every year has one
 
     def bare_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
         return pc.year_piece(ctx, m.span(), int(m["y"]), strong=False)
 
     def shifted_month(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        shift = self.shifts[m["shift"]] if "shift" in m.re.groupindex else 0
-        year, month = cal.add_months(ctx.today.year, ctx.today.month, shift)
+        shifted = "shift" in m.re.groupindex
+        year, month = cal.add_months(ctx.today.year, ctx.today.month, self.shifts[m["shift"]] if shifted else 0)
         period = self.part_of(m)
         if period:
-            return pc.month_piece(ctx, m.span(), month, year, None, period.part, period.thirds)
+            piece = pc.month_piece(ctx, m.span(), month, year, None, period.part, period.thirds)
+            return piece if shifted or piece is None else replace(piece, cyclic=True)  # 月底: every month has one
         return Piece(m.span(), rv.RELATIVE, interval=cal.month(ctx.tz, year, month))
 
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:

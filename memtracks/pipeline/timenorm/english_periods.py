@@ -75,7 +75,8 @@ class PeriodRules:
                 self.weekday_dom,
                 r"\b(?P<wd>$wd)\.?,?\s+(?:the\s+)?(?P<d>$dany)\b(?![:./]\d|\s*(?:[ap]\.?m\b|$mon\b|-|–|to\b|o'?clock))",
             ),
-            ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b"),
+            # not "the last Friday of every month": a habit (habits.py), no past Friday
+            ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b(?!\s+of\s+(?:every|each)\b)"),
             ("weekday", self.weekday, r"\b(?P<wd>$wd_free)\b(?!')"),
             (
                 "weekday_context",
