@@ -47,6 +47,11 @@ def starts(text: str, ref: datetime) -> dict[str, date]:
         ("周三我去医院看过了", FRIDAY, "周三", date(2025, 4, 30)),
         ("周五我去医院看过了", MONDAY, "周五", date(2025, 5, 2)),
         ("周末刚从杭州回来", MONDAY, "周末", date(2025, 5, 3)),
+        # 没 + verb: did not (past); 没空 is "have no time", 还没 "not yet"
+        ("周末没去爬山", MONDAY, "周末", date(2025, 5, 3)),
+        ("周三没来上班", MONDAY, "周三", date(2025, 4, 30)),
+        ("周末没空", MONDAY, "周末", date(2025, 5, 10)),
+        ("周末还没去", MONDAY, "周末", date(2025, 5, 10)),
         # 才 inside a word (人才, 天才) is no cue: the weak 了 decides
         ("周末去了一趟人才市场", MONDAY, "周末", date(2025, 5, 3)),
         ("周末认识了一个天才", MONDAY, "周末", date(2025, 5, 3)),
@@ -69,6 +74,7 @@ def test_chinese_weekend_and_weekday_follow_the_clause(text: str, ref: datetime,
         ("I went hiking over the weekend.", FRIDAY, "the weekend", date(2025, 4, 26)),
         ("I went hiking over the weekend.", MONDAY, "the weekend", date(2025, 5, 3)),
         ("I saw the doctor on Wednesday.", FRIDAY, "Wednesday", date(2025, 4, 30)),
+        ("I didn't go hiking on the weekend.", MONDAY, "the weekend", date(2025, 5, 3)),
         ("I'm seeing the doctor on Wednesday.", FRIDAY, "Wednesday", date(2025, 5, 7)),
     ],
 )
