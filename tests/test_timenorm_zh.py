@@ -50,6 +50,7 @@ def test_timenorm_golden_zh_is_large_enough() -> None:
         "三周年纪念",
         "谢谢你",
         "三天前往北京",
+        "最近0天",
     ],
 )
 def test_timenorm_no_time_zh(text: str) -> None:

@@ -302,8 +302,10 @@ class RelativeRules:
             return None
         return pc.length_piece(m.span(), amount[1], amount[3])
 
-    def rolling(self, m: re.Match[str], ctx: Context) -> Piece:
+    def rolling(self, m: re.Match[str], ctx: Context) -> Piece | None:
         _, high, _ = self.quantity(m["q"])
+        if high <= 0:
+            return None  # "the last 0 days" is no stretch of time
         entry = self.units[key(m["u"])]
         return pc.rolling_piece(ctx, m.span(), high * entry.size, entry.unit, _ROLLING[key(m["dir"])])
 
