@@ -50,10 +50,25 @@ def test_timenorm_golden_zh_is_large_enough() -> None:
         "三周年纪念",
         "谢谢你",
         "三天前往北京",
+        "最近0天",
     ],
 )
 def test_timenorm_no_time_zh(text: str) -> None:
     assert normalize_time(text, WEDNESDAY) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "phrases"),
+    [
+        ("5号晚有空吗", ["5号晚"]),
+        ("台风将于七月五号晚过境", ["七月五号晚"]),
+        ("今天晚走", ["今天"]),  # 晚 + verb is "late", not the evening
+        ("明天晚饭吃什么", ["明天"]),
+        ("下雨天晚出门", []),
+    ],
+)
+def test_timenorm_wan_after_a_day_is_its_evening(text: str, phrases: list[str]) -> None:
+    assert [m.text for m in normalize_time(text, WEDNESDAY)] == phrases
 
 
 def test_timenorm_yidian_is_not_one_oclock() -> None:
@@ -86,6 +101,14 @@ def test_timenorm_yidian_is_not_one_oclock() -> None:
         ("上周末", "last weekend"),
         ("下周末", "next weekend"),
         ("明天下午三点", "tomorrow at 3pm"),
+        ("周日晚", "Sunday evening"),  # 晚 right after a day: its evening
+        ("7月5号晚", "July 5th in the evening"),
+        ("明天早", "tomorrow morning"),
+        ("下个工作周", "next working week"),  # Monday to Friday
+        ("这个工作周", "this workweek"),
+        ("今夜", "this night"),
+        ("双十一", "Singles' Day"),
+        ("光棍节", "singles day"),
         # not 去年夏天 / "last summer": on 31 Dec 2023 they are the summers of 2022 and 2023
     ],
 )

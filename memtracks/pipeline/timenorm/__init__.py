@@ -22,6 +22,7 @@ from ...errors import InvalidTimeError, UnsupportedLanguageError
 from ...records import TimeMention
 from .compose import compose
 from .engine import Context, Found, Grammar, pieces_of, select, units_of
+from .habits import Run, without_habits
 from .lexicon import load_lexicon
 from .spans import GRANULARITIES
 
@@ -61,13 +62,17 @@ def normalize_time(
     _check_reference(reference_time)
     if date_order not in DATE_ORDERS:
         raise UnsupportedLanguageError(f"unsupported date_order {date_order!r}; expected 'mdy' or 'dmy'")
-    found: list[Found] = []
+    read: list[tuple[str, Grammar, Context]] = []
+    runs: list[Run] = []
     for code, grammar in _grammars(text, lang):
         prepared = grammar.prepare(text)
         if grammar.trigger.search(prepared.lower()):
             ctx = Context(prepared, reference_time, grammar.cues, date_order)
-            units = units_of(pieces_of(grammar.rules, ctx), ctx, grammar.joiner, code)
-            found.extend(compose(units, ctx, grammar.connectors))
+            read.append((code, grammar, ctx))
+            runs.append(Run(grammar.habits, ctx, pieces_of(grammar.rules, ctx, grammar.joiner)))
+    found: list[Found] = []
+    for (code, grammar, ctx), pieces in zip(read, without_habits(text, runs), strict=True):
+        found.extend(compose(units_of(pieces, ctx, code), ctx, grammar.connectors))
     return [_mention(text, item, reference_time) for item in select(found)]
 
 

@@ -2,7 +2,7 @@
 
 Numbers may be digits or Chinese numerals (三, 十五, 二十, 两); 半 is a half (半个月, 一个半月,
 两年半). 周 counts as a week only in 上周/下周/本周/这周 (not 周围, 周到, 周年) and as a
-weekday only before 一..六/日/天 (周三, not 一周三次 or 每周三). A part of the day (下午) is a
+weekday only before 一..六/日/天 (周三, not 一周三次; 每周三 is a habit: habits.py). A part of the day (下午) is a
 mention only with a day or a clock time; 三点 is one on its own, 一点 (also "a little") only
 with a part of the day or minutes. Traditional characters are mapped onto simplified ones
 first (後天 reads as 后天), digits and English forms inside Chinese ("3pm", 3/3/2015) are read
@@ -12,6 +12,7 @@ by the shared numeric rules and the English grammar.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -23,6 +24,7 @@ from .chinese_day import HALF, DayRules
 from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, full_year, stems
 from .compose import Connectors
 from .engine import Context, Grammar, Piece, Rule
+from .habits import compile_habits
 from .lexicon import Lexicon, PeriodWord, lexicon
 from .tense import compile_cues
 
@@ -158,7 +160,7 @@ class Chinese(DayRules):
             "now": first(self.lex.words("now_words")),
             "phrase": first(self.phrases),
             "rolling": frozenset("过最近未接今之以还后"),
-            "早": frozenset("早"),
+            "早": frozenset("早晚"),
         }
 
     def _calendar_rules(self) -> list[tuple[str, Handler, str]]:
@@ -197,10 +199,15 @@ class Chinese(DayRules):
             (
                 "weekday",
                 self.weekday,
-                r"(?<![每一两二三四五六七八九十几\d])(?:(?P<shift>$shift)个?)?(?:$week)(?P<wd>$wd)(?![次遍回趟])",
+                r"(?:(?<![一两二三四五六七八九十几\d])|(?<=[周期拜][一二三四五六日天]))"  # 一周三次; 周二周四
+                r"(?:(?P<shift>$shift)个?)?(?:$week)(?P<wd>$wd)(?![次遍回趟])",
             ),
             ("weekend", self.weekend, r"(?:(?P<shift>$shift)个?)?周末"),
-            ("shifted_week", self.shifted_unit, r"(?P<shift>$shift)(?:个|一)?(?P<u>$week)(?![$week_not])"),
+            (
+                "shifted_week",
+                self.shifted_unit,
+                r"(?P<shift>$shift)(?:个|一)?(?P<work>工作)?(?P<u>$week)(?![$week_not])",
+            ),
             ("shifted_hour", self.shifted_hour, r"(?P<shift>[上下这])个?(?:小时|钟头)"),
             (
                 "season",
@@ -365,34 +372,40 @@ class Chinese(DayRules):
         return Piece(m.span(), rv.ABSOLUTE, interval=cal.decade(ctx.tz, (n - 1) * 100, 100)) if n and n < 100 else None
 
     def year(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        year = self.year_of(m, ctx) if set(m.re.groupindex) & {"y", "yw"} else ctx.today.year
+        named = bool(set(m.re.groupindex) & {"y", "yw"})
+        year = self.year_of(m, ctx) if named else ctx.today.year
         if year is None:
             return None
         period = self.part_of(m)
-        return pc.year_piece(
+        piece = pc.year_piece(
             ctx, m.span(), year, period.part if period else None, narrow=bool(period and period.narrow)
         )
+        return piece if named or piece is None else replace(piece, cyclic=True)  # 年底: every year has one
 
     def bare_year(self, m: re.Match[str], ctx: Context) -> Piece | None:
         return pc.year_piece(ctx, m.span(), int(m["y"]), strong=False)
 
     def shifted_month(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        shift = self.shifts[m["shift"]] if "shift" in m.re.groupindex else 0
-        year, month = cal.add_months(ctx.today.year, ctx.today.month, shift)
+        shifted = "shift" in m.re.groupindex
+        year, month = cal.add_months(ctx.today.year, ctx.today.month, self.shifts[m["shift"]] if shifted else 0)
         period = self.part_of(m)
         if period:
-            return pc.month_piece(ctx, m.span(), month, year, None, period.part, period.thirds)
+            piece = pc.month_piece(ctx, m.span(), month, year, None, period.part, period.thirds)
+            return piece if shifted or piece is None else replace(piece, cyclic=True)  # 月底: every month has one
         return Piece(m.span(), rv.RELATIVE, interval=cal.month(ctx.tz, year, month))
 
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
-        return pc.weekday_piece(ctx, m.span(), self.weekdays[m["wd"]], self.mode(m, ctx))
+        return pc.weekday_piece(ctx, m.span(), self.weekdays[m["wd"]], self.mode(m, ctx), m["shift"] is not None)
 
     def weekend(self, m: re.Match[str], ctx: Context) -> Piece:
         mode = self.mode(m, ctx)
-        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode))
+        interval = rv.weekend_for(ctx.ref, mode)
+        return Piece(m.span(), rv.mode_confidence(mode), interval=interval, cyclic=not isinstance(mode, int))
 
     def shifted_unit(self, m: re.Match[str], ctx: Context) -> Piece:
         unit = "quarter" if m["u"] == "季度" else "week"
+        if m.groupdict().get("work"):
+            return pc.work_week_piece(ctx, m.span(), self.shifts[m["shift"]])
         return pc.unit_piece(ctx, m.span(), unit, self.shifts[m["shift"]])
 
     def shifted_hour(self, m: re.Match[str], ctx: Context) -> Piece:
@@ -406,7 +419,8 @@ class Chinese(DayRules):
             return Piece(m.span(), rv.FUZZY, interval=rv.season_of_year(ctx.ref, start_month, year))
         mode = 0 if m["yw"] else self.mode(m, ctx)
         interval = rv.season_for(ctx.ref, start_month, mode)
-        return Piece(m.span(), min(rv.FUZZY, rv.mode_confidence(mode)), interval=interval)
+        confidence = min(rv.FUZZY, rv.mode_confidence(mode))
+        return Piece(m.span(), confidence, interval=interval, cyclic=not isinstance(mode, int))
 
     def holiday(self, m: re.Match[str], ctx: Context) -> Piece | None:
         return pc.holiday_piece(ctx, m.span(), self.holidays[m["h"]], self.year_of(m, ctx), ctx.tense(m.span()))
@@ -458,11 +472,13 @@ def grammar() -> Grammar:
     lex = lexicon("zh")
     chinese = Chinese(lex)
     table = chinese.simplified
+    connectors = chinese.connectors()
     return Grammar(
         chinese.rules(),
         JOINER,
         chinese.trigger(),
         compile_cues(lex, word_bounded=False),
-        chinese.connectors(),
+        connectors,
+        compile_habits(lex, False, connectors),
         lambda text: text.translate(table),
     )

@@ -14,6 +14,7 @@ from .common import Handler
 from .engine import Context, Piece
 
 HALF = "半"
+_SHORT_PARTS = {"早": "早上", "晚": "晚上"}  # 五号早, 五号晚
 _PAST_WINDOW = ("过去", "最近", "近", "之前", "以前")
 
 
@@ -57,7 +58,12 @@ class DayRules:
             ("day_word", self.day_word, r"(?P<w>$day_word)"),
             ("now", self.now, r"(?P<w>$now)"),
             ("part_of_day", self.part, r"(?P<w>$part)(?P<alone>(?![好\d$n]))?"),
-            ("part_after_date", self.part, r"(?<=[日号天])(?P<w>早)(?![饭餐点上晨就已])"),
+            # 五号早 / 五号晚 / 周日晚: the morning / evening of that day (not 晚饭, 晚点, 天晚了)
+            (
+                "part_after_date",
+                self.part_after_date,
+                r"(?:(?<=[日号])|(?<=[今明昨前后周期拜]天))(?P<w>早(?![饭餐点上晨就已])|晚(?![饭餐点上会安了到些辈年期霞报间走来回起睡去]))",
+            ),
             (
                 "clock_range",
                 self.clock_range,
@@ -122,16 +128,20 @@ class DayRules:
     def part(self, m: re.Match[str], ctx: Context) -> Piece:
         """下午 with a day or a clock; alone (下午开会), today's, with low confidence; never
         in a greeting (下午好)."""
-        window = self.parts.get(m["w"]) or self.parts["早上"]
+        window = self.parts[m["w"]]
         alone = m.groupdict().get("alone") is not None
-        return Piece(m.span(), rv.WEAK if alone else rv.RELATIVE, part=window, strong=alone)
+        return Piece(m.span(), rv.WEAK if alone else rv.RELATIVE, part=window, strong=alone, cyclic=True)
+
+    def part_after_date(self, m: re.Match[str], ctx: Context) -> Piece:
+        """五号早 / 5号晚 / 周日晚: the part of the day of the date right before it."""
+        return Piece(m.span(), rv.RELATIVE, part=self.parts[_SHORT_PARTS[m["w"]]], cyclic=True)
 
     def clock_range(self, m: re.Match[str], ctx: Context) -> Piece | None:
         first = self._clock(m["h1"], m["mi1"])
         last = self._clock(m["h2"], m["mi2"])
         if first is None or last is None:
             return None
-        return Piece(m.span(), rv.RELATIVE, clock=first, until=last)
+        return Piece(m.span(), rv.RELATIVE, clock=first, until=last, cyclic=True)
 
     def _clock(self, hour_text: str, minute_text: str | None) -> pc.Clock | None:
         hour = self.number(hour_text)

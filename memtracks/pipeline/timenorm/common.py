@@ -126,7 +126,9 @@ def _numeric_date(m: re.Match[str], ctx: Context) -> Piece | None:
     if not cued and (sep != "/" or (len(a) < 2 and len(b) < 2 and day <= 12)):
         return None
     piece = pc.day_piece(ctx, m.span(), month, day, None, ctx.tense(m.span()))
-    return piece if piece is None else Piece(piece.span, INFERRED_YEAR, day=piece.day, floating=piece.floating)
+    if piece is None:
+        return None
+    return Piece(piece.span, INFERRED_YEAR, day=piece.day, floating=piece.floating, cyclic=piece.cyclic)
 
 
 def _iso_date(m: re.Match[str], ctx: Context) -> Piece | None:

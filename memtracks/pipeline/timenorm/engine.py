@@ -96,6 +96,8 @@ class Piece:
     point: bool = False  # "now": an instant, like a clock time
     open_side: str | None = None  # the piece is already an open interval ("to date")
     alone: Interval | None = None  # the interval of a weak piece left on its own
+    cyclic: bool = False  # a time that comes round again, named with no anchor: a bare weekday,
+    # part of the day, clock time, weekend, month, date or holiday without its year (habits.py)
 
 
 @dataclass(frozen=True)
@@ -171,15 +173,17 @@ def tokens_of(lower: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Grammar:
-    """A language's compiled rules, joiner, connectors (compose.py), pre-check and tense cues.
-    ``prepare`` maps the text before matching without moving any character (Traditional
-    Chinese onto simplified; Chinese characters blanked for the English rules)."""
+    """A language's compiled rules, joiner, connectors (compose.py), pre-check, tense cues and
+    habit words (habits.py). ``prepare`` maps the text before matching without moving any
+    character (Traditional Chinese onto simplified; Chinese characters blanked for the English
+    rules)."""
 
     rules: tuple[Rule, ...]
     joiner: re.Pattern[str]
     trigger: re.Pattern[str]
     cues: Cues
     connectors: Any
+    habits: Any
     prepare: Callable[[str], str] = str
 
 
@@ -190,8 +194,9 @@ def phrase_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
-def pieces_of(rules: Sequence[Rule], ctx: Context) -> list[Piece]:
-    """Run ``rules`` over ``ctx.text``: the non-overlapping, joined pieces in text order."""
+def pieces_of(rules: Sequence[Rule], ctx: Context, joiner: re.Pattern[str]) -> list[Piece]:
+    """Run ``rules`` over ``ctx.text``: the non-overlapping pieces in text order, adjacent day /
+    part / clock pieces joined ("Friday night", 明天下午三点)."""
     lower = ctx.text.lower()
     tokens, has_digit = tokens_of(lower), _DIGIT.search(lower) is not None
     found = [
@@ -201,13 +206,13 @@ def pieces_of(rules: Sequence[Rule], ctx: Context) -> list[Piece]:
         for match in rule.pattern.finditer(ctx.text)
         if (piece := representable(rule.handler, match, ctx)) is not None
     ]
-    return select(found)
+    return _join(select(found), ctx.text, joiner)
 
 
-def units_of(pieces: Iterable[Piece], ctx: Context, joiner: re.Pattern[str], lang: str) -> list[Found]:
-    """Join adjacent day / part / clock pieces and resolve each piece to a unit."""
+def units_of(pieces: Iterable[Piece], ctx: Context, lang: str) -> list[Found]:
+    """Resolve each (joined) piece to a unit."""
     units = []
-    for piece in _join(list(pieces), ctx.text, joiner):
+    for piece in pieces:
         interval = representable(resolve_piece, piece, ctx)
         if interval is not None:
             units.append(
@@ -309,6 +314,7 @@ def _merge(left: Piece, right: Piece) -> Piece:
         year=None,
         selector=None,
         alone=None,
+        cyclic=left.cyclic and right.cyclic,  # "Friday night" comes round again, "tomorrow night" not
     )
 
 

@@ -6,7 +6,7 @@ English words count only in a date context: the months March, May and August alo
 capital and must not read as a verb ("May I", "march on"); month abbreviations need a day, a
 year or a date word next to them ("in dec", "Jan 5"); the weekday abbreviations mon, wed,
 sat and sun need on / next / last ... before them or a date or clock time after them.
-"every Monday" is habitual and not a time.
+"every Monday" is a habit and not a time (habits.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .engine import Context, Grammar, Piece, Rule, phrase_span
 from .english_clock import ClockRules
 from .english_periods import DECADE_WORDS, PeriodRules
 from .english_relative import ORDINAL_SELECT, RelativeRules
+from .habits import compile_habits
 from .lexicon import Lexicon, lexicon
 from .tense import compile_cues
 
@@ -204,7 +205,7 @@ class English(PeriodRules, ClockRules, RelativeRules):
             "mon": tokens(lex.words("months")),
             "wd": tokens(lex.words("weekdays")),
             "season": tokens(self.seasons),
-            "unit": tokens(self.units),
+            "unit": tokens(self.units) | {"workweek"},
             "hour": tokens(hours),
             "part": tokens([*self.parts, *self.fused, "tonight", "tonite"]),
             "meal": tokens(self.meals),
@@ -397,12 +398,14 @@ def grammar() -> Grammar:
     """The compiled English grammar (built once)."""
     lex = lexicon("en")
     english = English(lex)
+    connectors = english.connectors()
     return Grammar(
         english.rules(),
         JOINER,
         english.trigger(),
         compile_cues(lex, word_bounded=True),
-        english.connectors(),
+        connectors,
+        compile_habits(lex, True, connectors),
         _blank_cjk,
     )
 

@@ -196,7 +196,7 @@ class ClockRules:
             return None
         told = any(c.meridiem or c.minutes_written for c in (first, last)) or m["open"]
         strong = bool(told) and not (first.hour > 24 or last.hour > 24)
-        return Piece(m.span(), rv.RELATIVE, clock=first, until=last, strong=strong)
+        return Piece(m.span(), rv.RELATIVE, clock=first, until=last, strong=strong, cyclic=True)
 
     def clock_words_meridiem(self, m: re.Match[str], ctx: Context) -> Piece | None:
         minute = self.minute_value(m["mw"]) if m["mw"] else 0
@@ -269,11 +269,11 @@ class ClockRules:
     def part_in_the(self, m: re.Match[str], ctx: Context) -> Piece:
         window = self.window(key(m["w"]), m["pre"], m["pre2"])
         span = m.span("phrase") if "phrase" in m.re.groupindex else m.span()
-        return Piece(span, rv.WEAK, part=window, alone=None, strong=True)
+        return Piece(span, rv.WEAK, part=window, alone=None, strong=True, cyclic=True)
 
     def part(self, m: re.Match[str], ctx: Context) -> Piece:
         window = self.window(key(m["w"]), m.groupdict().get("pre"))
-        return Piece(m.span(), rv.RELATIVE, part=window, strong=False)
+        return Piece(m.span(), rv.RELATIVE, part=window, strong=False, cyclic=True)
 
 
 def _zone(entry: Any) -> tzinfo:

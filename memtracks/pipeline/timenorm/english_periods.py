@@ -75,8 +75,9 @@ class PeriodRules:
                 self.weekday_dom,
                 r"\b(?P<wd>$wd)\.?,?\s+(?:the\s+)?(?P<d>$dany)\b(?![:./]\d|\s*(?:[ap]\.?m\b|$mon\b|-|–|to\b|o'?clock))",
             ),
-            ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b"),
-            ("weekday", self.weekday, r"(?<!every )(?<!each )\b(?P<wd>$wd_free)\b(?!')"),
+            # not "the last Friday of every month": a habit (habits.py), no past Friday
+            ("shifted_weekday", self.weekday, r"\b(?P<shift>$shift)\s+(?P<wd>$wd)\b(?!\s+of\s+(?:every|each)\b)"),
+            ("weekday", self.weekday, r"\b(?P<wd>$wd_free)\b(?!')"),
             (
                 "weekday_context",
                 self.weekday,
@@ -150,7 +151,8 @@ class PeriodRules:
 
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
-        return pc.weekday_piece(ctx, phrase_span(m), self.weekdays[key(m["wd"]).rstrip(".")], mode)
+        shifted = m.groupdict().get("shift") is not None
+        return pc.weekday_piece(ctx, phrase_span(m), self.weekdays[key(m["wd"]).rstrip(".")], mode, shifted)
 
     def weekday_loose(self, m: re.Match[str], ctx: Context) -> Piece | None:
         """ "lunch sat?", "wed works": an ambiguous abbreviation at the end of a clause, unless
@@ -175,7 +177,9 @@ class PeriodRules:
             return Piece(m.span(), rv.ABSOLUTE, interval=rv.season_of_year(ctx.ref, start_month, int(m["y"])))
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
         interval = rv.season_for(ctx.ref, start_month, mode)
-        return Piece(phrase_span(m), min(rv.FUZZY, rv.mode_confidence(mode)), interval=interval)
+        confidence = min(rv.FUZZY, rv.mode_confidence(mode))
+        shifted = m.groupdict().get("shift") is not None
+        return Piece(phrase_span(m), confidence, interval=interval, cyclic=not shifted)
 
     def quarter(self, m: re.Match[str], ctx: Context) -> Piece:
         n = ORDINAL_SELECT.get(key(m["n"])) or int(m["n"][0])

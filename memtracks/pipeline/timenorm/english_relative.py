@@ -43,7 +43,8 @@ class RelativeRules:
             (
                 "neighbour",
                 self.neighbour,
-                r"\b(?:on\s+)?(?:the\s+)?(?P<what>$wd_full|week|weekend|day|month|year)\s+(?P<dir>before|after|prior\s+to|following)\b"
+                r"\b(?:on\s+)?(?!(?:the\s+)?day\s+(?:after\s+tomorrow|before\s+yesterday)\b)"  # day words
+                r"(?:the\s+)?(?P<what>$wd_full|week|weekend|day|month|year)\s+(?P<dir>before|after|prior\s+to|following)\b"
                 r"(?=\s+(?:the\s+)?(?:$mon|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?$mon|\d{1,2}[/.-]\d|(?:19|20)\d\d|$wd|$holiday"
                 r"|last\b|next\b|this\b|yesterday\b|today\b|tomorrow\b))",
             ),
@@ -76,7 +77,8 @@ class RelativeRules:
                 "dom",
                 self.dom,
                 r"(?:\b(?P<the>the\s+))?\b(?P<d>(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<=\bon the )(?:[12]\d|3[01]|0?[1-9])(?![\d:./])"
-                r"|$oword(?=\s*[.,!?]|\s*$$))\b",
+                r"|$oword(?=\s*[.,!?]|\s*$$)"
+                r"|(?:[12]\d|3[01]|0?[1-9])(?=\s*(?:,|and|or|&)\s*$dnum\s+$mon\b))\b",  # "18 and 19 June"
             ),
             (
                 "the_unit",
@@ -97,7 +99,7 @@ class RelativeRules:
             (
                 "shifted_unit",
                 self.shifted_unit,
-                r"\b(?P<shift>$shift)\s+(?:calendar\s+|business\s+|working\s+)?(?P<u>$cal_unit)\b",
+                r"\b(?P<shift>$shift)\s+(?:calendar\s+|(?P<work>business\s+|working\s+|work\s*))?(?P<u>$cal_unit)\b",
             ),
             ("weekend", self.weekend, r"\b(?:(?P<the>the|that)\s+)?weekend\b"),
             ("ago", self.ago, r"(?<!last )(?<!past )(?<!next )\b(?P<a>$amount)\s+(?:ago|back|earlier)\b"),
@@ -234,6 +236,8 @@ class RelativeRules:
 
     def shifted_unit(self, m: re.Match[str], ctx: Context) -> Piece:
         unit, mode = self.units[key(m["u"])].unit, self.shifts[key(m["shift"])]
+        if unit == "week" and m["work"]:
+            return pc.work_week_piece(ctx, m.span(), as_shift(mode))
         if unit == "weekend":
             return Piece(m.span(), rv.RELATIVE, interval=rv.weekend_for(ctx.ref, mode))
         return pc.unit_piece(ctx, m.span(), unit, as_shift(mode))
@@ -244,8 +248,9 @@ class RelativeRules:
         return pc.rolling_piece(ctx, m.span(), 1, key(m["u"]), sign)
 
     def weekend(self, m: re.Match[str], ctx: Context) -> Piece:
-        mode = None if key(m["the"] or "") == "that" else ctx.tense(m.span())
-        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode))
+        that = key(m["the"] or "") == "that"  # "that weekend": one already spoken of
+        mode = None if that else ctx.tense(m.span())
+        return Piece(m.span(), rv.mode_confidence(mode), interval=rv.weekend_for(ctx.ref, mode), cyclic=not that)
 
     def ago(self, m: re.Match[str], ctx: Context) -> Piece | None:
         amount = self.single_amount(m)
@@ -297,8 +302,10 @@ class RelativeRules:
             return None
         return pc.length_piece(m.span(), amount[1], amount[3])
 
-    def rolling(self, m: re.Match[str], ctx: Context) -> Piece:
+    def rolling(self, m: re.Match[str], ctx: Context) -> Piece | None:
         _, high, _ = self.quantity(m["q"])
+        if high <= 0:
+            return None  # "the last 0 days" is no stretch of time
         entry = self.units[key(m["u"])]
         return pc.rolling_piece(ctx, m.span(), high * entry.size, entry.unit, _ROLLING[key(m["dir"])])
 

@@ -189,6 +189,20 @@ class TenseCue(Strict):
     weak: bool = False  # used only when no ordinary cue is in the clause
 
 
+class HabitWord(Strict):
+    """A word that makes the times around it a habit (habits.py): ``lead`` governs the
+    repeatable time right after it ("every", 每, 逢), ``trail`` the one right before it (周三晚上都),
+    ``own`` is itself a repeating time or a habit ("daily", "Mondays", 每天, 平时); ``weak``: only
+    when its clause has no tense cue (周末我们都去了 is one weekend); ``sentence``: it governs its
+    whole sentence, not its clause ("whenever ..., ...", 每当…，…)."""
+
+    text: str = Field(min_length=1)
+    place: Literal["lead", "trail", "own"]
+    regex: bool = False
+    weak: bool = False
+    sentence: bool = False
+
+
 class Numeral(Strict):
     char: str = Field(min_length=1, max_length=1)
     value: int = Field(ge=0, le=10)
@@ -215,6 +229,8 @@ _COMMON: dict[str, tuple[type[BaseModel], str]] = {
     "list_words": (Word, "word"),
     "bounds": (BoundWord, "word"),
     "duration_cues": (Word, "word"),
+    "habits": (HabitWord, "text"),
+    "habit_links": (Word, "word"),
 }
 SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
     "en": {
@@ -297,7 +313,7 @@ def load_lexicon(path: str | Path, language: str) -> Lexicon:
 
 
 def _check_entry(entry: BaseModel) -> Iterator[str]:
-    if isinstance(entry, TenseCue) and entry.regex:
+    if isinstance(entry, TenseCue | HabitWord) and entry.regex:
         try:
             re.compile(entry.text)
         except re.error as exc:

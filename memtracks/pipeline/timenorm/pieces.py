@@ -37,7 +37,7 @@ def day_piece(
     interval = rv.occurrence(ctx.ref, build, mode)
     if interval is None:
         return None
-    return Piece(span, rv.INFERRED_YEAR, day=interval.start.date(), floating=Floating(build, mode))
+    return Piece(span, rv.INFERRED_YEAR, day=interval.start.date(), floating=Floating(build, mode), cyclic=True)
 
 
 def day_range_piece(ctx: Context, span: Span, month: int, first: int, last: int, year: int | None) -> Piece | None:
@@ -54,7 +54,9 @@ def day_range_piece(ctx: Context, span: Span, month: int, first: int, last: int,
         return Piece(span, rv.ABSOLUTE, interval=interval) if interval else None
     mode = ctx.tense(span)
     interval = rv.occurrence(ctx.ref, build, mode)
-    return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode)) if interval else None
+    if interval is None:
+        return None
+    return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode), cyclic=True)
 
 
 def month_piece(
@@ -81,7 +83,7 @@ def month_piece(
     interval = rv.occurrence(ctx.ref, build, mode)
     assert interval is not None
     confidence = rv.FUZZY if part else rv.mode_confidence(mode)
-    return Piece(span, confidence, interval=interval, floating=Floating(build, mode), tail=part == "late")
+    return Piece(span, confidence, interval=interval, floating=Floating(build, mode), tail=part == "late", cyclic=True)
 
 
 def year_piece(
@@ -102,8 +104,11 @@ def year_piece(
     return Piece(span, confidence, interval=cal.year(ctx.tz, year), year=year, strong=strong)
 
 
-def weekday_piece(ctx: Context, span: Span, index: int, mode: Mode) -> Piece:
-    return Piece(span, rv.mode_confidence(mode), day=rv.weekday_date(ctx.today, index, mode), weekday=index)
+def weekday_piece(ctx: Context, span: Span, index: int, mode: Mode, shifted: bool) -> Piece:
+    """A weekday; a bare one ("Friday", 周五; not "next Friday", "the coming Friday") comes
+    round every week."""
+    day = rv.weekday_date(ctx.today, index, mode)
+    return Piece(span, rv.mode_confidence(mode), day=day, weekday=index, cyclic=not shifted)
 
 
 def weekday_dom_piece(ctx: Context, span: Span, index: int, dom: int, mode: Mode) -> Piece | None:
@@ -130,7 +135,13 @@ def dom_piece(ctx: Context, span: Span, dom: int, mode: Mode, strong: bool) -> P
     found = rv.safe_date(year, month, dom)
     alone = cal.days(ctx.tz, found) if found and strong else None
     return Piece(
-        span, rv.TENSE_GUESS, selector=Selector("day", dom), strong=False, alone=alone, day=found if alone else None
+        span,
+        rv.TENSE_GUESS,
+        selector=Selector("day", dom),
+        strong=False,
+        alone=alone,
+        day=found if alone else None,
+        cyclic=True,
     )
 
 
@@ -193,6 +204,12 @@ def unit_piece(ctx: Context, span: Span, unit: str, shift: int) -> Piece:
     return Piece(span, rv.RELATIVE, interval=cal.unit_at(ctx.ref, unit, shift))
 
 
+def work_week_piece(ctx: Context, span: Span, shift: int) -> Piece:
+    """ "next working week", "this workweek", 下个工作周: Monday to Friday of that week."""
+    first = cal.monday(ctx.today + timedelta(weeks=shift))
+    return Piece(span, rv.RELATIVE, interval=cal.days(ctx.tz, first, 5, "week"))
+
+
 def clock_piece(
     span: Span,
     hour: int,
@@ -208,7 +225,7 @@ def clock_piece(
     clock = make_clock(hour, minute, second, meridiem, minutes_written)
     if clock is None:
         return None
-    return Piece(span, confidence, clock=clock, strong=strong, part=part, until=until)
+    return Piece(span, confidence, clock=clock, strong=strong, part=part, until=until, cyclic=True)
 
 
 def make_clock(
@@ -252,7 +269,7 @@ def holiday_piece(ctx: Context, span: Span, entry: Any, year: int | None, mode: 
     interval = rv.occurrence(ctx.ref, build, mode)
     if interval is None:
         return None
-    return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode))
+    return Piece(span, rv.INFERRED_YEAR, interval=interval, floating=Floating(build, mode), cyclic=True)
 
 
 def _shifted_holiday(ctx: Context, build: Any, shift: int) -> Interval | None:

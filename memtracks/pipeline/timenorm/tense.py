@@ -18,7 +18,7 @@ from .lexicon import Lexicon
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…]")
 MENTION = "\ue000"  # stands for the mention's characters during the cue search (not a word character)
-_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、:：]")
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、]|[:：](?!\d)")  # not the colon of 9:30
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,22 @@ def tense_near(text: str, span: tuple[int, int], cues: Cues) -> str | None:
         if found:
             return found
     return None
+
+
+def clause_of(text: str, span: tuple[int, int], cues: Cues) -> tuple[int, int]:
+    """The clause around ``span``: from the last clause break before it to the first after it."""
+    return _window(text, span, cues.clause)
+
+
+def sentence_of(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The sentence around ``span``."""
+    return _window(text, span, _SENTENCE_END)
+
+
+def clause_tense(text: str, span: tuple[int, int], cues: Cues) -> str | None:
+    """ "past", "future" or None from the cues of the clause around ``span`` alone."""
+    lo, hi = clause_of(text, span, cues)
+    return _nearest(text, lo, hi, span, cues)
 
 
 def _window(text: str, span: tuple[int, int], boundary: re.Pattern[str]) -> tuple[int, int]:
