@@ -146,7 +146,8 @@ def extract_slots(
             values = [_whole(v, context, text) for v in values]
             if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
-            stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
+            said = _Said(text, search, times, resolver.entities, lexicons)
+            stated = [_with_statement(v, st, pattern, said) for v in values]  # noqa: B023
             kept = [_as_relative(v, lexicons) for v in stated if v is not None]
             kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
             return [_Found(v, m.span()) for v in kept] or None
@@ -246,11 +247,10 @@ def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContex
         return True  # "I quit my job": ends the current value, names none
     kind = (context.kinds or {}).get(v.slot, "text")
     span = _value_span(v, text)
+    elided = v.slot in _TASTES and v.qualifier is not None  # "my favourite colour is blue": blue [colour]
+    surface = v.value.split(" (")[0].split("（")[0]
     return (
-        check_value(
-            v.value.split(" (")[0].split("（")[0], kind, v.lang, span, text, entities, context.parsed, context.tokens
-        )
-        is None
+        check_value(surface, kind, v.lang, span, text, entities, context.parsed, context.tokens, elided=elided) is None
     )
 
 
@@ -279,9 +279,18 @@ def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
     return (start, start + len(surface)) if start >= 0 else None
 
 
-def _with_statement(
-    v: SlotValue, st: Statement, pattern: Compiled, times: Sequence[TimeMention], text: str, search: str
-) -> SlotValue | None:
+@dataclass(frozen=True)
+class _Said:
+    """The turn a value was said in: its text (and Simplified copy), times, entities, lexicons."""
+
+    text: str
+    search: str
+    times: Sequence[TimeMention]
+    entities: tuple[Entity, ...]
+    lexicons: Lexicons
+
+
+def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said) -> SlotValue | None:
     """The value as the clause says it: negated, a dated plan, historical, a correction, an
     addition; None when it is an undated plan (a goal, not a fact)."""
     from dataclasses import replace
@@ -296,7 +305,7 @@ def _with_statement(
         changes["negated"] = True
     planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
     if planned:
-        start = _future_start(st, times)
+        start = _future_start(st, said.times)
         if start is None:
             if not (v.negated or changes.get("negated")):
                 return None
@@ -308,7 +317,7 @@ def _with_statement(
         changes["historical"] = True
     if "correction" in st.cues:
         changes["correction"] = True
-        rejected = _rejected(search[st.start : st.end], v.lang)
+        rejected = _rejected(st, v.lang, said)
         if rejected and rejected != v.value_key:
             changes["rejected_key"] = rejected
     if "addition" in st.cues:
@@ -323,9 +332,20 @@ def _future_start(st: Statement, times: Sequence[TimeMention]):
     return ahead[0].start if ahead else None
 
 
-def _rejected(clause: str, lang: str) -> str | None:
-    m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(clause)
-    return value_key(parse_value_key(m.group("r"))) if m else None
+def _rejected(st: Statement, lang: str, said: _Said) -> str | None:
+    """The key of the value a correction rejects ("43, not 34"; "green, not blue" and 是绿色，
+    不是蓝色, where it follows in a clause of its own), keyed as values are: an entity's key
+    (不是腾讯: tencent), an activity's (不是游泳: swimming), a number."""
+    end = sentence_at(sentences(said.search), st.start).end
+    m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(said.search, st.start, end)
+    if m is None:
+        return None
+    raw = clean_value(said.text[m.start("r") : m.end("r")])
+    start = said.text.find(raw, m.start("r"))
+    named = [e for e in entities_in(said.entities, start, start + len(raw)) if value_key(e.text) == value_key(raw)]
+    if named:
+        return named[0].key
+    return _term_key(raw, lang, said.lexicons) or value_key(parse_value_key(raw))
 
 
 def parse_value_key(raw: str) -> str:
@@ -441,6 +461,7 @@ def _with_kind(raw: str, kind: str | None, spec) -> str:
 def _qualifier(kind: str | None, lexicons: Lexicons) -> str | None:
     if not kind:
         return None
+    kind = lexicons.to_simplified(kind)  # 貓 is 猫
     return lexicons.animals.key(kind) or lexicons.relations.key(kind) or value_key(kind)
 
 
@@ -457,6 +478,7 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
         negated=spec.negate,
         historical=spec.historical,
         ends_only=spec.ends_only,
+        one_per_kind=spec.one_per_kind and qualifier is not None,
         valid_from=_since(span, times, text),
         qualifier=qualifier,
     )
