@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..lexicon import Lexicons
 from ..records import Entity, SlotValue, TimeMention
@@ -121,6 +121,10 @@ def extract_slots(
             subject = resolver.resolve(m)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
+            gap_from = None  # "我周一开始在微软上班": the clause's subject, then only times and adverbs
+            if subject == "" and not at_clause_start(text, m.start(), times):
+                subject = resolver.opener_before(m.start(), times)
+                gap_from = resolver.opener_end(m.start())
             if subject is None or (subject == "" and not at_clause_start(text, m.start(), times)):
                 return None
             if (
@@ -148,6 +152,9 @@ def extract_slots(
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             said = _Said(text, search, times, resolver.entities, lexicons)
             stated = [_with_statement(v, st, pattern, said) for v in values]  # noqa: B023
+            if gap_from is not None:  # "我周一开始在微软上班": held from the time before the match
+                since = _since((gap_from, m.end()), times, text)
+                stated = [replace(v, valid_from=since) if v and since and not v.valid_from else v for v in stated]
             kept = [_as_relative(v, lexicons) for v in stated if v is not None]
             kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
             return [_Found(v, m.span()) for v in kept] or None
