@@ -307,7 +307,11 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said)
         if st.modality == "reported":
             return replace(v, confidence=round(v.confidence * REPORTED_CONFIDENCE, 2))
         return v
-    own_polarity = pattern.spec.negate or pattern.spec.slot in _NEGATIVE_SLOTS  # "don't like", 不吃: the pattern's own
+    own_polarity = (  # "don't like", 不吃, "I quit my job at X" (an ended fact): the pattern's own
+        pattern.spec.negate
+        or pattern.spec.slot in _NEGATIVE_SLOTS
+        or (pattern.spec.historical and st.polarity == "ceased")
+    )
     if st.polarity != "affirmed" and not v.negated and not own_polarity:
         changes["negated"] = True
     planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
