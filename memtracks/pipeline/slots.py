@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ..lexicon import Lexicons
 from ..records import Entity, SlotValue, TimeMention
+from .kin import kin_values
 from .matching import (
     SubjectResolver,
     at_clause_start,
@@ -155,13 +156,19 @@ def extract_slots(
             if gap_from is not None:  # "我周一开始在微软上班": held from the time before the match
                 since = _since((gap_from, m.end()), times, text)
                 stated = [replace(v, valid_from=since) if v and since and not v.valid_from else v for v in stated]
-            kept = [_as_relative(v, lexicons) for v in stated if v is not None]
+            said_as = text[m.start("subj") : m.end("subj")] if "subj" in m.re.groupindex and m.group("subj") else ""
+            kept = [_as_relative(v, lexicons, said_as) for v in stated if v is not None]
             kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
             return [_Found(v, m.span()) for v in kept] or None
 
         for items in find_all(pattern.regex, search, build):
             found.extend(items)
             last_subject[sentence_at(sents, items[0].span[0]).start] = items[0].value.subject
+    for v in kin_values(text, lang, resolver.speaker, lexicons, resolver.entities, times, context.tokens, search):
+        if not any(
+            (f.value.subject, f.value.slot, f.value.value_key) == (v.subject, v.slot, v.value_key) for f in found
+        ):
+            found.append(_Found(v, v.span))  # "my brother Tom", 我哥哥小明: the speaker has a brother, Tom
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
 
@@ -183,9 +190,10 @@ _CHILDREN = frozenset({"son", "daughter", "child"})
 _NOT_FAMILY = frozenset({"friend", "boss", "colleague", "roommate", "neighbor", "classmate", "teacher"})
 
 
-def _as_relative(v: SlotValue, lexicons: Lexicons) -> SlotValue:
+def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "") -> SlotValue:
     """ "My sister's name is Anna", 她叫佳慧 (她: the girlfriend): a name said about a relative
-    is a fact about the one whose relative they are — partner, children or family."""
+    is a fact about the one whose relative they are — partner, children or family; shown with
+    the word the turn calls them by (``said_as``: 我表姐 -> 表姐, not the relation's first word)."""
     from dataclasses import replace
 
     owner, sep, rel = v.subject.rpartition("'s ")
@@ -201,6 +209,9 @@ def _as_relative(v: SlotValue, lexicons: Lexicons) -> SlotValue:
         if forms and (forms[0].zh or forms[0].en)
         else rel
     )
+    word = lexicons.to_simplified(re.sub(r"^(?:我们的|我們的|我的|我|my |our )|'s$", "", said_as.strip(), flags=re.I))
+    if word and lexicons.relations.key(word) == rel:
+        shown = word.lower()  # 表姐, not the first word of cousin (表哥); 女兒 as 女儿
     value = f"{v.value}（{shown}）" if v.lang == "zh" else f"{v.value} ({shown})"
     return replace(v, subject=owner, slot="children" if rel in _CHILDREN else "family", value=value, qualifier=rel)
 
