@@ -129,7 +129,7 @@ def _chinese(
             shown = m.group("rel").rstrip("们")  # the word the turn calls them by, in Simplified
             rel = lexicons.relations.key(shown) or "child"
             names = [(n.group(), m.start("names") + n.start()) for n in _NAME_ITEM_ZH.finditer(m.group("names"))]
-            if all(_name_zh(s, s + len(n), lexicons, tokens, loose=bool(m.group("jiao"))) for n, s in names):
+            if all(_listed_name_zh(n, s, lexicons, tokens, bool(m.group("jiao"))) for n, s in names):
                 out += [(rel, shown, text[s : s + len(n)], m.span()) for n, s in names]
     taken = [span for *_, span in out]
     for m in _one_zh(lexicons).finditer(search):
@@ -137,8 +137,12 @@ def _chinese(
         word = next((t for t in tokens if t.start == m.end()), None)  # 我哥哥小明, 我老婆是王芳
         if word is None or any(a <= m.start() < b for a, b in taken):
             continue
-        if _name_zh(word.start, word.end, lexicons, tokens):
-            out.append((rel, m.group("rel"), text[word.start : word.end], (m.start(), word.end)))
+        end = word.end
+        given = next((t for t in tokens if t.start == word.end), None)
+        if len(word.text) == 1 and word.tag == "nr" and given is not None and len(given.text) <= 2:
+            end = given.end  # 王 + 桂兰: jieba cut the surname off its given name
+        if _name_zh(word.start, end, lexicons, tokens):
+            out.append((rel, m.group("rel"), text[word.start : end], (m.start(), end)))
     return out
 
 
@@ -175,8 +179,26 @@ def _name_zh(start: int, end: int, lexicons: Lexicons, tokens: Sequence[Token], 
         return False
     name = lexicons.to_simplified("".join(t.text for t in words))
     tag = words[0].tag if len(words) == 1 else "nr"
-    if not 2 <= len(name) <= 4 or any(t.tag[:1] in _ADVERB_TAGS_ZH for t in words) or lexicons.relations.key(name):
+    doubled = len(name) == 2 and name[0] == name[1]
+    if not 2 <= len(name) <= 4 or lexicons.relations.key(name):
         return False
-    if loose or (len(name) == 2 and name[0] == name[1]):
+    if any(t.tag[:1] in _ADVERB_TAGS_ZH and not (doubled and t.tag == "q") for t in words):
+        return False  # 常常, 刚刚, 高兴; a doubled nickname may be tagged a measure word (朵朵)
+    if loose or doubled:
         return True
     return tag.startswith("nr") and (len(name) == 2 and name[0] in "小阿" or lexicons.is_chinese_name(name))
+
+
+def _listed_name_zh(name: str, start: int, lexicons: Lexicons, tokens: Sequence[Token], loose: bool) -> bool:
+    """A name (Simplified) at ``start`` in a list of children or siblings ("乐乐和豆豆", "大宝和
+    二宝": jieba may cut across it): no kin word or common noun (男孩和女孩), no adverb, verb or
+    number inside."""
+    end = start + len(name)
+    over = [t for t in tokens if t.start < end and start < t.end]
+    if not 2 <= len(name) <= 3 or lexicons.relations.key(name) or not over:
+        return False
+    if any(t.tag[:1] in _ADVERB_TAGS_ZH and t.tag != "q" for t in over):
+        return False
+    if loose or name[0] == name[1] or name[0] in "小阿大二三老":
+        return True
+    return any(t.tag.startswith(("nr", "nz")) for t in over) or lexicons.is_chinese_name(name)

@@ -143,6 +143,8 @@ def extract_slots(
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
+            if pattern.spec.keep_times and _times_only_in_value(st, m, times):  # noqa: B023
+                st = replace(st, future_time=False)  # 我最喜欢的季节是夏天: the time is the value, no plan
             if not _stated(st, pattern, times):  # noqa: B023
                 return None
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
@@ -171,6 +173,14 @@ def extract_slots(
             found.append(_Found(v, v.span))  # "my brother Tom", 我哥哥小明: the speaker has a brother, Tom
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
+
+
+def _times_only_in_value(st: Statement, m: re.Match[str], times: Sequence[TimeMention]) -> bool:
+    """Do the clause's times all lie inside the value the match captured?"""
+    if "value" not in m.re.groupindex or not m.group("value"):
+        return False
+    start, end = m.span("value")
+    return all(start <= t.span[0] < end for t in times if st.start <= t.span[0] < st.end)
 
 
 def _same(v: SlotValue, f: _Found, span: tuple[int, int]) -> bool:
@@ -248,9 +258,9 @@ def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ())
     if not st.states:
         return False  # a question, a wish, a condition: nothing is stated
     if spec.lasting and any(
-        st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.direction != "present" for t in times
+        st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.unbounded != "end" for t in times
     ):
-        return False  # "今天不吃了", "I'm not drinking tonight": one day, not a trait
+        return False  # "今天不吃了", 今天吃素, "I'm not drinking tonight": one day, not a trait (今天开始吃素 is one)
     if spec.lasting and "occasion" in st.cues:
         return False  # "I was playing video games when ...": the scene of one evening, not a hobby
     if spec.slot in _TASTES and not spec.negate and "past" in st.cues and not spec.historical:
@@ -314,6 +324,8 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said)
     from dataclasses import replace
 
     changes: dict = {}
+    if pattern.spec.historical and st.polarity == "negated":
+        return None  # 我没有从京东离职: no ending, and no fact either
     if pattern.spec.intent:  # an aim holds as said, whatever its time
         if st.modality == "reported":
             return replace(v, confidence=round(v.confidence * REPORTED_CONFIDENCE, 2))
@@ -337,9 +349,9 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said)
             changes.update(planned=True, valid_from=start, confidence=round(v.confidence * PLAN_CONFIDENCE, 2))
     if "past" in st.cues and not planned and v.slot not in _TASTES and not v.negated and pattern.spec.slot != "age":
         changes["historical"] = True
-    if "correction" in st.cues:
+    rejected = _rejected(st, v.lang, said, right_after="correction" not in st.cues)
+    if "correction" in st.cues or rejected:  # "住在深圳，不是广州": the value that follows is rejected
         changes["correction"] = True
-        rejected = _rejected(st, v.lang, said)
         if rejected and rejected != v.value_key:
             changes["rejected_key"] = rejected
     if "addition" in st.cues:
@@ -354,13 +366,15 @@ def _future_start(st: Statement, times: Sequence[TimeMention]):
     return ahead[0].start if ahead else None
 
 
-def _rejected(st: Statement, lang: str, said: _Said) -> str | None:
+def _rejected(st: Statement, lang: str, said: _Said, right_after: bool = False) -> str | None:
     """The key of the value a correction rejects ("43, not 34"; "green, not blue" and 是绿色，
     不是蓝色, where it follows in a clause of its own), keyed as values are: an entity's key
-    (不是腾讯: tencent), an activity's (不是游泳: swimming), a number."""
+    (不是腾讯: tencent), an activity's (不是游泳: swimming), a number. ``right_after``: only a
+    rejection that opens the next clause ("I live in Denver, not Boston"), which corrects
+    by itself."""
     end = sentence_at(sentences(said.search), st.start).end
     m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(said.search, st.start, end)
-    if m is None:
+    if m is None or (right_after and not st.end - 2 <= m.start() <= st.end + 1):
         return None
     raw = clean_value(said.text[m.start("r") : m.end("r")])
     start = said.text.find(raw, m.start("r"))

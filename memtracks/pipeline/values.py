@@ -105,7 +105,7 @@ def check_value(
         return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed, elided)
-    return _check_zh(value, kind, span, tokens, entities)
+    return _check_zh(value, kind, span, tokens, entities, elided)
 
 
 def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | None:
@@ -271,7 +271,7 @@ def _tags(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> list[P
     return [t for t in parsed if span[0] <= t.idx < span[1] and t.pos != "PUNCT"]
 
 
-def _check_zh(value, kind, span, tokens, entities) -> str | None:
+def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
     if all(ch in _INTERJECTIONS_ZH for ch in value):
         return "an interjection"
     if value.startswith(_PRONOUNS_ZH) or value.endswith(("这边", "那边", "这里", "那里", "这儿", "那儿")):
@@ -296,8 +296,8 @@ def _check_zh(value, kind, span, tokens, entities) -> str | None:
     if kind in ("thing", "text", "condition", "product") and words:
         if _cls(words[0].tag) in ("r", "u", "y", "e", "c", "p") or _cls(words[-1].tag) in ("u", "y", "e", "c", "p"):
             return "starts or ends with a function word (a fragment)"
-        if all(_cls(t.tag) in ("t", "m", "q") for t in words):
-            return "a time or number, not a thing"
+        if all(_cls(t.tag) in ("t", "m", "q") for t in words) and not elided:
+            return "a time or number, not a thing"  # (我最喜欢的季节是夏天: the season is the value)
     return None
 
 
