@@ -26,7 +26,7 @@ CONFIDENCE = 0.85
 _NOT_NAME_EN = frozenset(
     "i i'm im and or but so ok okay yes no hi hey today tomorrow yesterday tonight jr sr mr mrs ms dr".split()
 )
-_NOT_NAME_LABELS = frozenset({"place", "product", "language", "work"})
+_NOT_NAME_LABELS = frozenset({"place", "org", "product", "language", "work"})
 _MODIFIER_EN = r"(?:(?:older|younger|little|big|baby|twin|eldest|oldest|youngest|step|half)[ -])?"
 _NAME_EN = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 _ONE_EN = re.compile(
@@ -109,12 +109,17 @@ def _english(
 
 def _name_en(span: tuple[int, int], name: str, entities: Sequence[Entity], times: Sequence[TimeMention]) -> bool:
     """A capitalised word after "my brother" that is a name: no time ("my sister Saturday"),
-    no place, thing or language, not a word that is capitalised for other reasons."""
+    no place, thing or language the lexicon or the user's own names know, not a word that is
+    capitalised for other reasons. (The recogniser's guess of a place is overruled: after "my
+    sister" a capitalised word is her name, "Leah" as often as not tagged a place.)"""
     if name.lower() in _NOT_NAME_EN:
         return False
     if any(t.span[0] < span[1] and span[0] < t.span[1] for t in times):
         return False
-    return not any(e.label in _NOT_NAME_LABELS and e.span[0] < span[1] and span[0] < e.span[1] for e in entities)
+    return not any(
+        e.label in _NOT_NAME_LABELS and e.span[0] < span[1] and span[0] < e.span[1] and e.source != "ner"
+        for e in entities
+    )
 
 
 # ---------------------------------------------------------------------- Chinese
