@@ -245,13 +245,23 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     value (of that kind) said within the correction window."""
     current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
     if value.rejected_key:
-        return [f for f in current if f.value_key == value.rejected_key]
+        return [f for f in current if _rejects(value.rejected_key, f.value_key)]
     if not value.correction or not (single or value.one_per_kind):
         return []
     if not single:
         current = [f for f in current if same_kind(f.value, value.value)]
     recent = [f for f in current if at - f.last_seen <= CORRECTION_WINDOW and f.value_key != value.value_key]
     return sorted(recent, key=lambda f: f.last_seen)[-1:]
+
+
+def _rejects(rejected: str, key: str) -> bool:
+    """Does the rejected value name the fact's: the same key, or its words within it ("not a
+    Civic": honda civic; 不是宝马: 宝马x5)?"""
+    if rejected == key:
+        return True
+    if rejected.isascii():
+        return re.search(rf"(?<![\w-]){re.escape(rejected)}(?![\w-])", key) is not None
+    return rejected in key
 
 
 _KIND = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")

@@ -29,8 +29,11 @@ _NOT_NAME_EN = frozenset(
 _NOT_NAME_LABELS = frozenset({"place", "org", "product", "language", "work"})
 _MODIFIER_EN = r"(?:(?:older|younger|little|big|baby|twin|eldest|oldest|youngest|step|half)[ -])?"
 _NAME_EN = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+# "my brother Tom", "my sister, Anna, is..."; not "my partner, Sarah and I" nor "my gf, Toby, and
+# I" (a list of three as likely as a name said twice)
 _ONE_EN = re.compile(
-    rf"\b(?i:my|our)\s+(?P<rel>{_MODIFIER_EN}(?-i:[a-z-]+)),?\s+(?P<name>{_NAME_EN})(?![\w-])(?!\s+(?:and|&)\s+[A-Z])"
+    rf"\b(?i:my|our)\s+(?P<rel>{_MODIFIER_EN}(?-i:[a-z-]+))(?:(?P<comma>,)\s+|\s+)(?P<name>{_NAME_EN})(?![\w-])"
+    r"(?(comma)(?!,?\s+(?:and|&|or)\b))"
 )
 _PLURAL_EN = {"kids": "kid", "children": "child", "sons": "son", "daughters": "daughter", "brothers": "brother"}
 _PLURAL_EN |= {"sisters": "sister", "cousins": "cousin", "nephews": "nephew", "nieces": "niece"}
