@@ -39,6 +39,7 @@ def kin_of(toolkit, text, speaker="user"):
             "My two sons, Jake and Ethan, play soccer.",
             [("user", "children", "Jake (son)"), ("user", "children", "Ethan (son)")],
         ),
+        ("My brother Tom and I went fishing.", [("user", "family", "Tom (brother)")]),
         (
             "My dad Bob and my mom Alice are visiting.",
             [("user", "family", "Bob (dad)"), ("user", "family", "Alice (mom)")],
@@ -67,6 +68,7 @@ def test_a_relative_named_by_relation_is_a_fact_of_the_speaker(toolkit, text, ex
         "Did I ever tell you about my brother Sam?",  # a question names no one
         "I saw my sister Saturday, we had lunch.",  # a day, not a name
         "My partner, Sarah and I went hiking.",  # three people, or two: unknown
+        "Last Tuesday, my gf, Toby, and I played board games.",  # Toby may be the dog
         "Tell my sister Hi from me!",
         "我朋友小李在腾讯上班。",
         "我老婆是医生。",  # a job, not a name
