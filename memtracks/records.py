@@ -131,6 +131,7 @@ class SlotValue:
     replacement: bool = False  # the turn ends the old value and states this one ("sold X, bought Y")
     additive: bool = False  # "I also teach at X": a second value beside the current one, not instead
     ends_only: bool = False  # a negation that ends a known value but is no fact itself ("sold the Civic")
+    one_per_kind: bool = False  # one value per kind ("favourite colour"): a new one replaces the old one of its kind
 
 
 @dataclass(frozen=True)

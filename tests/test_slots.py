@@ -35,7 +35,8 @@ EN_CASES = [
         "I work at Google as a software engineer.",
         [("user", "employer", "google", False), ("user", "job_title", "software engineer", False)],
     ),
-    ("I quit my job at Google.", [("user", "employer", "google", True)]),
+    # the user worked at Google until now: an ended (historical) value, not "NOT Google"
+    ("I quit my job at Google.", [("user", "employer", "google", False)]),
     ("I got laid off last week.", [("user", "employer", "", True)]),
     ("I'm a nurse.", [("user", "job_title", "nurse", False)]),
     ("I'm a big fan of jazz.", [("user", "likes", "jazz", False)]),

@@ -7,7 +7,8 @@ A pure function over records, so it can be tested without a database:
 - the same value said again reinforces the fact (mention count, last seen, provenance);
 - a negation ("I don't live in Beijing anymore", 我不再吃辣了) ends the matching fact and is
   itself recorded as a negated fact;
-- values of multi-valued slots accumulate; a value ends its opposite (likes / dislikes);
+- values of multi-valued slots accumulate; a value ends its opposite (likes / dislikes); a
+  value that is one of its kind ("my favourite colour is green") replaces the one of that kind;
 - a turn said before the current fact was said (turns written out of order) is filed as
   history, superseded by the fact that followed it;
 - a correction ("sorry, I meant Cambridge", "43, not 34", 打错了) replaces the value it
@@ -23,6 +24,7 @@ time it was learned (``superseded_at``). :func:`supersede`, :func:`correct_fact`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -239,14 +241,37 @@ def _negate(
 
 def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) -> list[Fact]:
     """The facts a correction replaces: the rejected value ("43, not 34"), else for a
-    single-valued slot its latest value said within the correction window."""
+    single-valued slot (or a value that is one of its kind: "favourite colour") its latest
+    value (of that kind) said within the correction window."""
     current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
     if value.rejected_key:
-        return [f for f in current if f.value_key == value.rejected_key]
-    if not value.correction or not single:
+        return [f for f in current if _rejects(value.rejected_key, f.value_key)]
+    if not value.correction or not (single or value.one_per_kind):
         return []
+    if not single:
+        current = [f for f in current if same_kind(f.value, value.value)]
     recent = [f for f in current if at - f.last_seen <= CORRECTION_WINDOW and f.value_key != value.value_key]
     return sorted(recent, key=lambda f: f.last_seen)[-1:]
+
+
+def _rejects(rejected: str, key: str) -> bool:
+    """Does the rejected value name the fact's: the same key, or its words within it ("not a
+    Civic": honda civic; 不是宝马: 宝马x5)?"""
+    if rejected == key:
+        return True
+    if rejected.isascii():
+        return re.search(rf"(?<![\w-]){re.escape(rejected)}(?![\w-])", key) is not None
+    return rejected in key
+
+
+_KIND = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")
+
+
+def same_kind(a: str, b: str) -> bool:
+    """Are two values of one kind: "blue (favourite colour)" and "green (favourite colour)",
+    蓝色（最喜欢的颜色） and 绿色（最喜欢的颜色）?"""
+    ka, kb = _KIND.search(a), _KIND.search(b)
+    return ka is not None and kb is not None and ka.group().strip().lower() == kb.group().strip().lower()
 
 
 def _assert(
@@ -279,6 +304,11 @@ def _assert(
         ledger.end(old, at, fact.id, reason="corrected", learned=at)  # type: ignore[arg-type]
     for old in ledger.current(value.subject, value.slot) if single else current:
         if old.id in {c.id for c in corrected}:
+            continue
+        if not single and value.one_per_kind and not value.additive and not old.negated:
+            if same_kind(old.value, value.value):  # a new favourite colour: the old one was
+                fact = replace(fact, valid_from=max(fact.valid_from, old.valid_from))
+                ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
             continue
         if single and not old.negated and at < old.recorded_at:
             # said before the current value was said (turns written out of order): history

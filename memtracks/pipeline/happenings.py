@@ -84,7 +84,9 @@ def _happening(
     subject = resolver.resolve(m)
     if subject is None and pattern.optional_subject and subject_is_filler(m, times):
         subject = ""
-    if subject is None or (subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start())):
+    if subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start()):
+        subject = resolver.opener_before(m.start(), times)  # "我周一开始在微软上班": 我, then only times
+    if subject is None:
         return None
     if not subject:
         subject = resolver.without_subject(m.start())

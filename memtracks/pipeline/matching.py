@@ -81,15 +81,23 @@ def at_clause_start(text: str, pos: int, times: Sequence[TimeMention] = ()) -> b
     if pos == 0 or not text[pos - 1].isalnum():
         return True
     start = max(text.rfind(mark, 0, pos) for mark in "，。！？；,.!?;\n ") + 1
-    head = text[start:pos]
+    return only_times_and_adverbs(text, start, pos, times)
+
+
+def only_times_and_adverbs(text: str, start: int, end: int, times: Sequence[TimeMention] = ()) -> bool:
+    """Is ``text[start:end]`` (Simplified Chinese) nothing but time expressions and the
+    connectives and adverbs a clause may put before its predicate (现在, 已经, 开始, 另外…)?
+    "我周一开始在微软上班": between 我 and 在微软上班 stand only 周一 and 开始."""
+    head = text[start:end]
     for t in times:
-        if start <= t.span[0] and t.span[1] <= pos:
+        if start <= t.span[0] and t.span[1] <= end:
             head = head.replace(text[t.span[0] : t.span[1]], "")
+    head = head.strip()
     while head:
         word = next((w for w in _LEADING_WORDS if head.startswith(w) and not w.isascii()), None)
         if word is None:
             return False
-        head = head[len(word) :]
+        head = head[len(word) :].lstrip()
     return True
 
 
@@ -104,6 +112,14 @@ _LEADING_WORDS = (
     "已经",
     "刚刚",
     "最近",
+    "开始",
+    "另外",
+    "其实",
+    "正式",
+    "目前",
+    "如今",
+    "一直",
+    "终于",
     "刚",
     "也",
     "还",
@@ -111,6 +127,9 @@ _LEADING_WORDS = (
     "都",
     "又",
     "再",
+    "才",
+    "已",
+    "从",
     "then",
     "so",
     "but",
@@ -145,6 +164,22 @@ class SubjectResolver:
     topics: tuple = ()  # Chinese clause topics (pipeline.topics.Topic): who a subject-less clause is about
     earlier: tuple[tuple[str, str | None], ...] = ()  # (subject, gender) named in the turns just before
     parent: bool = False  # the speaker is talking of their children (a bare 哥哥 is their son)
+    search: str = ""  # the Chinese text as the topics were read (Traditional mapped to Simplified)
+
+    def opener_before(self, pos: int, times: Sequence[TimeMention] = ()) -> str | None:
+        """Chinese: whom a match at ``pos`` without a subject of its own is about when only
+        times and adverbs stand between it and the subject its clause opens with ("我周一开始
+        在微软上班", "另外我上周一开始在字节跳动上班了", "小明去年开始在腾讯上班"); else None."""
+        for t in self.topics:
+            if t.start <= pos < t.end and t.lead is not None and t.lead <= pos:
+                if t.subject and only_times_and_adverbs(self.search, t.lead, pos, times):
+                    return t.subject
+                return None
+        return None
+
+    def opener_end(self, pos: int) -> int | None:
+        """Where the subject of the clause around ``pos`` ends (see :meth:`opener_before`)."""
+        return next((t.lead for t in self.topics if t.start <= pos < t.end), None)
 
     def without_subject(self, pos: int) -> str | None:
         """Whom a match with no subject of its own at ``pos`` is about: in Chinese its
@@ -173,7 +208,7 @@ class SubjectResolver:
             return None
 
         topics = clause_topics(search, self.speaker, self.lexicons, self._chinese, named_at, answering_about_other)
-        return replace(self, topics=topics)
+        return replace(self, topics=topics, search=search)
 
     def resolve(self, match: re.Match[str], group_name: str = "subj") -> str | None:
         """The subject, "" when the pattern captured none, or None when it is not a person."""

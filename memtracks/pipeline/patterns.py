@@ -45,6 +45,7 @@ class SlotPatternSpec(Strict):
     value: str | None = None  # the value when the regex captures none ("谈恋爱了": 恋爱中)
     intent: bool = False  # the pattern states an aim ("my goal is to", 我打算考…): wishes and plans count
     lasting: bool = False  # a lasting trait: a clause pinned to one day ("不吃了" today) states none
+    one_per_kind: bool = False  # one value per kind ("favourite colour"): a new one replaces the old one of its kind
 
 
 class HappeningSpec(Strict):

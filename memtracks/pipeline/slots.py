@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..lexicon import Lexicons
 from ..records import Entity, SlotValue, TimeMention
+from .kin import kin_values
 from .matching import (
     SubjectResolver,
     at_clause_start,
@@ -121,6 +122,10 @@ def extract_slots(
             subject = resolver.resolve(m)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
+            gap_from = None  # "我周一开始在微软上班": the clause's subject, then only times and adverbs
+            if subject == "" and not at_clause_start(text, m.start(), times):
+                subject = resolver.opener_before(m.start(), times)
+                gap_from = resolver.opener_end(m.start())
             if subject is None or (subject == "" and not at_clause_start(text, m.start(), times)):
                 return None
             if (
@@ -138,6 +143,8 @@ def extract_slots(
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
+            if pattern.spec.keep_times and _times_only_in_value(st, m, times):  # noqa: B023
+                st = replace(st, future_time=False)  # 我最喜欢的季节是夏天: the time is the value, no plan
             if not _stated(st, pattern, times):  # noqa: B023
                 return None
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
@@ -146,16 +153,34 @@ def extract_slots(
             values = [_whole(v, context, text) for v in values]
             if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
-            stated = [_with_statement(v, st, pattern, times, text, search) for v in values]  # noqa: B023
-            kept = [_as_relative(v, lexicons) for v in stated if v is not None]
+            said = _Said(text, search, times, resolver.entities, lexicons)
+            stated = [_with_statement(v, st, pattern, said) for v in values]  # noqa: B023
+            if gap_from is not None:  # "我周一开始在微软上班": held from the time before the match
+                since = _since((gap_from, m.end()), times, text)
+                stated = [replace(v, valid_from=since) if v and since and not v.valid_from else v for v in stated]
+            said_as = text[m.start("subj") : m.end("subj")] if "subj" in m.re.groupindex and m.group("subj") else ""
+            kept = [_as_relative(v, lexicons, said_as) for v in stated if v is not None]
             kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
             return [_Found(v, m.span()) for v in kept] or None
 
         for items in find_all(pattern.regex, search, build):
             found.extend(items)
             last_subject[sentence_at(sents, items[0].span[0]).start] = items[0].value.subject
+    for v in kin_values(text, lang, resolver.speaker, lexicons, resolver.entities, times, context.tokens, search):
+        if not any(
+            (f.value.subject, f.value.slot, f.value.value_key) == (v.subject, v.slot, v.value_key) for f in found
+        ):
+            found.append(_Found(v, v.span))  # "my brother Tom", 我哥哥小明: the speaker has a brother, Tom
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
+
+
+def _times_only_in_value(st: Statement, m: re.Match[str], times: Sequence[TimeMention]) -> bool:
+    """Do the clause's times all lie inside the value the match captured?"""
+    if "value" not in m.re.groupindex or not m.group("value"):
+        return False
+    start, end = m.span("value")
+    return all(start <= t.span[0] < end for t in times if st.start <= t.span[0] < st.end)
 
 
 def _same(v: SlotValue, f: _Found, span: tuple[int, int]) -> bool:
@@ -175,9 +200,10 @@ _CHILDREN = frozenset({"son", "daughter", "child"})
 _NOT_FAMILY = frozenset({"friend", "boss", "colleague", "roommate", "neighbor", "classmate", "teacher"})
 
 
-def _as_relative(v: SlotValue, lexicons: Lexicons) -> SlotValue:
+def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "") -> SlotValue:
     """ "My sister's name is Anna", 她叫佳慧 (她: the girlfriend): a name said about a relative
-    is a fact about the one whose relative they are — partner, children or family."""
+    is a fact about the one whose relative they are — partner, children or family; shown with
+    the word the turn calls them by (``said_as``: 我表姐 -> 表姐, not the relation's first word)."""
     from dataclasses import replace
 
     owner, sep, rel = v.subject.rpartition("'s ")
@@ -193,6 +219,9 @@ def _as_relative(v: SlotValue, lexicons: Lexicons) -> SlotValue:
         if forms and (forms[0].zh or forms[0].en)
         else rel
     )
+    word = lexicons.to_simplified(re.sub(r"^(?:我们的|我們的|我的|我|my |our )|'s$", "", said_as.strip(), flags=re.I))
+    if word and lexicons.relations.key(word) == rel:
+        shown = word.lower()  # 表姐, not the first word of cousin (表哥); 女兒 as 女儿
     value = f"{v.value}（{shown}）" if v.lang == "zh" else f"{v.value} ({shown})"
     return replace(v, subject=owner, slot="children" if rel in _CHILDREN else "family", value=value, qualifier=rel)
 
@@ -229,9 +258,9 @@ def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ())
     if not st.states:
         return False  # a question, a wish, a condition: nothing is stated
     if spec.lasting and any(
-        st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.direction != "present" for t in times
+        st.start <= t.span[0] < st.end and t.granularity in _PINNED and t.unbounded != "end" for t in times
     ):
-        return False  # "今天不吃了", "I'm not drinking tonight": one day, not a trait
+        return False  # "今天不吃了", 今天吃素, "I'm not drinking tonight": one day, not a trait (今天开始吃素 is one)
     if spec.lasting and "occasion" in st.cues:
         return False  # "I was playing video games when ...": the scene of one evening, not a hobby
     if spec.slot in _TASTES and not spec.negate and "past" in st.cues and not spec.historical:
@@ -246,11 +275,10 @@ def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContex
         return True  # "I quit my job": ends the current value, names none
     kind = (context.kinds or {}).get(v.slot, "text")
     span = _value_span(v, text)
+    elided = v.slot in _TASTES and v.qualifier is not None  # "my favourite colour is blue": blue [colour]
+    surface = v.value.split(" (")[0].split("（")[0]
     return (
-        check_value(
-            v.value.split(" (")[0].split("（")[0], kind, v.lang, span, text, entities, context.parsed, context.tokens
-        )
-        is None
+        check_value(surface, kind, v.lang, span, text, entities, context.parsed, context.tokens, elided=elided) is None
     )
 
 
@@ -279,24 +307,39 @@ def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
     return (start, start + len(surface)) if start >= 0 else None
 
 
-def _with_statement(
-    v: SlotValue, st: Statement, pattern: Compiled, times: Sequence[TimeMention], text: str, search: str
-) -> SlotValue | None:
+@dataclass(frozen=True)
+class _Said:
+    """The turn a value was said in: its text (and Simplified copy), times, entities, lexicons."""
+
+    text: str
+    search: str
+    times: Sequence[TimeMention]
+    entities: tuple[Entity, ...]
+    lexicons: Lexicons
+
+
+def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said) -> SlotValue | None:
     """The value as the clause says it: negated, a dated plan, historical, a correction, an
     addition; None when it is an undated plan (a goal, not a fact)."""
     from dataclasses import replace
 
     changes: dict = {}
+    if pattern.spec.historical and st.polarity == "negated":
+        return None  # 我没有从京东离职: no ending, and no fact either
     if pattern.spec.intent:  # an aim holds as said, whatever its time
         if st.modality == "reported":
             return replace(v, confidence=round(v.confidence * REPORTED_CONFIDENCE, 2))
         return v
-    own_polarity = pattern.spec.negate or pattern.spec.slot in _NEGATIVE_SLOTS  # "don't like", 不吃: the pattern's own
+    own_polarity = (  # "don't like", 不吃, "I quit my job at X" (an ended fact): the pattern's own
+        pattern.spec.negate
+        or pattern.spec.slot in _NEGATIVE_SLOTS
+        or (pattern.spec.historical and st.polarity == "ceased")
+    )
     if st.polarity != "affirmed" and not v.negated and not own_polarity:
         changes["negated"] = True
     planned = st.planned and not v.historical and pattern.spec.slot not in _DATES
     if planned:
-        start = _future_start(st, times)
+        start = _future_start(st, said.times)
         if start is None:
             if not (v.negated or changes.get("negated")):
                 return None
@@ -306,9 +349,9 @@ def _with_statement(
             changes.update(planned=True, valid_from=start, confidence=round(v.confidence * PLAN_CONFIDENCE, 2))
     if "past" in st.cues and not planned and v.slot not in _TASTES and not v.negated and pattern.spec.slot != "age":
         changes["historical"] = True
-    if "correction" in st.cues:
+    rejected = _rejected(st, v.lang, said, right_after="correction" not in st.cues)
+    if "correction" in st.cues or rejected:  # "住在深圳，不是广州": the value that follows is rejected
         changes["correction"] = True
-        rejected = _rejected(search[st.start : st.end], v.lang)
         if rejected and rejected != v.value_key:
             changes["rejected_key"] = rejected
     if "addition" in st.cues:
@@ -323,9 +366,22 @@ def _future_start(st: Statement, times: Sequence[TimeMention]):
     return ahead[0].start if ahead else None
 
 
-def _rejected(clause: str, lang: str) -> str | None:
-    m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(clause)
-    return value_key(parse_value_key(m.group("r"))) if m else None
+def _rejected(st: Statement, lang: str, said: _Said, right_after: bool = False) -> str | None:
+    """The key of the value a correction rejects ("43, not 34"; "green, not blue" and 是绿色，
+    不是蓝色, where it follows in a clause of its own), keyed as values are: an entity's key
+    (不是腾讯: tencent), an activity's (不是游泳: swimming), a number. ``right_after``: only a
+    rejection that opens the next clause ("I live in Denver, not Boston"), which corrects
+    by itself."""
+    end = sentence_at(sentences(said.search), st.start).end
+    m = (_REJECTED_EN if lang == "en" else _REJECTED_ZH).search(said.search, st.start, end)
+    if m is None or (right_after and not st.end - 2 <= m.start() <= st.end + 1):
+        return None
+    raw = clean_value(said.text[m.start("r") : m.end("r")])
+    start = said.text.find(raw, m.start("r"))
+    named = [e for e in entities_in(said.entities, start, start + len(raw)) if value_key(e.text) == value_key(raw)]
+    if named:
+        return named[0].key
+    return _term_key(raw, lang, said.lexicons) or value_key(parse_value_key(raw))
 
 
 def parse_value_key(raw: str) -> str:
@@ -441,6 +497,7 @@ def _with_kind(raw: str, kind: str | None, spec) -> str:
 def _qualifier(kind: str | None, lexicons: Lexicons) -> str | None:
     if not kind:
         return None
+    kind = lexicons.to_simplified(kind)  # 貓 is 猫
     return lexicons.animals.key(kind) or lexicons.relations.key(kind) or value_key(kind)
 
 
@@ -457,6 +514,7 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
         negated=spec.negate,
         historical=spec.historical,
         ends_only=spec.ends_only,
+        one_per_kind=spec.one_per_kind and qualifier is not None,
         valid_from=_since(span, times, text),
         qualifier=qualifier,
     )

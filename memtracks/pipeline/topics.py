@@ -64,6 +64,7 @@ class Topic:
     start: int
     end: int
     subject: str | None  # who a subject-less clause here is about; None: someone unknown
+    lead: int | None = None  # where the subject the clause opens with ends (None: it opens with none)
 
 
 def clause_spans(text: str) -> list[tuple[int, int]]:
@@ -129,19 +130,23 @@ def clause_topics(
         m = grammar.opener.match(piece)
         name = named_at(start, end)
         naming = _NAMING.match(piece)
+        lead = None
         if m is not None:
             surface = m.group("subj")
             span = (start + m.start("subj"), start + m.end("subj"))
             kind = _PRONOUNS.get(surface)
             topic = speaker if kind == "self" else (None if kind in ("you", "they") else resolve(surface, span))
-            newcomer = False
+            newcomer, lead = False, span[1]
+            if kind is None and topic is not None and text.startswith(topic, lead):
+                lead += len(topic)  # 我哥哥小明: the name is part of the subject
         elif name is not None:
             topic, newcomer = name, False
+            lead = start + len(name) if text.startswith(name, start) else None
         elif newcomer and naming is not None:
             topic, newcomer = naming.group("name"), False  # "养了一只柯基，叫豆豆": from here on, 豆豆
         elif newcomer:
             topic = None
-        out.append(Topic(start, end, topic))
+        out.append(Topic(start, end, topic, lead))
         if _ECHO.match(piece) and text[end : end + 1] in "？?":
             topic = None  # "啊？刚升主美": the news echoed is the other's
         if m is not None and topic not in (None, speaker):

@@ -81,6 +81,8 @@ def check_value(
     entities: Sequence[Entity] = (),
     parsed: Sequence[ParsedToken] = (),
     tokens: Sequence[Token] = (),
+    *,
+    elided: bool = False,
 ) -> str | None:
     """None if ``value`` is a well-formed value of ``kind``, else why not.
 
@@ -91,6 +93,8 @@ def check_value(
         lang: "en" or "zh".
         span: where the value sits in ``text`` (for the parse, the tags and its neighbours).
         entities, parsed, tokens: the turn's entities, English parse, Chinese words.
+        elided: the value stands for a phrase whose noun the sentence names elsewhere ("my
+            favourite colour is blue": blue [colour]), so an adjective may head it.
     """
     value = value.strip()
     if not value:
@@ -100,11 +104,11 @@ def check_value(
     if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
         return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
-        return _check_en(value, kind, span, text, entities, parsed)
-    return _check_zh(value, kind, span, tokens, entities)
+        return _check_en(value, kind, span, text, entities, parsed, elided)
+    return _check_zh(value, kind, span, tokens, entities, elided)
 
 
-def _check_en(value, kind, span, text, entities, parsed) -> str | None:
+def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | None:
     words = re.findall(r"[\w'&.+-]+", value)
     lower = [w.lower() for w in words]
     if not words:
@@ -134,7 +138,7 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
             return f"vague head noun '{lower[-1]}'"
     tags = _tags(parsed, span)
     if tags and span is not None and kind in ("thing", "title", "condition", "product", "text"):
-        cut = _cut_phrase(parsed, tags, span, kind)
+        cut = _cut_phrase(parsed, tags, span, kind, elided)
         if cut:
             return cut
     if tags:
@@ -144,8 +148,10 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
         if (
             kind in ("thing", "product", "title", "condition")
             and head.pos not in ("NOUN", "PROPN")
+            and not named  # a name is a name whatever the tagger makes of it ("Radiohead": ADJ)
             and not (tags[0].tag == "VBG")
             and not (head.pos == "NUM" and kind == "product")
+            and not (elided and head.pos == "ADJ")
         ):
             return f"head '{head.text}' is {head.pos}, not a noun or an activity"
         if (
@@ -159,13 +165,18 @@ def _check_en(value, kind, span, text, entities, parsed) -> str | None:
     return None
 
 
-def _cut_phrase(parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tuple[int, int], kind: str) -> str | None:
+def _cut_phrase(
+    parsed: Sequence[ParsedToken], tags: list[ParsedToken], span: tuple[int, int], kind: str, elided: bool = False
+) -> str | None:
     """The value was cut out of a longer phrase: its last word modifies a noun after it
-    ("action [and sci-fi] movies"), or a modifier of it was left out ("animals [with fur]")."""
+    ("action [and sci-fi] movies"), or a modifier of it was left out ("animals [with fur]").
+    An ``elided`` value's noun is elsewhere ("my favourite colour is green, not blue"): the
+    parser's attaching it to a noun after it says nothing."""
     last = tags[-1]
     by_i = {t.i: t for t in parsed}
     head = by_i.get(last.head)
-    if last.dep in ("compound", "amod", "nmod", "poss", "nummod") and head is not None and head.idx >= span[1]:
+    modifies = last.dep in ("compound", "amod", "nmod", "poss", "nummod")
+    if modifies and not elided and head is not None and head.idx >= span[1]:
         return f"'{last.text}' modifies a noun outside the value"
     if any(t.head == last.i and t.dep == "prt" and t.idx >= span[1] for t in parsed):
         return f"'{last.text}' has a particle after it: another verb ('writing down', 'playing around')"
@@ -260,7 +271,7 @@ def _tags(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> list[P
     return [t for t in parsed if span[0] <= t.idx < span[1] and t.pos != "PUNCT"]
 
 
-def _check_zh(value, kind, span, tokens, entities) -> str | None:
+def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
     if all(ch in _INTERJECTIONS_ZH for ch in value):
         return "an interjection"
     if value.startswith(_PRONOUNS_ZH) or value.endswith(("这边", "那边", "这里", "那里", "这儿", "那儿")):
@@ -285,8 +296,8 @@ def _check_zh(value, kind, span, tokens, entities) -> str | None:
     if kind in ("thing", "text", "condition", "product") and words:
         if _cls(words[0].tag) in ("r", "u", "y", "e", "c", "p") or _cls(words[-1].tag) in ("u", "y", "e", "c", "p"):
             return "starts or ends with a function word (a fragment)"
-        if all(_cls(t.tag) in ("t", "m", "q") for t in words):
-            return "a time or number, not a thing"
+        if all(_cls(t.tag) in ("t", "m", "q") for t in words) and not elided:
+            return "a time or number, not a thing"  # (我最喜欢的季节是夏天: the season is the value)
     return None
 
 

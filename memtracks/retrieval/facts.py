@@ -7,6 +7,8 @@ past ("where did I live before?") they rank above the current value.
 
 from __future__ import annotations
 
+import re
+
 from ..records import Fact
 from ..storage.vectors import similarity
 from ..tracks.facts import FactState, as_known, fact_state
@@ -33,6 +35,9 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         for fact in slot_facts:
             facts[fact.id] = fact  # type: ignore[index]
             evidence[fact.id] = {"slot": _slot_match(fact, sims, ctx)}  # type: ignore[index]
+    for fact in _relatives(query, ctx):  # "What's my sister's name?": family: Leah (sister)
+        facts[fact.id] = fact  # type: ignore[index]
+        evidence[fact.id] = {"kin": SLOT_MATCH}  # type: ignore[index]
     mixed = search_both(ctx, "fact", query.vector, query.terms, 4 * k)
     for fact in ctx.store.facts_by_id(ctx.user_id, list(mixed)):
         if not subjects or fact.subject in subjects:
@@ -55,7 +60,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
             continue
         fact = as_known(stored, query.as_of) or stored
         explain = evidence[item]
-        relevance = max(explain.get(key, 0.0) for key in ("slot", "value", "entity", "relevance"))
+        relevance = max(explain.get(key, 0.0) for key in ("slot", "kin", "value", "entity", "relevance"))
         if not _wanted(fact, state, query):  # type: ignore[arg-type]
             stale.append(relevance)
             continue
@@ -67,10 +72,32 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 
+KIN_SLOTS = ("family", "partner", "children")
+_SHOWN_AS = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")
+
+
+def _relatives(query: Query, ctx: SearchContext) -> list[Fact]:
+    """The relatives a question asks about by relation ("my sister", 我表姐), as their owner's
+    facts name them: "family: Leah (sister)", "family: 小敏（表姐）", "partner: Anna (wife)"."""
+    slots = [s for s in query.slots if s in KIN_SLOTS]
+    if not slots or not query.kin:
+        return []
+    found = ctx.store.facts(ctx.user_id, subjects=sorted({owner for owner, _ in query.kin}), slots=slots)
+    return [f for f in found if any(f.subject == owner and _shown_as(f.value, forms) for owner, forms in query.kin)]
+
+
+def _shown_as(value: str, forms: tuple[str, ...]) -> bool:
+    """Is ``value``'s relation ("Tom (older brother)", 阿傑（哥哥）) one of ``forms``?"""
+    m = _SHOWN_AS.search(value)
+    shown = (m.group("en") or m.group("zh") or "").lower() if m else ""
+    return bool(shown) and any(shown == f or shown.endswith(" " + f) for f in forms)
+
+
 def _how(fact: Fact, explain: dict[str, float], ctx: SearchContext) -> str:
     """How a fact was found, which decides its confidence weight in fusion: by slot (a
-    single-valued slot, or the value named in the question), by entity, or by meaning."""
-    if "value" in explain or ("slot" in explain and ctx.catalogue.is_single(fact.slot)):
+    single-valued slot, the value named in the question, or the relative asked about by
+    relation), by entity, or by meaning."""
+    if "value" in explain or "kin" in explain or ("slot" in explain and ctx.catalogue.is_single(fact.slot)):
         return "slot"
     if "entity" in explain:
         return "entity"

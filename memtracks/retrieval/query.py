@@ -254,6 +254,9 @@ class Query:
     category_terms: tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
     sibling_category_terms: tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...] = ()
     categories: tuple[str, ...] = ()  # the categories it names
+    # "What's my sister's name?", 我表姐叫什么: (whose, the words such a relative is shown with in
+    # a fact's value: sister, sis, 姐姐, 妹妹...), so "family: Leah (sister)" answers it
+    kin: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
@@ -343,7 +346,24 @@ def analyze_query(
         category_terms=_category_terms(alone, naming, terms, known),
         sibling_category_terms=_category_terms(beside, naming, terms, known),
         categories=tuple(c.key for c in (*alone, *beside)),
+        kin=_kin(subjects, toolkit.lexicons),
     )
+
+
+def _kin(subjects: Sequence[str], lexicons: Lexicons) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For each relative the question asks about ("user's sister"): whose relative, and every
+    word (English, Chinese, Traditional) a fact's value may show that relation with."""
+    traditional = {simple: trad for trad, simple in lexicons.traditional.items()}
+    out = []
+    for subject in subjects:
+        owner, sep, rel = subject.rpartition("'s ")
+        spec = next((s for s in lexicons.relations.specs if s.key == rel), None) if sep else None
+        if spec is None:
+            continue
+        forms = {f.lower() for f in (*spec.en, *spec.zh)}
+        forms |= {"".join(traditional.get(ch, ch) for ch in f) for f in spec.zh}
+        out.append((owner, tuple(sorted(forms))))
+    return tuple(out)
 
 
 def _categories(
@@ -530,13 +550,13 @@ def _subjects(
     for m in _RELATION.finditer(text):
         words = m.group(1) or m.group(2) or ""
         relations = toolkit.lexicons.relations
-        rel = relations.key(words) if m.group(1) else relations.key_of_prefix(words)
+        rel = relations.key(words) if m.group(1) else relations.key_of_prefix(toolkit.lexicons.to_simplified(words))
         if rel:
             subjects.append(f"{speaker}'s {rel}")
             subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
     if not subjects:
         for m in _RELATION_ZH_BARE.finditer(text):
-            rel = toolkit.lexicons.relations.key_of_prefix(m.group(1))
+            rel = toolkit.lexicons.relations.key_of_prefix(toolkit.lexicons.to_simplified(m.group(1)))
             if rel and f"{speaker}'s {rel}" not in subjects:
                 subjects.append(f"{speaker}'s {rel}")
                 subjects += [name for owner, r, name in named if owner == speaker and r == rel and name not in subjects]
