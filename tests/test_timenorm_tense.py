@@ -80,3 +80,32 @@ def test_chinese_weekend_and_weekday_follow_the_clause(text: str, ref: datetime,
 )
 def test_english_weekend_and_weekday_follow_the_tense(text: str, ref: datetime, phrase: str, expected: date) -> None:
     assert starts(text, ref)[phrase] == expected
+
+
+SPRING = datetime(2024, 3, 30, 20, 0, tzinfo=CST)  # April 21 is 22 days ahead, last year's 11 months back
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        # a past verb in another clause tells of another happening than the date's
+        ("我报名了西湖半马，四月二十一号跑。", "四月二十一号", date(2024, 4, 21)),
+        ("对了跟你说，我报名了半马，4月21日比赛。", "4月21日", date(2024, 4, 21)),
+        ("I signed up for the half marathon, it's on April 21.", "April 21", date(2024, 4, 21)),
+        ("We booked the venue, the party is on April 21.", "April 21", date(2024, 4, 21)),
+        # a time that qualifies a noun (的) has the tense of no verb
+        ("我买了四月二十一号的票。", "四月二十一号", date(2024, 4, 21)),
+        ("我报名了四月的比赛。", "四月", date(2024, 4, 1)),
+        ("周五的会取消了。", "周五", date(2024, 3, 29)),
+        # the date's own clause still decides, and a bare time phrase takes its sentence's tense
+        ("四月二十一号我去了北京。", "四月二十一号", date(2023, 4, 21)),
+        ("I went to Paris on April 21.", "April 21", date(2023, 4, 21)),
+        ("On Saturday, we visited my parents.", "Saturday", date(2024, 3, 23)),
+        ("周末的时候我们去了杭州。", "周末", date(2024, 3, 30)),
+        ("周六，我们去了杭州。", "周六", date(2024, 3, 23)),
+        # a plan spans the sentence
+        ("Let's catch up next week, how about on Wednesday?", "Wednesday", date(2024, 4, 3)),
+    ],
+)
+def test_a_cue_in_another_clause_does_not_date_the_mention(text, phrase, expected):
+    assert starts(text, SPRING)[phrase] == expected

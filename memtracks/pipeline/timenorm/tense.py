@@ -63,13 +63,38 @@ def _alternation(words: list[str], word_bounded: bool) -> str:
 
 
 def tense_near(text: str, span: tuple[int, int], cues: Cues) -> str | None:
-    """ "past", "future" or None for the mention at ``span`` in ``text``."""
-    for boundary in (cues.clause, _SENTENCE_END):
-        lo, hi = _window(text, span, boundary)
-        found = _nearest(text, lo, hi, span, cues)
-        if found:
-            return found
-    return None
+    """ "past", "future" or None for the mention at ``span`` in ``text``: the cues of its
+    clause, else those of the rest of its sentence. A past cue there counts only when the
+    clause is the time phrase alone ("On Saturday, we visited my parents"): a clause with
+    words of its own tells of another happening than a past verb beside it ("I signed up for
+    the race, it's on April 21"; 我报名了半马，四月二十一号跑), while a plan or a request spans
+    the sentence ("Let's catch up next week, how about on Wednesday?"). A Chinese mention that
+    qualifies a noun (四月二十一号的票, 周五的会) has the tense of no verb."""
+    if _ATTRIBUTIVE.match(text, span[1]):
+        return None
+    lo, hi = _window(text, span, cues.clause)
+    found = _nearest(text, lo, hi, span, cues)
+    if found:
+        return found
+    bare = _bare(text[lo : span[0]] + " " + text[span[1] : hi])
+    lo, hi = _window(text, span, _SENTENCE_END)
+    found = _nearest(text, lo, hi, span, cues)
+    return found if bare or found == "future" else None
+
+
+# 的 after a time, not 的时候 / 的话 (when, if): the time qualifies the noun that follows.
+_ATTRIBUTIVE = re.compile(r"的(?!时候|时|话|那天|那一天|日子里)")
+_WORD = re.compile(r"[A-Za-z0-9']+")
+_HAN_WORD = re.compile(r"[\u3400-\u9fff]")
+_HAN_PREPOSITIONS = frozenset("在于从自到至")
+_PREPOSITIONS = frozenset("on in at by around about the of early late until till from since then so and".split())
+
+
+def _bare(rest: str) -> bool:
+    """Is what is left of a clause beside its time phrase no more than prepositions ("on",
+    "by the"; 在, 从)?"""
+    han = [c for c in _HAN_WORD.findall(rest) if c not in _HAN_PREPOSITIONS]
+    return not han and all(w.lower() in _PREPOSITIONS for w in _WORD.findall(rest))
 
 
 def clause_of(text: str, span: tuple[int, int], cues: Cues) -> tuple[int, int]:
