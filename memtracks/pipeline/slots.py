@@ -119,7 +119,10 @@ def extract_slots(
             sent = sentence_at(sents, m.start())
             if sent.question or any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found):  # noqa: B023
                 return None
-            subject = resolver.resolve(m)
+            # "my sister's name is Anna" names a sister: not the one sister named before
+            subject = (resolver if pattern.spec.slot != "name" else replace(resolver, relatives=())).resolve(m)  # noqa: B023
+            if subject == "" and lang == "en" and context.parsed:  # "He's working as a nurse": the clause's own
+                subject = resolver.clause_subject(m, context.parsed)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
             gap_from = None  # "我周一开始在微软上班": the clause's subject, then only times and adverbs
