@@ -25,6 +25,7 @@ from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
 from .gate import Screen
+from .lexicon import Lexicons
 from .nlp import Analysis
 from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
 from .pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
@@ -139,13 +140,13 @@ def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list
     return names
 
 
-def _value_check(analysis: Analysis, entities: tuple[Entity, ...]) -> Check:
+def _value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
     """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
     lang = "zh" if analysis.primary == "zh" else "en"
 
     def check(value: str, kind: str, span: tuple[int, int]) -> bool:
         text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
-        return check_value(value, kind, lang, span, text, entities, parsed, tokens) is None
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens, lexicons=lexicons) is None
 
     return check
 
@@ -383,7 +384,7 @@ class Writer:
             search if lang == "zh" else None,
             claimed=[v.span for v in values] + [h.span for h in happenings],
         )
-        check = _value_check(analysis, entities)
+        check = _value_check(analysis, entities, tk.lexicons)
         values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
         entities = add_names(analysis.text, entities, _names(values, happenings))
         return Extraction(entities, times, values, happenings, bare, check)
