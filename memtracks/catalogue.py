@@ -23,6 +23,7 @@ class SlotSpec(Strict):
         "org",
         "person",
         "product",
+        "car",
         "number",
         "date",
         "text",

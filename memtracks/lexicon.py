@@ -11,6 +11,7 @@ question about "martial arts" also searches for the turns that say "kickboxing" 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -112,6 +113,62 @@ class EntityLexicon(TermList):
             if key is not None:
                 found.append(Entity(m.group(), self.labels[key], key, m.span(), "lexicon"))
         return found
+
+
+class VehicleSpec(TermSpec):
+    """An entry of ``vehicles.yaml``: a make or model of car, a word for a car, or another vehicle."""
+
+    kind: Literal["car", "car_word", "other"]
+
+
+def _form_regex(form: str) -> str:
+    """One surface form as a regex: Latin forms as whole words, a capitalised word ("Leaf",
+    "Giant") in its own case, the rest in any case (the regex is compiled ignoring case)."""
+    body = re.escape(form).replace(r"\ ", r"\s*")
+    if not form.isascii():
+        return body
+    if re.fullmatch(r"[A-Z][a-z]+(?:[ -][A-Z]?[a-z]+)*", form):
+        body = f"(?-i:{body})"
+    return rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])"
+
+
+@dataclass(frozen=True)
+class Vehicles(TermList):
+    """``vehicles.yaml``: what makes a value a car (:meth:`is_car`) and the makes and models
+    the ``@car`` macro matches."""
+
+    @cached_property
+    def kinds(self) -> dict[str, str]:
+        return {s.key: s.kind for s in self.specs}  # type: ignore[attr-defined]
+
+    def pattern(self, kinds: tuple[str, ...], langs: tuple[str, ...]) -> str:
+        """A regex (for a pattern compiled ignoring case) of the forms of ``kinds`` in ``langs``,
+        longest first; one that matches nothing when there are none."""
+        forms = {f for s in self.specs if s.kind in kinds for lang in langs for f in getattr(s, lang)}  # type: ignore[attr-defined]
+        return "|".join(_form_regex(f) for f in sorted(forms, key=len, reverse=True)) or "(?!)"
+
+    @cached_property
+    def _finder(self) -> re.Pattern[str]:
+        return re.compile(self.pattern(("car", "car_word", "other"), ("en", "zh")), re.IGNORECASE)
+
+    def is_car(self, value: str) -> bool:
+        """Does ``value`` (Simplified) name a car — a make, a model or a word for a car — and no
+        other vehicle ("used Trek bike", 二手捷安特, 电动车 are none)?"""
+        kinds = {self.kinds.get(self.key(m.group()) or "") for m in self._finder.finditer(value)}
+        return "other" not in kinds and bool(kinds & {"car", "car_word"})
+
+
+def vehicle_problems(specs: Sequence[VehicleSpec]) -> list[str]:
+    """A surface form in two entries would make a value's kind ambiguous."""
+    seen: dict[str, str] = {}
+    problems = []
+    for n, spec in enumerate(specs):
+        for lang in ("en", "zh"):
+            for form in getattr(spec, lang):
+                other = seen.setdefault(surface_key(form), spec.key)
+                if other != spec.key:
+                    problems.append(f"vehicles[{n}] '{spec.key}': field '{lang}': {form!r} is also a form of '{other}'")
+    return problems
 
 
 class CategorySpec(Strict):
@@ -254,6 +311,7 @@ class Lexicons:
     surnames: frozenset[str] = frozenset()
     traditional: dict[str, str] = field(default_factory=dict)  # Traditional -> Simplified character
     categories: tuple[Category, ...] = ()  # categories.yaml, their members gathered
+    vehicles: Vehicles = field(default_factory=lambda: Vehicles("vehicles", ()))  # vehicles.yaml: what is a car
 
     @cached_property
     def _to_simplified(self) -> dict[int, str]:
@@ -288,6 +346,17 @@ def _load_terms(path: Path, section: str, known: frozenset[str] | None = None) -
 def load_entities(path: Path, known: frozenset[str] | None = None) -> EntityLexicon:
     specs = load_section(path, "entities", EntitySpec, id_field="key", check=term_check(known))
     return EntityLexicon("entities", tuple(specs))
+
+
+def load_vehicles(path: Path, known: frozenset[str] | None = None, base: Sequence[VehicleSpec] = ()) -> Vehicles:
+    """``vehicles.yaml`` (its entries before ``base``'s, an entry replacing the one of its key)."""
+    mine = load_section(path, "vehicles", VehicleSpec, id_field="key", check=term_check(known))
+    keys = {s.key for s in mine}
+    specs = (*mine, *(s for s in base if s.key not in keys))
+    problems = vehicle_problems(specs)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Vehicles("vehicles", tuple(specs))
 
 
 def load_category_specs(path: Path) -> tuple[CategorySpec, ...]:
@@ -352,6 +421,7 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         surnames=load_surnames(path("surnames_zh.yaml")),
         traditional=load_traditional(path("traditional.yaml")),
         categories=build_categories(categories, lists, str(path("categories.yaml"))),
+        vehicles=load_vehicles(path("vehicles.yaml"), known),
     )
 
 

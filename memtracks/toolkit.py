@@ -87,7 +87,9 @@ class Toolkit:
         text = value.value
         tokens = self.nlp.segment(text) if value.lang == "zh" else ()
         entities = self.lexicons.entities.find(text)
-        return check_value(text, spec.value_type, value.lang, (0, len(text)), text, entities, (), tokens) is None
+        span = (0, len(text))
+        kind, lang = spec.value_type, value.lang
+        return check_value(text, kind, lang, span, text, entities, (), tokens, lexicons=self.lexicons) is None
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""

@@ -14,7 +14,8 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
                                                      model: it replaces the bundled one)
     my_lexicons/entities.yaml     entities:  [...]   also relations.yaml, animals.yaml, jobs.yaml,
                                                      activities.yaml, conditions.yaml,
-                                                     categories.yaml, surnames_zh.yaml
+                                                     categories.yaml, surnames_zh.yaml,
+                                                     vehicles.yaml
 
 Each file is validated like the bundled ones: a bad entry fails naming your file, the entry
 and the field. Time words (``time_en.yaml`` / ``time_zh.yaml``) are not read from here.
@@ -40,6 +41,7 @@ from .lexicon import (
     default_lexicons,
     load_category_specs,
     load_surnames,
+    load_vehicles,
     term_check,
 )
 from .pipeline.inference import default_rules
@@ -65,6 +67,7 @@ LEXICON_FILES = (
     "conditions.yaml",
     "categories.yaml",
     "surnames_zh.yaml",
+    "vehicles.yaml",
 )
 
 
@@ -127,6 +130,11 @@ def load_lexicons(folder: Path) -> Lexicons:
         surnames=surnames,
         traditional=base.traditional,
         categories=build_categories(categories, lists, where),
+        vehicles=(
+            load_vehicles(folder / "vehicles.yaml", known, base.vehicles.specs)  # type: ignore[arg-type]
+            if (folder / "vehicles.yaml").is_file()
+            else base.vehicles
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -24,6 +25,7 @@ from .config import WriterConfig
 from .embedders import Embedder
 from .errors import StorageError
 from .gate import Screen
+from .lexicon import Lexicons
 from .nlp import Analysis
 from .pipeline.changes import CHANGE_KINDS, changed_event, find_target
 from .pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
@@ -61,6 +63,7 @@ log = logging.getLogger(__name__)
 
 NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
 EARLIER_TURNS = 6  # "she" at the start of a turn may refer to someone named in this many turns before
+_ASKS_ON = re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE)
 _NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
 
 
@@ -137,13 +140,13 @@ def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list
     return names
 
 
-def _value_check(analysis: Analysis, entities: tuple[Entity, ...]) -> Check:
+def _value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
     """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
     lang = "zh" if analysis.primary == "zh" else "en"
 
     def check(value: str, kind: str, span: tuple[int, int]) -> bool:
         text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
-        return check_value(value, kind, lang, span, text, entities, parsed, tokens) is None
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens, lexicons=lexicons) is None
 
     return check
 
@@ -272,7 +275,7 @@ class Writer:
             warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
             outcome = _TurnOutcome()
         self._save_names(user, found.values, event.happenings)
-        relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities)
+        relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities, analysis.tokens)
         if relations and subject != "assistant":
             self.store.save_relations(user, [(subject, rel, name) for rel, name in relations])
             self.store.save_names(
@@ -326,14 +329,26 @@ class Writer:
             s for s, (_, label) in known.items() if label == "person"
         }
         before = self._turns_before(turn)
-        earlier = earlier_mentions(before, subject, tk.lexicons, people)
+        relations = self.store.relations(turn.user_id)
+        earlier = earlier_mentions(before, subject, tk.lexicons, people, relations)
         if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
-            earlier = ()  # "How old is Luna?" - "She is five": the pronoun is whoever was asked about
+            # "How old is Luna?" - "She is five": the pronoun is whoever was asked about; a
+            # question that itself says "he" ("What does he do there?") asks on about the same one
+            if not _ASKS_ON.search(before[-1][1]):
+                earlier = earlier_mentions(before[-1:], subject, tk.lexicons, people, relations)
         parent = analysis.primary == "zh" and talks_of_children(
             [search, *(tk.lexicons.to_simplified(t) for s, t in before if s == subject)]
         )
         resolver = SubjectResolver(
-            subject, tk.lexicons, entities, people, analysis.text, earlier=earlier, parent=parent
+            subject,
+            tk.lexicons,
+            entities,
+            people,
+            analysis.text,
+            earlier=earlier,
+            parent=parent,
+            tokens=analysis.tokens,
+            relatives=tuple(relations),
         )
         lang = analysis.primary
         if lang == "zh":
@@ -369,7 +384,7 @@ class Writer:
             search if lang == "zh" else None,
             claimed=[v.span for v in values] + [h.span for h in happenings],
         )
-        check = _value_check(analysis, entities)
+        check = _value_check(analysis, entities, tk.lexicons)
         values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
         entities = add_names(analysis.text, entities, _names(values, happenings))
         return Extraction(entities, times, values, happenings, bare, check)

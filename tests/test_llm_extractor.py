@@ -181,9 +181,12 @@ def test_phase_two_merges_against_existing_memories_in_chinese(memory, endpoint)
     merge_prompt = endpoint.requests[1]["messages"][1]["content"]
     assert f"{lives[0].id}: lives_in = 北京" in merge_prompt and "0: lives_in = 北京" in merge_prompt
     assert [f.value for f in memory.facts("u") if f.slot == "lives_in"] == ["北京"]
-    llm_facts = [f for f in memory.facts("u") if f.source == "llm"]
-    assert [(f.slot, f.value, f.lang) for f in llm_facts] == [("likes", "喝龙井茶", "zh")]
-    assert llm_facts[0].source_turn_ids == ("t2",)
+    # the writer reads 我平时喜欢喝茶 itself (likes 喝茶): the merged value makes that fact more precise
+    likes = [f for f in memory.facts("u") if f.slot == "likes"]
+    assert [(f.value, f.lang) for f in likes] == [("喝龙井茶", "zh")]
+    assert likes[0].source_turn_ids == ("t2",)
+    llm_facts = [f for f in memory.facts("u", include_superseded=True) if f.source == "llm"]
+    assert [(f.slot, f.value, f.reason) for f in llm_facts] == [("likes", "喝龙井茶", "merged")]
 
 
 def test_failures_never_lose_a_turn_and_are_read_again(memory, endpoint):

@@ -35,7 +35,7 @@ _LABEL_KINDS = {
     "org": {"org"},
     "person": {"person", "pet"},
     "pet": {"pet", "person"},
-    "product": {"product"},
+    "product": {"product", "car"},
     "language": {"language"},
 }
 _CLAUSE_BREAK = re.compile(r"[,;:，；：]\s*|\s+-+\s+")
@@ -187,7 +187,7 @@ def compatible(correction: BareCorrection, kind: str, check: Callable[[str, str]
         return False
     if correction.label is not None and correction.label in _LABEL_KINDS:
         return kind in _LABEL_KINDS[correction.label]
-    if kind in ("place", "org", "person", "pet", "language", "product") and correction.label is None:
+    if kind in ("place", "org", "person", "pet", "language", "product", "car") and correction.label is None:
         return False  # a place or a name is one the entity recogniser sees
     return check(correction.value, kind)
 

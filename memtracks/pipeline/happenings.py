@@ -59,7 +59,7 @@ def extract_happenings(
             st = statement_for(statements, m.span(), parsed)
             if not st.states or st.polarity != "affirmed":
                 return None
-            h = _happening(m, pattern, sent, resolver, times, text)  # noqa: B023
+            h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
             if h is not None and (st.planned or (h.start is not None and h.start > _said(times))):
                 from dataclasses import replace
 
@@ -79,9 +79,12 @@ def _happening(
     resolver: SubjectResolver,
     times: Sequence[TimeMention],
     text: str = "",
+    parsed: Sequence = (),
 ) -> Happening | None:
     spec = pattern.spec
     subject = resolver.resolve(m)
+    if subject == "" and parsed:  # "He got a job as a paramedic": the clause's own subject
+        subject = resolver.clause_subject(m, parsed)
     if subject is None and pattern.optional_subject and subject_is_filler(m, times):
         subject = ""
     if subject == "" and "subj" in m.re.groupindex and not at_clause_start(m.string, m.start()):

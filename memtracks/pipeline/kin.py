@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from ..lexicon import Lexicons, alternation
 from ..nlp import Token
 from ..records import Entity, SlotValue, TimeMention
+from .chinese_names import name_end
 from .matching import sentence_at, sentences, value_key
 
 CHILDREN = frozenset({"son", "daughter", "child"})
@@ -142,15 +143,11 @@ def _chinese(
     taken = [span for *_, span in out]
     for m in _one_zh(lexicons).finditer(search):
         rel = lexicons.relations.key(m.group("rel")) or "child"  # 娃
-        word = next((t for t in tokens if t.start == m.end()), None)  # 我哥哥小明, 我老婆是王芳
-        if word is None or any(a <= m.start() < b for a, b in taken):
+        if any(a <= m.start() < b for a, b in taken):
             continue
-        end = word.end
-        given = next((t for t in tokens if t.start == word.end), None)
-        if len(word.text) == 1 and word.tag == "nr" and given is not None and len(given.text) <= 2:
-            end = given.end  # 王 + 桂兰: jieba cut the surname off its given name
-        if _name_zh(word.start, end, lexicons, tokens):
-            out.append((rel, m.group("rel"), text[word.start : end], (m.start(), end)))
+        end = name_end(search, m.end(), tokens, lexicons)  # 我哥哥小明, 我老婆是王芳, 我弟弟阿杰刚…
+        if end is not None:
+            out.append((rel, m.group("rel"), text[m.end() : end], (m.start(), end)))
     return out
 
 
@@ -176,25 +173,6 @@ def _one_zh(lexicons: Lexicons) -> re.Pattern[str]:
         rels = alternation([*lexicons.relations.forms("zh"), "娃"])
         _ONE_ZH[id(lexicons)] = re.compile(rf"(?<![你他她它])我(?:们)?(?:的|家)?(?P<rel>{rels})(?:是)?")
     return _ONE_ZH[id(lexicons)]
-
-
-def _name_zh(start: int, end: int, lexicons: Lexicons, tokens: Sequence[Token], loose: bool = False) -> bool:
-    """Is ``start:end`` one whole word that is a person's name, not a kin word: a known
-    surname and a given name, 小 or 阿 and a character (小明, not 小学), a doubled nickname
-    (豆豆, not 常常 or 宝宝); ``loose`` (after 叫, 是): any noun."""
-    words = [t for t in tokens if start <= t.start and t.end <= end]
-    if not words or words[0].start != start or words[-1].end != end or len(words) > 2:
-        return False
-    name = lexicons.to_simplified("".join(t.text for t in words))
-    tag = words[0].tag if len(words) == 1 else "nr"
-    doubled = len(name) == 2 and name[0] == name[1]
-    if not 2 <= len(name) <= 4 or lexicons.relations.key(name):
-        return False
-    if any(t.tag[:1] in _ADVERB_TAGS_ZH and not (doubled and t.tag == "q") for t in words):
-        return False  # 常常, 刚刚, 高兴; a doubled nickname may be tagged a measure word (朵朵)
-    if loose or doubled:
-        return True
-    return tag.startswith("nr") and (len(name) == 2 and name[0] in "小阿" or lexicons.is_chinese_name(name))
 
 
 def _listed_name_zh(name: str, start: int, lexicons: Lexicons, tokens: Sequence[Token], loose: bool) -> bool:

@@ -13,13 +13,23 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..lexicon import Lexicons
+from ..nlp import ParsedToken, Token
 from ..records import Entity, TimeMention
+from .chinese_names import PREDICATE_STARTS, name_end
+from .subjects import ClauseSubject, clause_subject
 
 T = TypeVar("T")
 
 _SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)")
 _SELF_EN = {"i", "we", "my", "our", "me", "us"}
 _SELF_ZH = ("我们的", "我们", "我的", "我")
+_SELF_WORDS_EN = frozenset({"i", "we", "me", "us", "my", "our", "myself", "ourselves"})
+_THIRD_PERSON_EN = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
+_OTHERS_EN = frozenset({"they", "them", "their", "theirs", "you", "your", "yours", "y'all", "everyone", "everybody"})
+_PEOPLE_EN = frozenset(
+    "guy guys girl girls man men woman women kid kids boy boys lady ladies dude person people someone somebody "
+    "nobody folks family couple baby babies".split()
+)
 _CUT_VALUE_TAIL = re.compile(
     r"(?:\s+(?:now|too|anymore|any more|again|already|as well|lately|so much|a lot|very much"
     r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
@@ -120,6 +130,22 @@ _LEADING_WORDS = (
     "如今",
     "一直",
     "终于",
+    "总算",
+    "居然",
+    "竟然",
+    "果然",
+    "突然",
+    "早就",
+    "早已",
+    "仍然",
+    "依然",
+    "依旧",
+    "确实",
+    "的确",
+    "刚好",
+    "正好",
+    "基本上",
+    "还是",
     "刚",
     "也",
     "还",
@@ -165,6 +191,18 @@ class SubjectResolver:
     earlier: tuple[tuple[str, str | None], ...] = ()  # (subject, gender) named in the turns just before
     parent: bool = False  # the speaker is talking of their children (a bare 哥哥 is their son)
     search: str = ""  # the Chinese text as the topics were read (Traditional mapped to Simplified)
+    tokens: tuple = ()  # the Chinese turn's jieba words: where a name after 我弟弟 ends
+    relatives: tuple[tuple[str, str, str], ...] = ()  # (owner, relation, name) named before, as stored
+
+    def relative(self, owner: str, rel: str) -> str:
+        """ "my brother" said by ``owner``: the one brother they have named ("my brother Jake"
+        before: Jake), so a named relative's facts stay one subject; else "owner's brother"."""
+        return known_relative(self.relatives, owner, rel, self.lexicons) or f"{owner}'s {rel}"
+
+    def _named_at(self, start: int) -> str | None:
+        """The name said right after the relation that starts at ``start`` (我弟弟阿杰, "my brother Jake")."""
+        found = relatives_named(self.text, self.lexicons, self.entities, self.tokens)
+        return next((name for at, _, name in found if at == start), None)
 
     def opener_before(self, pos: int, times: Sequence[TimeMention] = ()) -> str | None:
         """Chinese: whom a match at ``pos`` without a subject of its own is about when only
@@ -217,7 +255,7 @@ class SubjectResolver:
         if name is None:
             return ""
         raw, span = match.group(name), match.span(name)
-        text = raw.strip()
+        text = raw.strip().rstrip(",")  # "my sister, Anna, just moved"
         if text.isascii():
             return self._english(text, span)
         return self._chinese(text, span)
@@ -236,8 +274,58 @@ class SubjectResolver:
                 if self.lexicons.relations.key(kind) or self.lexicons.animals.key(kind):
                     return named.group("name")
             rel = self.lexicons.relations.key(rest)
-            return f"{self.speaker}'s {rel}" if rel else None
+            return self.relative(self.speaker, rel) if rel else None
         return self._person(re.sub(r"'s$", "", text), span)
+
+    def clause_subject(self, match: re.Match[str], parsed: Sequence[ParsedToken]) -> str | None:
+        """English: whom the clause of a match without a subject of its own is about, from the
+        parse (:mod:`memtracks.pipeline.subjects`): the speaker for "I", "my job", "they hired
+        me as"; the one a pronoun or name stands for ("He's working as a nurse", "his job");
+        None for someone who cannot be placed (an unknown name, "they", "you"): never the
+        speaker. "" when the parse names no person, or the subject is what the match captured
+        itself ("Rex passed away": the pet that died is the value; the match keeps its default)."""
+        found = clause_subject(parsed, match.start(), match.end())
+        if found is None:
+            return ""
+        captured = [
+            match.span(g) for g in match.re.groupindex if not g.startswith(("subj", "pname")) and match.group(g)
+        ]
+        if any(a < found.span[1] and found.span[0] < b for a, b in captured):
+            return ""
+        if any(t.lower in _SELF_WORDS_EN for t in (found.head, *found.others)):
+            return self.speaker  # "my brother and I work as nurses": the speaker's too
+        if found.others:
+            return None  # "Jake and Anna": more than one person
+        who = self._phrase_subject(found)
+        if who == "" and found.owner is not None:
+            return self._phrase_subject(found.owner)  # "his job", "my sister's trip"
+        return who
+
+    def _phrase_subject(self, found: ClauseSubject) -> str | None:
+        head, span = found.head, found.span
+        if head.lower in _SELF_WORDS_EN:
+            return self.speaker
+        if head.lower in _THIRD_PERSON_EN:
+            return self._antecedent(head.idx, _THIRD_PERSON_EN[head.lower], by_relation_only=True)
+        if head.lower in _OTHERS_EN:
+            return None
+        if head.pos == "PRON":
+            return ""  # it, this, something: no person
+        named = self._english(self.text[span[0] : span[1]], span)
+        if named:
+            return named
+        if head.pos == "PROPN":
+            return None  # a name that is no known person (the recogniser may call "Jake" an org): not the speaker
+        if self._names_someone(head.lemma or head.lower):
+            return None  # "the nurse", "a guy", "the kids"
+        return ""
+
+    def _names_someone(self, word: str) -> bool:
+        """Is ``word`` (a lemma) a noun for a person or an animal?"""
+        lex = self.lexicons
+        return word in _PEOPLE_EN or any(
+            t.key(word) or t.key(word.rstrip("s")) for t in (lex.relations, lex.jobs, lex.animals)
+        )
 
     def _chinese(self, text: str, span: tuple[int, int]) -> str | None:
         child = self._child_by_kin_word(text) if self.parent else None
@@ -252,8 +340,7 @@ class SubjectResolver:
                     return self.speaker
                 rel = self.lexicons.relations.key(rest)
                 if rel:  # 我闺蜜小美: the named one is the subject
-                    named = named_relations(self.text[span[0] : span[1] + 4], self.lexicons, self.entities)
-                    return named[0][1] if named else f"{self.speaker}'s {rel}"
+                    return self._named_at(span[0]) or self.relative(self.speaker, rel)
                 return None
         return self._person(text, span)
 
@@ -279,7 +366,7 @@ class SubjectResolver:
         for m in _RELATION_MENTION.finditer(self.text[:pos]):
             rel = self.lexicons.relations.key_of_prefix(m.group("rel"))
             if rel and _fits(self.lexicons.relations.genders.get(rel), gender):
-                best = (m.start(), f"{self.speaker}'s {rel}")
+                best = (m.start(), self._named_at(m.start()) or self.relative(self.speaker, rel))
         for e in self.entities:
             vocative = self.text[e.span[1] : e.span[1] + 1] in ("!", ",") and (
                 e.span[0] == 0 or self.text[e.span[0] - 2 : e.span[0]].strip() in ("", ",", "!", ".")
@@ -331,18 +418,33 @@ _MENTION_ZH = re.compile(
 )
 
 
+def known_relative(relations: Iterable[tuple[str, str, str]], owner: str, rel: str, lexicons: Lexicons) -> str | None:
+    """The one relative of kin or partner relation ``rel`` that ``owner`` has named
+    (``relations``: ``(owner, relation, name)``), or None (none named, several, or a friend,
+    colleague... of whom one may have many)."""
+    spec = next((s for s in lexicons.relations.specs if s.key == rel), None)
+    if spec is None or not {"family_member", "relationship_status"} & set(spec.categories):
+        return None
+    names = {name for o, r, name in relations if o == owner and r == rel}
+    return names.pop() if len(names) == 1 else None
+
+
 def earlier_mentions(
     turns: Sequence[tuple[str, str]],
     speaker: str,
     lexicons: Lexicons,
     people: Iterable[str] = (),
+    relations: Iterable[tuple[str, str, str]] = (),
 ) -> tuple[tuple[str, str | None], ...]:
     """The people named in the turns just before (``(speaker, text)``, oldest first), as
     ``(subject, gender)`` in the order named: what "she" / 她 at the start of the next turn,
     said by ``speaker``, may refer to. "my sister" is the sister of whoever said it; "your
     sister" said to ``speaker`` is ``speaker``'s; a name named by relation ("my brother Tom")
-    or known is that person."""
+    or known is that person. ``relations`` (``(owner, relation, name)``, as stored) give a
+    known name its gender: "Jake called" after "my brother Jake" earlier is a he."""
     names = [p for p in people if p]
+    relations = tuple(relations)
+    stored = {name: lexicons.relations.genders.get(rel) for _, rel, name in relations}
     out: list[tuple[int, int, str, str | None]] = []
     for n, (said_by, text) in enumerate(turns):
         simplified = lexicons.to_simplified(text)
@@ -359,13 +461,13 @@ def earlier_mentions(
                 if whose is None or whose in ("assistant",):
                     continue
                 after = [name for name, r in named.items() if r == rel and simplified.find(name, m.start()) >= 0]
-                subject = after[0] if after else f"{whose}'s {rel}"
+                subject = after[0] if after else known_relative(relations, whose, rel, lexicons) or f"{whose}'s {rel}"
                 out.append((n, m.start(), subject, lexicons.relations.genders.get(rel)))
         for name in names:
             hit = re.search(rf"\b{re.escape(name)}\b" if name.isascii() else re.escape(name), simplified)
             pos = hit.start() if hit else -1
             if pos >= 0 and name != said_by and name != speaker:
-                gender = lexicons.relations.genders.get(named.get(name, ""))
+                gender = lexicons.relations.genders.get(named.get(name, "")) or stored.get(name)
                 out.append((n, pos, name, gender))
     out.sort(key=lambda x: (x[0], x[1]))
     return tuple((subject, gender) for _, _, subject, gender in out)
@@ -374,37 +476,69 @@ def earlier_mentions(
 _NAMED_RELATION_EN = re.compile(
     r"\b(?i:my)\s+(?P<rel>(?:best |close |older |younger |little |big )?[a-z-]+),?\s+(?P<name>[A-Z][a-z]+)\b"
 )
-_NAMED_RELATION_ZH = r"我(?:的)?(?P<rel>{rels})(?P<name>小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}?)(?=[，。,.\s]|住|在|是|要|下|今|明|去|和|跟|说|结|开|养|喜|最)"
+# 我闺蜜小美, 我哥哥李明上个月…: without the turn's words (an earlier turn), a name is read up to
+# where a predicate starts (chinese_names.PREDICATE_STARTS) or the clause ends
+_NAMED_RELATION_ZH = r"我(?:的)?(?P<rel>{rels})(?P<name>小[\u4e00-\u9fff]|阿[\u4e00-\u9fff]|[\u4e00-\u9fff]{2,3}?)(?=[，。！？,.!?\s]|$|{starts})"
+_RELATION_HEAD_ZH = r"(?<![你他她它])我(?:的)?(?P<rel>{rels})"
 
 
-def named_relations(text: str, lexicons: Lexicons, entities: Sequence[Entity] = ()) -> list[tuple[str, str]]:
+def named_relations(
+    text: str, lexicons: Lexicons, entities: Sequence[Entity] = (), tokens: Sequence[Token] = ()
+) -> list[tuple[str, str]]:
     """``(relation, name)`` for every "my brother Tom" / 我闺蜜小美 in ``text``: the grammar the
-    writer records people by and the reader resolves "my brother" with."""
+    writer records people by and the reader resolves "my brother" with. ``tokens`` (the turn's
+    jieba words) say where a Chinese name ends (我弟弟阿杰刚搬到深圳: 阿杰)."""
+    return [(rel, name) for _, rel, name in relatives_named(text, lexicons, entities, tokens)]
+
+
+def relatives_named(
+    text: str, lexicons: Lexicons, entities: Sequence[Entity] = (), tokens: Sequence[Token] = ()
+) -> list[tuple[int, str, str]]:
+    """:func:`named_relations` with where each mention starts: ``(start, relation, name)``."""
     out = []
     for m in _NAMED_RELATION_EN.finditer(text):
         rel = lexicons.relations.key(m.group("rel")) or lexicons.animals.key(m.group("rel"))
         if rel:
-            out.append((rel, m.group("name")))
+            out.append((m.start(), rel, m.group("name")))
+    search = lexicons.to_simplified(text)
+    by_words: dict[int, str | None] = {}  # where the words decide: the name, or None (no name)
+    head, named = _zh_relation_regexes(lexicons)
+    for m in head.finditer(search) if tokens else ():
+        if any(t.start == m.end() for t in tokens):
+            end = name_end(search, m.end(), tokens, lexicons)
+            by_words[m.start()] = text[m.end() : end] if end is not None else None
     people = {e.text for e in entities if e.label == "person"}
-    for m in _zh_relation_regex(lexicons).finditer(lexicons.to_simplified(text)):
+    for m in named.finditer(search):
         rel = lexicons.relations.key(m.group("rel")) or lexicons.animals.key(m.group("rel"))
-        name = m.group("name")
-        doubled = len(name) == 2 and name[0] == name[1]  # 朵朵, 豆豆: a nickname
-        if rel and (name in people or name[0] in "小阿" or doubled or lexicons.is_chinese_name(name)):
-            out.append((rel, name))
-    return out
+        name = by_words.pop(m.start()) if m.start() in by_words else text[m.start("name") : m.end("name")]
+        if name is None or not rel:
+            continue
+        simple = m.group("name")
+        doubled = len(simple) == 2 and simple[0] == simple[1]  # 朵朵, 豆豆: a nickname
+        if name in people or simple[0] in "小阿" or doubled or lexicons.is_chinese_name(simple):
+            out.append((m.start(), rel, name))  # as written (阿傑, not 阿杰)
+    for start, found in by_words.items():  # the words found a name the reading up to a predicate missed
+        at = head.match(search, start)
+        rel = lexicons.relations.key(at.group("rel")) if at else None
+        if rel and found:
+            out.append((start, rel, found))
+    return sorted(out)
 
 
-_ZH_RELATION_CACHE: dict[int, re.Pattern[str]] = {}
+_ZH_RELATION_CACHE: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
 
-def _zh_relation_regex(lexicons: Lexicons) -> re.Pattern[str]:
+def _zh_relation_regexes(lexicons: Lexicons) -> tuple[re.Pattern[str], re.Pattern[str]]:
     key = id(lexicons)
     if key not in _ZH_RELATION_CACHE:
         from ..lexicon import alternation
 
         forms = lexicons.relations.forms("zh") + lexicons.animals.forms("zh")
-        _ZH_RELATION_CACHE[key] = re.compile(_NAMED_RELATION_ZH.replace("{rels}", alternation(forms), 1))
+        starts = "|".join(PREDICATE_STARTS)
+        _ZH_RELATION_CACHE[key] = (
+            re.compile(_RELATION_HEAD_ZH.replace("{rels}", alternation(lexicons.relations.forms("zh")), 1)),
+            re.compile(_NAMED_RELATION_ZH.replace("{rels}", alternation(forms), 1).replace("{starts}", starts, 1)),
+        )
     return _ZH_RELATION_CACHE[key]
 
 

@@ -2,7 +2,7 @@
 
 A pattern's regex may name macros as ``@name``. They expand recursively from the file's
 ``macros`` section and from the lexicons (``@relation``, ``@animal``, ``@job``, ``@activity``,
-``@condition``). A group name
+``@condition``, ``@car``). A group name
 used twice after expansion (``subj`` in both arms of an alternation) is renamed ``subj2``,
 ``subj3``...; :func:`group` reads them back under the base name.
 """
@@ -104,6 +104,8 @@ def lexicon_macros(lexicons: Lexicons, lang: str) -> dict[str, str]:
         "job": alternation(lexicons.jobs.forms(lang)),
         "activity": alternation(lexicons.activities.forms(lang)),
         "condition": alternation(lexicons.conditions.forms(lang)),
+        # makes and models of car; a Chinese turn may write them in Latin letters (买了一辆Tesla)
+        "car": f"(?i:{lexicons.vehicles.pattern(('car',), ('en',) if lang == 'en' else ('zh', 'en'))})",
     }
 
 

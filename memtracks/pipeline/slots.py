@@ -119,7 +119,10 @@ def extract_slots(
             sent = sentence_at(sents, m.start())
             if sent.question or any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found):  # noqa: B023
                 return None
-            subject = resolver.resolve(m)
+            # "my sister's name is Anna" names a sister: not the one sister named before
+            subject = (resolver if pattern.spec.slot != "name" else replace(resolver, relatives=())).resolve(m)  # noqa: B023
+            if subject == "" and lang == "en" and context.parsed:  # "He's working as a nurse": the clause's own
+                subject = resolver.clause_subject(m, context.parsed)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023
                 subject = ""
             gap_from = None  # "我周一开始在微软上班": the clause's subject, then only times and adverbs
@@ -151,7 +154,7 @@ def extract_slots(
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
             values = [_whole(v, context, text) for v in values]
-            if not all(_well_formed(v, pattern, resolver.entities, context, text) for v in values):  # noqa: B023
+            if not all(_well_formed(v, resolver.entities, context, text, lexicons) for v in values):
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             said = _Said(text, search, times, resolver.entities, lexicons)
             stated = [_with_statement(v, st, pattern, said) for v in values]  # noqa: B023
@@ -270,7 +273,7 @@ def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ())
     return True
 
 
-def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContext, text: str) -> bool:
+def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexicons: Lexicons | None = None) -> bool:
     if v.negated and not v.value:
         return True  # "I quit my job": ends the current value, names none
     kind = (context.kinds or {}).get(v.slot, "text")
@@ -278,7 +281,19 @@ def _well_formed(v: SlotValue, pattern: Compiled, entities, context: ValueContex
     elided = v.slot in _TASTES and v.qualifier is not None  # "my favourite colour is blue": blue [colour]
     surface = v.value.split(" (")[0].split("（")[0]
     return (
-        check_value(surface, kind, v.lang, span, text, entities, context.parsed, context.tokens, elided=elided) is None
+        check_value(
+            surface,
+            kind,
+            v.lang,
+            span,
+            text,
+            entities,
+            context.parsed,
+            context.tokens,
+            elided=elided,
+            lexicons=lexicons,
+        )
+        is None
     )
 
 

@@ -137,7 +137,7 @@ def clause_topics(
             kind = _PRONOUNS.get(surface)
             topic = speaker if kind == "self" else (None if kind in ("you", "they") else resolve(surface, span))
             newcomer, lead = False, span[1]
-            if kind is None and topic is not None and text.startswith(topic, lead):
+            if kind is None and topic is not None and text.startswith(lexicons.to_simplified(topic), lead):
                 lead += len(topic)  # 我哥哥小明: the name is part of the subject
         elif name is not None:
             topic, newcomer = name, False

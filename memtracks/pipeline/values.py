@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..lexicon import Lexicons
 from ..nlp import ParsedToken, Token
 from ..records import Entity
 
@@ -83,22 +84,30 @@ def check_value(
     tokens: Sequence[Token] = (),
     *,
     elided: bool = False,
+    lexicons: Lexicons | None = None,
 ) -> str | None:
     """None if ``value`` is a well-formed value of ``kind``, else why not.
 
     Args:
         value: the value as extracted (already cleaned).
-        kind: the slot's value kind: place, org, person, thing, product, title, number, date,
-            text, language, pet, condition.
+        kind: the slot's value kind: place, org, person, thing, product, car, title, number,
+            date, text, language, pet, condition.
         lang: "en" or "zh".
         span: where the value sits in ``text`` (for the parse, the tags and its neighbours).
         entities, parsed, tokens: the turn's entities, English parse, Chinese words.
         elided: the value stands for a phrase whose noun the sentence names elsewhere ("my
             favourite colour is blue": blue [colour]), so an adjective may head it.
+        lexicons: for a car, the vehicles it must name (``lexicons/vehicles.yaml``); without
+            them a car is checked as any product.
     """
     value = value.strip()
     if not value:
         return "empty"
+    if kind == "car":
+        simplified = lexicons.to_simplified(value) if lexicons is not None else value
+        if lexicons is not None and not lexicons.vehicles.is_car(simplified):
+            return "names no car (a bicycle, a scooter, or no make, model or word for a car)"
+        kind = "product"
     if kind in ("number", "date"):
         return None
     if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
