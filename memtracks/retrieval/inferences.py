@@ -2,14 +2,18 @@
 
 A conclusion matches by kind (a question about where someone lives meets a ``lives_in``
 conclusion) or by its text. Retracted conclusions never come back; expired ones (a trip that
-is over) are held back unless the question is about the past or names their time.
+is over) are held back unless the question is about the past or names their time. A
+conclusion that became a fact ("Jake lives in Austin", from his move) holds as long as that
+fact does: once a later move replaces it, the conclusion is as stale as the fact (the same
+as-of rule, :func:`~memtracks.tracks.facts.fact_state`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..records import Inference
+from ..records import Fact, Inference
+from ..tracks.facts import FactState, fact_state
 from .hits import Hit, SearchContext, held_back, search_both
 from .query import Query
 
@@ -30,6 +34,10 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
         assert inference.id is not None
         records.setdefault(inference.id, inference)
         scored.setdefault(inference.id, {"semantic": 0.0, "lexical": 0.0, "relevance": 0.0})
+    derived = {
+        f.id: f
+        for f in ctx.store.facts_by_id(ctx.user_id, [i.derived_fact_id for i in records.values() if i.derived_fact_id])
+    }
     hits: list[Hit] = []
     stale: list[float] = []
     for item, parts in scored.items():
@@ -48,7 +56,7 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
             relevance, how = max(relevance, KIND_MATCH), "slot"
             explain["slot"] = KIND_MATCH
         explain["relevance"] = relevance
-        if not inference.is_active or not _current(inference, query):
+        if not inference.is_active or not _current(inference, query, derived.get(inference.derived_fact_id or -1)):
             stale.append(relevance)
         elif relevance >= ctx.config.min_relevance:
             hits.append(Hit("inference", inference, relevance, how, explain))
@@ -56,7 +64,10 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     return hits, held_back(stale, hits, ctx.config.min_relevance)
 
 
-def _current(inference: Inference, query: Query) -> bool:
+def _current(inference: Inference, query: Query, fact: Fact | None = None) -> bool:
+    """Does the conclusion hold at the question's time (or is the question about the past)?"""
+    if fact is not None and fact_state(fact, query.as_of or query.now, query.as_of) in (FactState.PAST, FactState.VOID):
+        return query.wants_history
     if inference.valid_to is None or inference.valid_to > query.now:
         return True
     return query.wants_history

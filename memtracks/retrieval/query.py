@@ -32,12 +32,54 @@ from ..records import Entity, TimeMention
 from ..toolkit import Toolkit
 from .lexical import tokenize
 
-_PAST = re.compile(
-    r"\b(?:before|used to|use to|previous(?:ly)?|former(?:ly)?|originally|at first|in the past|prior|"
-    r"old (?:job|car|home|place|address|apartment|house|school|company)|earlier|first (?:job|car|home|apartment|house)|back then|anymore)\b|之前|以前|原来|过去|曾经|"
-    r"当时|先前|原先|早先|老家以前|从前",
-    re.IGNORECASE,
-)
+
+@dataclass(frozen=True)
+class History:
+    """The cues of a question about how things were before (``lexicons/history.yaml``): "used
+    to", "ever", 以前, 住过 — superseded facts and stale conclusions may answer it."""
+
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+
+    @cached_property
+    def _pattern(self) -> re.Pattern[str] | None:
+        parts = [rf"\b(?:{'|'.join(self.en)})\b"] if self.en else []
+        parts += [f"(?:{'|'.join(self.zh)})"] if self.zh else []
+        return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+    def asks(self, text: str) -> bool:
+        return self._pattern is not None and self._pattern.search(text) is not None
+
+
+def load_history(path: Path) -> History:
+    """The history cues of ``path``, validated: a bad file fails naming it, the field and the entry."""
+    doc = read_yaml(path)
+    if not isinstance(doc, dict):
+        raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
+    problems: list[str] = []
+    lists: dict[str, tuple[str, ...]] = {}
+    for name in ("en", "zh"):
+        items = doc.get(name)
+        if not isinstance(items, list):
+            problems.append(f"field '{name}': must be a list of regular expressions")
+            continue
+        for i, cue in enumerate(items):
+            if not isinstance(cue, str) or not cue.strip():
+                problems.append(f"field '{name}', entry {i}: must be a non-empty string (got {cue!r})")
+                continue
+            try:
+                re.compile(cue)
+            except re.error as exc:
+                problems.append(f"field '{name}', entry {i} ({cue!r}): not a regular expression: {exc}")
+        lists[name] = tuple(c.strip() for c in items if isinstance(c, str) and c.strip())
+    if problems:
+        raise DataFileError(str(path), problems)
+    return History(lists["en"], lists["zh"])
+
+
+@lru_cache(maxsize=1)
+def default_history() -> History:
+    return load_history(bundled("lexicons", "history.yaml"))
 
 
 @dataclass(frozen=True)
@@ -332,7 +374,7 @@ def analyze_query(
         slots=_slots(text, toolkit, analysis.tokens),
         entities=topical,
         times=times,
-        past=_PAST.search(text) is not None,
+        past=default_history().asks(simplified),
         asks_when=_WHEN.search(text) is not None,
         aggregate=aggregate,
         as_of=as_of,
