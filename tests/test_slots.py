@@ -52,6 +52,9 @@ EN_CASES = [
         [("Tom", "lives_in", "seattle", False), ("Tom", "employer", "amazon", False)],
     ),
     ("I have a cat named Luna.", [("user", "pets", "luna", False)]),
+    # breeds name the kind of pet too
+    ("I adopted a rescue greyhound named Pepper last week!", [("user", "pets", "pepper", False)]),
+    ("We got a maine coon called Biscuit.", [("user", "pets", "biscuit", False)]),
     ("I have two dogs.", [("user", "pets", "dog", False)]),
     ("My dog Max passed away.", [("user", "pets", "max", True)]),
     ("My daughter's name is Emma.", [("user", "children", "emma", False)]),
@@ -108,6 +111,8 @@ ZH_CASES = [
     ("我姐姐住在深圳", [("user's sister", "lives_in", "shenzhen", False)]),
     ("张伟住在广州", [("张伟", "lives_in", "guangzhou", False)]),
     ("我养了一只猫叫豆豆", [("user", "pets", "豆豆", False)]),
+    ("我领养了一只灵缇，叫小闪", [("user", "pets", "小闪", False)]),
+    ("我家雪纳瑞叫可乐", [("user", "pets", "可乐", False)]),
     ("我家的狗叫旺财", [("user", "pets", "旺财", False)]),
     ("我养了一条狗", [("user", "pets", "dog", False)]),
     ("我女儿叫小雨", [("user", "children", "小雨", False)]),
