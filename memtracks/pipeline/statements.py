@@ -39,6 +39,8 @@ CATEGORIES = (
 _CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n~～…]+[,;:.!?，。；：！？\n~～…]*")
 _WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
 _SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
+# "I started working as a nurse": the act begun or kept up is said by the verb that starts it
+_ASPECT_VERBS = frozenset({"start", "begin", "continue", "keep", "resume"})
 _STATIVE = frozenset(
     {
         "be",
@@ -251,6 +253,7 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
     verb = _anchor_verb(parsed, span)
     if verb is None:
         return cues
+    verb = _aspect_head(parsed, verb)
     chain = _head_chain(parsed, verb)
     children = [t for t in parsed if t.head in {v.i for v in chain[:1]} and t.i != verb.i]
     lemmas = {t.lower for t in children}
@@ -283,6 +286,20 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
     if "question" not in out and any(t.text == "?" for t in parsed if t.idx >= verb.idx):
         out.add("question")
     return frozenset(out)
+
+
+def _aspect_head(parsed: Sequence[ParsedToken], verb: ParsedToken) -> ParsedToken:
+    """The verb that says an act begun, kept up or coming: 'started' in 'I started working as a
+    nurse', 'going' in 'I'm going to work as a nurse' (its subject, tense, negation and mood are
+    the act's)."""
+    by_i = {t.i: t for t in parsed}
+    while verb.dep == "xcomp" and verb.head in by_i:
+        head = by_i[verb.head]
+        going_to = head.lemma == "go" and head.tag == "VBG" and head.idx < verb.idx  # "I'm going to work as"
+        if head.lemma not in _ASPECT_VERBS and not going_to:
+            break
+        verb = head
+    return verb
 
 
 def _anchor_verb(parsed: Sequence[ParsedToken], span: tuple[int, int]) -> ParsedToken | None:
