@@ -39,6 +39,9 @@ EN_CASES = [
     ("I quit my job at Google.", [("user", "employer", "google", False)]),
     ("I got laid off last week.", [("user", "employer", "", True)]),
     ("I'm a nurse.", [("user", "job_title", "nurse", False)]),
+    # the jobs lexicon names ordinary jobs too; a comparative is no job
+    ("I'm a barista at a small cafe downtown.", [("user", "job_title", "barista", False)]),
+    ("I'm a cleaner person now.", []),
     ("I'm a big fan of jazz.", [("user", "likes", "jazz", False)]),
     ("I love hiking and painting.", [("user", "likes", "hiking", False), ("user", "likes", "painting", False)]),
     ("I hate cilantro.", [("user", "dislikes", "cilantro", False)]),
@@ -94,6 +97,8 @@ ZH_CASES = [
     ("我在阿里巴巴工作，住在杭州", [("user", "employer", "alibaba", False), ("user", "lives_in", "hangzhou", False)]),
     ("我辞职了", [("user", "employer", "", True)]),
     ("我是一名程序员", [("user", "job_title", "程序员", False)]),
+    ("我是一名外卖员", [("user", "job_title", "外卖员", False)]),
+    ("我是个打工人", []),
     ("我喜欢吃辣", [("user", "likes", "吃辣", False)]),
     (
         "我喜欢爬山和游泳，不喜欢跑步",
