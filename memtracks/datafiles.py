@@ -36,6 +36,23 @@ def pattern_problems(pattern: str, field: str = "pattern") -> Iterator[str]:
         yield f"field '{field}': bad regex: {exc}"
 
 
+def string_list(name: str, items: Any, problems: list[str], regex: bool = False) -> tuple[str, ...]:
+    """The non-empty strings of the data-file field ``name`` (stripped); what is wrong with it
+    goes to ``problems``, naming the field and the entry. ``regex``: each must compile."""
+    if not isinstance(items, list):
+        problems.append(f"field '{name}': must be a list of {'regular expressions' if regex else 'non-empty strings'}")
+        return ()
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or not item.strip():
+            problems.append(f"field '{name}', entry {i}: must be a non-empty string (got {item!r})")
+        elif regex:
+            try:
+                re.compile(item)
+            except re.error as exc:
+                problems.append(f"field '{name}', entry {i} ({item!r}): not a regular expression: {exc}")
+    return tuple(item.strip() for item in items if isinstance(item, str) and item.strip())
+
+
 def data_dir(kind: str) -> Path:
     """Directory holding the bundled ``rules`` or ``lexicons``.
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datafiles import bundled, read_yaml
+from ..datafiles import bundled, read_yaml, string_list
 from ..embedders import Embedder
 from ..errors import DataFileError
 from ..lexicon import Category, Lexicons
@@ -57,24 +57,10 @@ def load_history(path: Path) -> History:
     if not isinstance(doc, dict):
         raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
     problems: list[str] = []
-    lists: dict[str, tuple[str, ...]] = {}
-    for name in ("en", "zh"):
-        items = doc.get(name)
-        if not isinstance(items, list):
-            problems.append(f"field '{name}': must be a list of regular expressions")
-            continue
-        for i, cue in enumerate(items):
-            if not isinstance(cue, str) or not cue.strip():
-                problems.append(f"field '{name}', entry {i}: must be a non-empty string (got {cue!r})")
-                continue
-            try:
-                re.compile(cue)
-            except re.error as exc:
-                problems.append(f"field '{name}', entry {i} ({cue!r}): not a regular expression: {exc}")
-        lists[name] = tuple(c.strip() for c in items if isinstance(c, str) and c.strip())
+    en, zh = (string_list(name, doc.get(name), problems, regex=True) for name in ("en", "zh"))
     if problems:
         raise DataFileError(str(path), problems)
-    return History(lists["en"], lists["zh"])
+    return History(en, zh)
 
 
 @lru_cache(maxsize=1)
@@ -142,13 +128,7 @@ def load_conjecture(path: Path) -> Conjecture:
         addressee = {}
     fields += [("addressee.en", addressee.get("en", [])), ("addressee.zh", addressee.get("zh", []))]
     for name, items in fields:
-        if not isinstance(items, list):
-            problems.append(f"field '{name}': must be a list of non-empty strings")
-            continue
-        for i, word in enumerate(items):
-            if not isinstance(word, str) or not word.strip():
-                problems.append(f"field '{name}', entry {i}: must be a non-empty string (got {word!r})")
-        lists[name] = tuple(w.strip().lower() for w in items if isinstance(w, str) and w.strip())
+        lists[name] = tuple(w.lower() for w in string_list(name, items, problems))
     if problems:
         raise DataFileError(str(path), problems)
     return Conjecture(lists["en"], lists["zh"], lists["addressee.en"], lists["addressee.zh"])
