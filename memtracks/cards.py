@@ -40,7 +40,7 @@ from .catalogue import Catalogue
 from .fusion import Ranked
 from .pipeline.matching import sentences
 from .quoting import inline, quoted
-from .records import Event, Fact, Inference, Premise, TimeMention
+from .records import Event, Fact, Happening, Inference, Premise, TimeMention
 from .retrieval.lexical import tokenize
 from .tracks.facts import FactState, fact_state, value_at
 
@@ -54,6 +54,7 @@ NOTICE = {
 }
 MAX_EVENT_CHARS = 400
 SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
+MIN_FIRST_CARD = 40  # a budget too small for any card still shows this much of the best one
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z]+|\d+|[^\sA-Za-z\d\u3400-\u9fff]")
 
 
@@ -160,21 +161,40 @@ class Card:
         return out
 
 
-@dataclass(frozen=True)
-class Rendered:
-    """Cards as prompt text, with its token count."""
+class Rendered(str):
+    """Cards as prompt text: a ``str`` (``"System: " + recall.render()`` works) that also
+    carries its estimated ``tokens``, the ``cards`` it holds, and how many cards did not fit
+    (``left_out``). ``.text`` is the plain string, for code written before it was one."""
 
-    text: str
     tokens: int
     cards: tuple[Card, ...]
+    left_out: int
+
+    def __new__(cls, text: str, tokens: int, cards: tuple[Card, ...] = (), left_out: int = 0) -> Rendered:
+        made = super().__new__(cls, text)
+        made.tokens, made.cards, made.left_out = tokens, cards, left_out
+        return made
+
+    @property
+    def text(self) -> str:
+        return str.__str__(self)
 
     def __str__(self) -> str:
-        return self.text
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Rendered({str.__repr__(self)}, tokens={self.tokens}, cards={len(self.cards)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Rendered, (self.text, self.tokens, self.cards, self.left_out))
 
 
 @dataclass
 class Recall:
-    """What ``retrieve()`` returns: ranked cards, and how many stale candidates were held back."""
+    """What ``retrieve()`` returns: ranked cards, and how many stale candidates were held back.
+
+    ``now`` is when the question was asked; ``as_of``, when given, the moment the answer
+    stands at (memories recorded later unseen): the block's header names that moment."""
 
     query: str
     cards: list[Card]
@@ -184,6 +204,12 @@ class Recall:
     candidates: int = 0
     timings_ms: dict[str, float] = field(default_factory=dict)
     reached: str = "all"  # tiered storage: "live" (hot and warm tiers), or why the archive was searched too
+    as_of: datetime | None = None
+
+    @property
+    def moment(self) -> datetime:
+        """The moment the cards describe: ``as_of`` when given, else ``now``."""
+        return self.as_of or self.now
 
     def render(self, max_tokens: int = 300, header: bool = True) -> Rendered:
         """The best cards that fit in ``max_tokens`` (estimated), one per line, in a block
@@ -194,23 +220,31 @@ class Recall:
             [fact] ...
             </memory>
 
-        ``header=False`` gives the card lines alone (frame them yourself). No cards: "".
+        The header's date is the moment the answer stands at (``as_of``, else ``now``).
+        Cards that do not fit are left out (``Rendered.left_out`` counts them); the best card
+        is shown even when it alone is over the budget, cut to what is left of it (at least
+        ``MIN_FIRST_CARD`` tokens, so it still says something). ``header=False`` gives the
+        card lines alone (frame them yourself). No cards: "".
         """
-        opening = [f'<memory as-of="{self.now.date().isoformat()}">', NOTICE["zh" if self.lang == "zh" else "en"]]
+        opening = [f'<memory as-of="{self.moment.date().isoformat()}">', NOTICE["zh" if self.lang == "zh" else "en"]]
         closing = ["</memory>"] if header else []
         lines = opening if header else []
         used = sum(count_tokens(line) + 1 for line in lines + closing)
-        chosen = []
+        chosen: list[Card] = []
         for card in self.cards:
             line = inline(card.text)  # cards made elsewhere are held to the same rule
             cost = count_tokens(line) + 1
             if used + cost > max_tokens:
-                continue
+                if chosen:
+                    continue
+                cut = clip_tokens(line, max(max_tokens - used - 2, MIN_FIRST_CARD))  # the best card, cut
+                line = cut + "…" if cut != line else line
+                cost = count_tokens(line) + 1
             lines = [*lines, line]
             used += cost
             chosen.append(card)
         text = "\n".join(lines + closing) if chosen else ""
-        return Rendered(text, count_tokens(text) + text.count("\n"), tuple(chosen))
+        return Rendered(text, count_tokens(text) + text.count("\n"), tuple(chosen), len(self.cards) - len(chosen))
 
 
 # ------------------------------------------------------------------------- building cards
@@ -521,6 +555,28 @@ def event_card_text(
     return f"{label} {_day(event.mentioned_at)} {event.speaker}: {body} (conf {confidence:.2f})"
 
 
+_NOTE_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_STATUS_WORDS = {"en": {"cancelled": "cancelled", "moved": "moved"}, "zh": {"cancelled": "已取消", "moved": "改期"}}
+
+
+def status_marker(happening: Happening, lang: str) -> str:
+    """How a changed happening reads on a card, in the card's language, with dates and no
+    internal ids: "cancelled on 2024-06-02", "moved on 2024-06-02 to 2024-06-20";
+    "2024-06-02 已取消", "2024-06-02 改期至 2024-06-20". The day it changed comes from the
+    stored note (which also names the turn, for the audit trail)."""
+    zh = lang == "zh"
+    word = _STATUS_WORDS["zh" if zh else "en"].get(happening.status, happening.status)
+    found = _NOTE_DAY.search(happening.note)
+    day = found.group() if found else ""
+    to = ""
+    if happening.status == "moved" and happening.start is not None:
+        new = f"{happening.start:%Y-%m}" if happening.granularity in ("month", "year") else _day(happening.start)
+        to = f"至 {new}" if zh else f" to {new}"
+    if zh:
+        return f"{day} {word}{to}".strip()
+    return f"{word} on {day}{to}" if day else f"{word}{to}"
+
+
 PART_SEPARATOR = {"en": " | ", "zh": "｜"}
 
 
@@ -550,7 +606,7 @@ def _event_body(
         return bodies[key]
     zh = event.lang == "zh"
     body = quoted(_clip(snippet(event.text, event.times, terms, budget, anchor=event.start, relevance=relevance)))
-    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
+    notes = [status_marker(h, event.lang) for h in event.happenings if h.status != "active"]
     if notes:
         body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
     if bodies is not None and event.id is not None:

@@ -174,6 +174,10 @@ class FusionConfig:
             a number, a date or an entity.
         min_score_ratio: cards scoring below this share of the best card are dropped, so a
             clear answer does not come padded with noise.
+        content_free: what becomes of turns that say nothing ("Thanks!", "ok", 谢谢！, "Nice
+            to meet you!": ``retrieval/substance.py``'s ``content_free``): "drop" (default)
+            leaves them out of the cards, so a question gets fewer cards rather than filler;
+            "keep" ranks them like any turn.
         session_diversity, session_free: past the first ``session_free`` events of a
             session among the cards, each further one has its score scaled by
             ``session_diversity`` once more (1.0 turns it off).
@@ -232,6 +236,7 @@ class FusionConfig:
     decay_floor: float = 0.8
     dedup_similarity: float = 0.9
     min_score_ratio: float = 0.1
+    content_free: str = "drop"
     session_diversity: float = 0.7
     session_free: int = 4
     aggregate_session_free: int = 1
@@ -252,6 +257,8 @@ class FusionConfig:
     snippet_sentences: int = 16
 
     def __post_init__(self) -> None:
+        if self.content_free not in ("drop", "keep"):
+            raise InvalidInputError(f"FusionConfig: content_free must be 'drop' or 'keep'; found {self.content_free!r}")
         if self.threads not in THREADS:
             raise InvalidInputError(
                 f"FusionConfig: threads must be one of {', '.join(THREADS)}; found {self.threads!r}"

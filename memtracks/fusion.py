@@ -36,7 +36,7 @@ from .config import FusionConfig
 from .records import Event, Fact, Inference
 from .retrieval.hits import Hit
 from .retrieval.query import Query
-from .retrieval.substance import substance
+from .retrieval.substance import content_free, substance
 
 _DISTINCT = re.compile(
     r"\d+(?:[.:/-]\d+)*|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
@@ -119,7 +119,9 @@ def fuse(
 ) -> list[Ranked]:
     """Score, sort, dedup, thread and cut ``hits`` to ``top_n``. ``tokens(r, as_part)`` is
     what a memory costs on its card (as the card's first part, or as a further part); without
-    it no thread is made."""
+    it no thread is made. A turn that says nothing takes no card (``config.content_free``)."""
+    if config.content_free == "drop":
+        hits = [h for h in hits if not says_nothing(h)]
     ranked = []
     for hit in hits:
         weight = confidence_weight(hit, config)
@@ -143,6 +145,11 @@ def fuse(
     kept = kept[:top_n]
     floor = kept[0].score * config.min_score_ratio if kept else 0.0
     return [r for r in kept if r.score >= floor]
+
+
+def says_nothing(hit: Hit) -> bool:
+    """An event whose turn is content-free (thanks, a greeting, an acknowledgement)."""
+    return isinstance(hit.record, Event) and content_free(hit.record.text)
 
 
 def _diversify(ranked: list[Ranked], config: FusionConfig, free: int) -> list[Ranked]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .audit import noise_turns
-from .cards import resolved, with_dates
+from .cards import resolved, status_marker, with_dates
 from .catalogue import Catalogue
 from .config import FusionConfig
 from .errors import InvalidTurnError
@@ -257,7 +257,7 @@ def _daily(events: Sequence[Event], noise: set[str], words: dict[str, str], tz: 
 
 
 def _status(event: Event) -> str:
-    notes = [h.note for h in event.happenings if h.status != "active" and h.note]
+    notes = [status_marker(h, event.lang) for h in event.happenings if h.status != "active"]
     return f" ({'; '.join(notes)})" if notes else ""
 
 

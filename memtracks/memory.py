@@ -439,7 +439,8 @@ class Memory(Browsing, Managing):
         queued = self._queue.hot(scope) if self._queue else []
         if queued:
             queued = [t for t in queued if admits(filters, t, as_of)]
-            fresh = hot_cards(queued, question, self.embedder.embed_batch)
+            drop = self.config.fusion.content_free == "drop"
+            fresh = hot_cards(queued, question, self.embedder.embed_batch, drop)
             recall.cards = (fresh + [c for c in recall.cards if not set(c.source_turn_ids) & _turn_ids(fresh)])[:top_n]
         return recall
 

@@ -35,6 +35,7 @@ from .cards import Card, event_card_text
 from .errors import InvalidTurnError, MemtracksError, StorageError
 from .pipeline.language import detect_language
 from .records import Event, Turn, WriteResult
+from .retrieval.substance import content_free
 
 log = logging.getLogger(__name__)
 
@@ -303,8 +304,11 @@ def admits(filters: Any, turn: Turn, as_of: datetime | None) -> bool:
     )
 
 
-def hot_cards(turns: Sequence[Turn], question: str, embed: Callable[[list[str]], np.ndarray]) -> list[Card]:
-    """Queued turns relevant to ``question`` as event cards, most relevant first."""
+def hot_cards(
+    turns: Sequence[Turn], question: str, embed: Callable[[list[str]], np.ndarray], drop_content_free: bool = True
+) -> list[Card]:
+    """Queued turns relevant to ``question`` as event cards, most relevant first; a turn that
+    says nothing is no card (``FusionConfig.content_free``)."""
     if not turns:
         return []
     matrix = embed([question, *(t.text for t in turns)])
@@ -312,7 +316,7 @@ def hot_cards(turns: Sequence[Turn], question: str, embed: Callable[[list[str]],
     sims = matrix[1:] @ matrix[0] / np.maximum(norms[1:] * norms[0], 1e-12)
     cards = []
     for turn, sim in zip(turns, sims.tolist(), strict=True):
-        if sim < HOT_RELEVANCE:
+        if sim < HOT_RELEVANCE or (drop_content_free and content_free(turn.text)):
             continue
         lang = turn.lang or ("zh" if detect_language(turn.text) == "zh" else "en")
         event = Event(

@@ -163,6 +163,7 @@ class Reader:
             candidates=len(hits),
             timings_ms={"analyse": (t1 - t0) * 1e3, "retrieve": (t2 - t1) * 1e3, "fuse": (t3 - t2) * 1e3},
             reached=reach.why or "live",
+            as_of=as_of,
         )
 
     def _relevance(self, query: Query, first: Sequence[Any]) -> Relevance | None:

@@ -44,7 +44,7 @@ def test_daily_notes_have_each_days_turns_with_dates_resolved(memory, tmp_path):
     june2 = (tmp_path / "memory" / "2024-06-02.md").read_text(encoding="utf-8")
     assert june2.startswith("# 2024-06-02")
     assert "next Wednesday [2024-06-05]" in june2 and "last month [2024-05]" in june2
-    assert "cancelled 2024-06-03" in june2  # the trip's note says it was called off
+    assert "(cancelled on 2024-06-03)" in june2 and "(turn" not in june2  # called off, said with its date
     june1 = (tmp_path / "memory" / "2024-06-01.md").read_text(encoding="utf-8")
     assert "Hi!" not in june1 and "1 turn(s)" in june1  # a greeting is counted, not listed
 

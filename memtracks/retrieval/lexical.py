@@ -44,8 +44,10 @@ class StopwordSpec(Strict):
     zh_words: list[str]
     chitchat_en: str = ""
     chitchat_zh: list[str] = []
+    pleasantries_en: list[str] = []
+    pleasantries_zh: list[str] = []
 
-    @field_validator("zh_words", "chitchat_zh")
+    @field_validator("zh_words", "chitchat_zh", "pleasantries_zh")
     @classmethod
     def _words(cls, words: list[str]) -> list[str]:
         for word in words:
@@ -61,10 +63,20 @@ class Stopwords:
     zh_words: re.Pattern[str]  # longest first
     chitchat_en: frozenset[str] = frozenset()  # stemmed
     chitchat_zh: re.Pattern[str] = re.compile("(?!)")
+    pleasantries_en: re.Pattern[str] = re.compile("(?!)")  # whole words and phrases, lower case
+    pleasantries_zh: re.Pattern[str] = re.compile("(?!)")  # with the function words and chitchat
 
 
 def _alternation(words: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(sorted(set(words), key=len, reverse=True)) or "(?!)")
+
+
+def _phrases(phrases: Iterable[str]) -> re.Pattern[str]:
+    """Whole-word phrases, longest first, with any run of spaces between their words."""
+    words = sorted({" ".join(p.lower().split()) for p in phrases if p.strip()}, key=len, reverse=True)
+    if not words:
+        return re.compile("(?!)")
+    return re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words) + r")(?![\w'])")
 
 
 def load_stopwords(path: Path) -> Stopwords:
@@ -81,6 +93,8 @@ def load_stopwords(path: Path) -> Stopwords:
         _alternation(spec.zh_words),
         frozenset(_stem(w) for w in spec.chitchat_en.lower().split()),
         _alternation(spec.zh_words + spec.chitchat_zh),
+        _phrases(spec.pleasantries_en),
+        _alternation(spec.zh_words + spec.chitchat_zh + spec.pleasantries_zh),
     )
 
 

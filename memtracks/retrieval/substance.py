@@ -47,3 +47,26 @@ def evidence_prior(text: str, floor: float, full: float) -> float:
     if full <= 0:
         return 1.0
     return floor + (1.0 - floor) * min(1.0, substance(text) / full)
+
+
+_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'"})
+
+
+@lru_cache(maxsize=_CACHE)
+def content_free(text: str) -> bool:
+    """Does ``text`` say nothing at all — thanks, a greeting, an acknowledgement, a reaction,
+    small talk ("Thanks!", "ok", "Nice to meet you!", 谢谢！, 你好，很高兴认识你)? Questions count
+    too ("What did you do last weekend?" says something), and so does any digit. Such a turn
+    is kept, but never takes a card's place: there is nothing in it to answer with."""
+    stop = stopwords()
+    lowered = stop.pleasantries_en.sub(" ", text.lower().translate(_CURLY))
+    if any(ch.isdigit() for ch in lowered):
+        return False
+    for word in english_words(lowered):
+        if word not in stop.en and _stem(word) not in stop.chitchat_en:
+            return False
+    for run in _HAN_RUN.findall(lowered):
+        for part in stop.pleasantries_zh.split(run.translate(_simplified())):
+            if any(c not in stop.zh_chars for c in part):
+                return False
+    return True
