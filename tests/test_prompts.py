@@ -268,3 +268,23 @@ def test_a_budget_too_small_still_shows_the_best_card_and_counts_the_rest(memory
     assert small.splitlines()[2].startswith(recall.cards[0].text.split(" ")[0]) and small.endswith("</memory>")
     whole = recall.render(max_tokens=10_000)
     assert whole.left_out == 0 and len(whole.cards) == len(recall.cards)
+
+
+# ------------------------------------------------------------------ the pleasantries are validated data
+
+
+def test_a_bad_pleasantry_fails_naming_the_file_and_the_field(tmp_path):
+    from memtracks.datafiles import bundled
+    from memtracks.errors import DataFileError
+    from memtracks.retrieval.lexical import load_stopwords
+
+    text = bundled("lexicons", "stopwords.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "stopwords.yaml"
+    bad.write_text(text.replace("pleasantries_zh: [你好,", "pleasantries_zh: [x,"), encoding="utf-8")
+    with pytest.raises(DataFileError) as caught:
+        load_stopwords(bad)
+    assert str(bad) in str(caught.value) and "pleasantries_zh" in str(caught.value) and "'x'" in str(caught.value)
+    worse = tmp_path / "stopwords2.yaml"
+    worse.write_text(text.replace("pleasantries_en:\n", "pleasantries_en: 7\nunused:\n"), encoding="utf-8")
+    with pytest.raises(DataFileError, match="pleasantries_en|unused"):
+        load_stopwords(worse)
