@@ -9,7 +9,7 @@
     memtracks --db memory.db export u1.jsonl [--user u1]   |  import u1.jsonl  |  export-schema
     memtracks --db memory.db rebuild --user u1 [--rules DIR] [--lexicons DIR]
     memtracks --db memory.db consolidate --user u1 [--dry-run] [--json]  |  consolidate --undo OPERATION_ID
-    memtracks --db memory.db mcp [--user u1]               # MCP server over stdio
+    memtracks --db memory.db mcp --user u1                 # MCP server over stdio, bound to u1
     memtracks --db memory.db status
     memtracks --db memory.db check [--quick] [--repair] [--json]   # exit status 1 if a problem is found
     memtracks --db memory.db backup copy.db [--force]      # online backup, consistent with the log
@@ -35,7 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import upkeep_cli
 from ._version import __version__
-from .errors import MemtracksError, ReadOnlyError
+from .errors import InvalidTurnError, MemtracksError, ReadOnlyError
 from .io import detect_format, read_jsonl, read_locomo, read_messages
 from .memory import Memory
 from .quoting import inline as _inline
@@ -418,9 +418,20 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    if args.all_users and (args.user or args.agent):
+        raise InvalidTurnError("mcp: --all-users serves every user; it takes no --user or --agent")
+    if not args.all_users and not args.user:
+        raise InvalidTurnError("mcp: pass --user (the one user this server serves), or --all-users for every user")
     from .integrations.mcp_server import serve
 
-    serve(args.db, user_id=args.user, agent_id=args.agent, rules_dir=args.rules, lexicons_dir=args.lexicons)
+    serve(
+        args.db,
+        user_id=args.user,
+        agent_id=args.agent,
+        all_users=args.all_users,
+        rules_dir=args.rules,
+        lexicons_dir=args.lexicons,
+    )
     return 0
 
 
@@ -522,7 +533,12 @@ def build_parser() -> argparse.ArgumentParser:
     rebuild.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _data_folders(rebuild)
     rebuild.set_defaults(func=cmd_rebuild)
-    mcp = _scoped(sub.add_parser("mcp", help="serve the memory to an agent over MCP (stdio)"), required=False)
+    mcp = _scoped(sub.add_parser("mcp", help="serve one user's memory to an agent over MCP (stdio)"), required=False)
+    mcp.add_argument(
+        "--all-users",
+        action="store_true",
+        help="serve every user of the file: each tool then requires user_id (for a trusted gateway only)",
+    )
     _data_folders(mcp)
     mcp.set_defaults(func=cmd_mcp)
     cons = _scoped(sub.add_parser("consolidate", help="fold near-duplicates (nothing deleted; undoable)"), False)

@@ -1,12 +1,11 @@
 """The interfaces agents use: write_messages, ingest format detection, the lifecycle CLI,
-the MCP server (in-process and over stdio), the LangGraph store, the LangChain retriever,
+the LangGraph store (the MCP server: test_mcp_server.py), the LangChain retriever,
 and custom rule / lexicon folders."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -122,66 +121,6 @@ def test_python_dash_m_runs_the_cli():
     from memtracks import __version__
 
     assert done.returncode == 0 and done.stdout.strip() == f"memtracks {__version__}"
-
-
-# ---------------------------------------------------------------------- MCP
-
-
-def test_mcp_server_in_process(memory):
-    from mcp import Client
-
-    from memtracks.integrations.mcp_server import build_server
-
-    server = build_server(memory, user_id="alice")
-
-    async def session():
-        async with Client(server) as client:
-            tools = {t.name for t in (await client.list_tools()).tools}
-            added = await client.call_tool(
-                "add_memory", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00"}
-            )
-            await client.call_tool("add_memory", {"text": "我搬到深圳了。", "timestamp": "2024-05-02T09:00:00+08:00"})
-            found = await client.call_tool("search_memory", {"query": "我现在住哪？", "now": NOW})
-            facts = await client.call_tool("list_facts", {"include_history": True})
-            boston = next(f for f in facts.structured_content["facts"] if f["value"] == "Boston")
-            history = await client.call_tool("fact_history", {"fact_id": boston["id"]})
-            status = await client.call_tool("memory_status", {})
-            forgot = await client.call_tool("forget", {"everything": True})
-            bad = await client.call_tool("search_memory", {"query": "  "})
-            return tools, added, found, history, status, forgot, bad
-
-    tools, added, found, history, status, forgot, bad = asyncio.run(session())
-    assert tools == {"add_memory", "search_memory", "list_facts", "fact_history", "forget", "memory_status"}
-    assert not added.is_error and added.structured_content["facts"][0]["value"] == "Boston"
-    assert "深圳" in found.content[0].text.splitlines()[2]  # after the opening tag and notice
-    assert found.structured_content["cards"][0]["ref"].startswith("fact:")
-    assert [f["value"] for f in history.structured_content["history"]] == ["Boston", "深圳"]
-    assert status.structured_content["scopes"][0]["turns"] == 2
-    assert forgot.structured_content["turns"] == 2 and memory.facts("alice") == []
-    assert bad.is_error and "question" in bad.content[0].text
-
-
-def test_mcp_server_over_stdio(tmp_path):
-    from mcp import Client, StdioServerParameters
-
-    db = tmp_path / "mcp.db"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memtracks", "--db", str(db), "mcp", "--user", "bob"],
-        cwd=str(ROOT),
-        env={**os.environ},
-    )
-
-    async def session():
-        async with Client(params, read_timeout_seconds=300) as client:
-            await client.call_tool(
-                "add_memory", {"text": "I have a dog named Rex.", "timestamp": "2024-05-01T09:00:00+00:00"}
-            )
-            return await client.call_tool("search_memory", {"query": "What is my dog's name?", "now": NOW})
-
-    found = asyncio.run(session())
-    assert not found.is_error and "Rex" in found.content[0].text
-    assert db.exists()
 
 
 # ---------------------------------------------------------------------- LangGraph, LangChain
