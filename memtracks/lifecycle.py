@@ -91,6 +91,7 @@ class ForgetReport:
     names: int = 0
     reopened: tuple[int, ...] = ()
     reactivated: tuple[int, ...] = ()
+    items: int = 0  # store items without a turn (LangGraph values put with index=False or no text)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -99,6 +100,7 @@ class ForgetReport:
             "facts": self.facts,
             "inferences": self.inferences,
             "names": self.names,
+            "items": self.items,
         }
 
 
@@ -249,6 +251,7 @@ def forget(
         store.save_inferences(plan.inference_updates)
         reactivated = reactivate(store, scope, [f.id for f in reopened])  # type: ignore[misc]
         names = erase.prune_names(store, scope)
+        items = erase.delete_items(store, scope) if everything else 0
         report = ForgetReport(
             len(plan.turns),
             len(plan.events),
@@ -257,6 +260,7 @@ def forget(
             names,
             tuple(f.id for f in reopened if f.id is not None),
             tuple(i.id for i in reactivated if i.id is not None),
+            items,
         )
         erase.record_erasure(store, scope, mem.clock(), selector, report.counts())
         erased = {"fact": set(plan.facts), "event": set(plan.events), "inference": set(plan.inferences)}

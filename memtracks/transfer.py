@@ -2,7 +2,7 @@
 
 The format is defined once, here, by pydantic over memtracks' own records: each line is one
 of :data:`LINE` — a header first, then turns, facts, events, inferences, chain links, names,
-vectors and erasure audit entries — tagged by ``kind``. ``memtracks export-schema`` prints its
+vectors, LangGraph store items and erasure audit entries — tagged by ``kind``. ``memtracks export-schema`` prints its
 JSON Schema (also published as ``docs/export.schema.json``). An export keeps everything:
 history (superseded facts with their ``superseded_by``, ``valid_to`` and ``reason``), validity,
 provenance (source turn ids, premises) and, unless left out, the vectors; without them the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -103,6 +104,18 @@ class VectorLine(_Scoped):
     vector: str  # base64 of little-endian float32
 
 
+class ItemLine(_Scoped):
+    """A LangGraph store item as it was put (its turn, if it has one, is a turn line)."""
+
+    kind: Literal["item"] = "item"
+    namespace: list[str]
+    key: str
+    value: dict[str, Any]
+    indexed: bool
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
 class ErasureLine(_Scoped):
     kind: Literal["erasure"] = "erasure"
     at: AwareDatetime
@@ -110,7 +123,9 @@ class ErasureLine(_Scoped):
     counts: dict[str, int]
 
 
-Line = Header | TurnLine | FactLine | EventLine | InferenceLine | LinkLine | NameLine | VectorLine | ErasureLine
+Line = (
+    Header | TurnLine | FactLine | EventLine | InferenceLine | LinkLine | NameLine | VectorLine | ItemLine | ErasureLine
+)
 LINE: TypeAdapter[Any] = TypeAdapter(Annotated[Line, Field(discriminator="kind")])
 
 
@@ -153,6 +168,18 @@ def _scope_lines(mem: Memory, scope: str, vectors: bool) -> list[_Line]:
             lines.append(
                 VectorLine(**who, track=track, item_id=item_id, content_hash=text_hash, vector=_encode(vector))  # type: ignore[arg-type]
             )
+    for r in store.items(scope):
+        lines.append(
+            ItemLine(
+                **who,
+                namespace=json.loads(r["namespace"]),
+                key=r["key"],
+                value=json.loads(r["value"]),
+                indexed=bool(r["indexed"]),
+                created_at=datetime.fromisoformat(r["created_at"]),
+                updated_at=datetime.fromisoformat(r["updated_at"]),
+            )
+        )
     for e in erase.erasures(store, scope):
         lines.append(ErasureLine(**who, at=datetime.fromisoformat(e["at"]), selector=e["selector"], counts=e["counts"]))
     return lines
@@ -247,7 +274,7 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
         return scope_key(user_id or line.user_id, line.agent_id)
 
     scopes = sorted({target(x) for x in lines if isinstance(x, _Scoped)})
-    busy = [s for s in scopes if store.counts(s)["turns"]]
+    busy = [s for s in scopes if store.counts(s)["turns"] or store.counts(s)["items"]]
     if busy:
         raise ImportConflictError(
             f"{path}: user(s) {', '.join(repr(split_scope(s)) for s in busy)} already have memories here; "
@@ -297,6 +324,18 @@ def import_(mem: Memory, path: Path, *, user_id: str | None = None) -> ImportRep
                 item = {"fact": fact_id, "event": event_id, "inference": inference_id}[line.track](line.item_id)
                 store.save_vectors(scope, line.track, [(item, line.content_hash, _decode(line.vector))])  # type: ignore[list-item]
                 vectors_written.add((scope, line.track, item))  # type: ignore[arg-type]
+            elif isinstance(line, ItemLine):
+                namespace = json.dumps(line.namespace, ensure_ascii=False)
+                value = json.dumps(line.value, ensure_ascii=False)
+                store.put_item(
+                    scope,
+                    namespace,
+                    line.key,
+                    value,
+                    line.indexed,
+                    line.updated_at,
+                    (codec.dt_text(line.created_at), None),
+                )
             elif isinstance(line, ErasureLine):
                 erase.record_erasure(store, scope, line.at, line.selector, line.counts)
         reembedded = _embed_missing(mem, scopes, vectors_written)

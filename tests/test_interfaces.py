@@ -126,37 +126,6 @@ def test_python_dash_m_runs_the_cli():
 # ---------------------------------------------------------------------- LangGraph, LangChain
 
 
-def test_langgraph_store(memory):
-    from memtracks.integrations.langgraph import MemtracksStore
-
-    store = MemtracksStore(memory)
-    store.put(
-        ("alice",), "m1", {"text": "I live in Boston.", "timestamp": "2024-05-01T09:00:00+00:00", "channel": "web"}
-    )
-    store.put(("alice",), "m2", {"content": "I moved to Lisbon.", "timestamp": "2024-05-02T09:00:00+00:00"})
-    store.put(("alice", "coach"), "c1", {"text": "我喜欢跑步。", "timestamp": "2024-05-02T09:00:00+08:00"})
-    item = store.get(("alice",), "m1")
-    assert item.value["text"] == "I live in Boston." and item.value["channel"] == "web"
-    hits = store.search(("alice",), query="Where do I live now?")
-    assert hits and "Lisbon" in hits[0].value["text"] and hits[0].score > 0
-    assert [i.key for i in store.search(("alice",))] == ["m2", "m1"]
-    assert [i.key for i in store.search(("alice",), filter={"channel": "web"})] == ["m1"]
-    store.put(("alice",), "m2", {"text": "I moved to Porto.", "timestamp": "2024-05-02T09:00:00+00:00"})  # replaced
-    assert [f.value for f in memory.facts("alice", slot="lives_in")] == ["Porto"]
-    store.delete(("alice",), "m2")  # = forget: Boston holds again
-    assert [f.value for f in memory.facts("alice", slot="lives_in")] == ["Boston"]
-    assert store.get(("alice",), "m2") is None
-    assert sorted(store.list_namespaces()) == [("alice",), ("alice", "coach")]
-    assert store.list_namespaces(suffix=("coach",)) == [("alice", "coach")]
-    assert [f.value for f in memory.facts("alice", agent_id="coach", slot="likes")] == ["跑步"]
-
-    async def run():
-        await store.aput(("bob",), "b1", {"text": "I work at Google.", "timestamp": "2024-05-01T09:00:00+00:00"})
-        return await store.asearch(("bob",), query="Where do I work?")
-
-    assert "Google" in asyncio.run(run())[0].value["text"]
-
-
 def test_langgraph_graph_uses_the_store(memory):
     from langgraph.graph import END, START, StateGraph
     from langgraph.store.base import BaseStore

@@ -1,27 +1,49 @@
-"""memtracks as a LangGraph store: ``put`` writes a turn (facts supersede as in any write),
-``search`` returns memory cards, ``get`` reads a turn back, ``delete`` forgets it.
+"""memtracks as a LangGraph store that keeps the ``BaseStore`` contract: what you ``put`` is
+what ``get`` and ``search`` give back, under the same namespace and key; a search with a
+``query`` ranks the items by memtracks' retrieval (facts current first, dates resolved).
 
     from memtracks.integrations.langgraph import MemtracksStore
     store = MemtracksStore(mem)
     store.put(("alice",), "m1", {"text": "I moved to Lisbon.", "timestamp": "2024-06-10T10:00:00+00:00"})
-    store.search(("alice",), query="Where do I live?")      # [SearchItem(key="fact:3", value={card}...)]
-    graph = builder.compile(store=store)                    # the agent reaches it as `store`
+    store.search(("alice",), query="Where do I live?")   # [SearchItem(key="m1", value={..., "memtracks": {...}})]
+    store.get(("alice",), "m1"); store.delete(("alice",), "m1")
+    graph = builder.compile(store=store)                  # the agent reaches it as `store`
 
-A namespace is ``(user_id,)`` or ``(user_id, agent_id...)`` (the rest joined by "/"); pass
-``scope=`` to map namespaces your own way. The async methods run the same work in a thread.
-Needs the ``langgraph`` extra (``pip install 'memtracks[langgraph]'``).
+- **Namespaces.** ``(user_id,)`` is the user's shared memory, ``(user_id, a, b)`` agent
+  "a/b"'s own memories of that user (pass ``scope=`` to map namespaces your own way). A
+  search prefix covers every namespace under it: ``("alice",)`` searches ``("alice",)`` and
+  ``("alice", "bot", "prefs")``; ``()`` searches the whole store.
+- **Values.** Every value is kept as it was put and read back as it was put. A value with
+  text (``"text"``, else ``"content"``, or the fields named by ``index=[...]``) is also
+  written as a conversation turn (its key is the turn id; ``speaker``, ``timestamp``,
+  ``session_id``, ``lang`` and ``source`` are the turn's, every other field its metadata), so
+  facts supersede and dates resolve as in any write. A value without text, or put with
+  ``index=False``, is stored and read back but never analysed or searched by a query.
+- **Search.** With a ``query``, items are ranked by the memory cards that cite them; each hit's
+  value is the item's, plus one added field, ``"memtracks"``: ``{"cards": [...]}``, the cards
+  that matched it (their text, track, score, provenance). Without a query, items come in the
+  order they were first put. ``filter`` matches value fields as LangGraph's stores do
+  (equality, nested objects, ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
+- **Put again, delete.** Putting a key again replaces its value (and its turn, if the text or
+  metadata changed; the old one is forgotten); ``delete`` removes the item and forgets its turn.
+
+The async methods run the same work in a thread. Needs the ``langgraph`` extra
+(``pip install 'memtracks[langgraph]'``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidTurnError, MissingDependencyError
 from ..memory import Memory
 from ..records import Turn
+from ..scopes import scope_key
 
 try:
     from langgraph.store.base import (
@@ -35,11 +57,14 @@ try:
         SearchItem,
         SearchOp,
     )
+    from langgraph.store.base.embed import get_text_at_path
 except ImportError as exc:  # pragma: no cover - the extra is installed by make test
     raise MissingDependencyError("the LangGraph store needs: pip install 'memtracks[langgraph]'") from exc
 
 Scope = Callable[[tuple[str, ...]], tuple[str, str | None]]
-TURN_FIELDS = ("text", "speaker", "timestamp", "session_id", "lang", "source")
+TURN_FIELDS = ("speaker", "timestamp", "session_id", "lang", "source")
+ADDED = "memtracks"  # the one field a query search adds to a value
+CARDS_PER_ITEM = 3  # cards a query search reads for each item it is asked for
 
 
 def default_scope(namespace: tuple[str, ...]) -> tuple[str, str | None]:
@@ -49,14 +74,35 @@ def default_scope(namespace: tuple[str, ...]) -> tuple[str, str | None]:
     return namespace[0], "/".join(namespace[1:]) or None
 
 
-class MemtracksStore(BaseStore):
-    """A LangGraph ``BaseStore`` over a :class:`~memtracks.Memory`.
+@dataclass(frozen=True)
+class _Stored:
+    """An item as stored: where it lives (scope and namespace), its value and times."""
 
-    Values are turns: ``{"text": ..., "speaker": "user", "timestamp": ISO, "session_id": ...}``
-    (``"content"`` is taken for ``"text"``); any other keys are kept as the turn's metadata and
-    can be searched with ``filter``. Putting a key again with other content replaces the turn
-    (the old one is forgotten); ``put(..., None)`` deletes.
-    """
+    user: str
+    agent: str | None
+    namespace: tuple[str, ...]
+    key: str
+    value: dict[str, Any]
+    indexed: bool
+    created_at: datetime
+    updated_at: datetime
+
+    def item(self) -> Item:
+        return Item(
+            value=dict(self.value),
+            key=self.key,
+            namespace=self.namespace,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+        )
+
+    def hit(self, score: float | None = None, added: Mapping[str, Any] | None = None) -> SearchItem:
+        value = {**self.value, ADDED: dict(added)} if added is not None else dict(self.value)
+        return SearchItem(self.namespace, self.key, value, self.created_at, self.updated_at, score)
+
+
+class MemtracksStore(BaseStore):
+    """A LangGraph ``BaseStore`` over a :class:`~memtracks.Memory` (see the module docstring)."""
 
     def __init__(self, memory: Memory, *, scope: Scope = default_scope):
         self.memory = memory
@@ -65,88 +111,179 @@ class MemtracksStore(BaseStore):
     # ------------------------------------------------------------------ operations
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return [self._run(op) for op in ops]
+        """Reads first, then writes, as LangGraph's stores run a batch: a get or search sees
+        the store as it was before the batch's puts (of which the last for a key counts)."""
+        ops = list(ops)
+        results = [None if isinstance(op, PutOp) else self._run(op) for op in ops]
+        puts = {(tuple(op.namespace), op.key): op for op in ops if isinstance(op, PutOp)}
+        for op in puts.values():
+            self._put(op)
+        return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
     def _run(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            return self._get(op)
+            found = self._get(op.namespace, op.key)
+            return found.item() if found is not None else None
         if isinstance(op, SearchOp):
             return self._search(op)
-        if isinstance(op, PutOp):
-            self._put(op)
-            return None
         if isinstance(op, ListNamespacesOp):
             return self._namespaces(op)
         raise InvalidTurnError(f"unsupported store operation {type(op).__name__}")
 
-    def _get(self, op: GetOp) -> Item | None:
-        user, agent = self.scope(op.namespace)
-        turn = self.memory.get(user, op.key, kind="turn", agent_id=agent)
-        return _item(op.namespace, turn) if turn is not None else None  # type: ignore[arg-type]
+    # ------------------------------------------------------------------ reading
 
-    def _put(self, op: PutOp) -> None:
-        user, agent = self.scope(op.namespace)
-        stored: Any = self.memory.get(user, op.key, kind="turn", agent_id=agent)
-        if op.value is None:
-            if stored is not None:
-                self.memory.forget(user, agent_id=agent, turn_ids=[op.key])
-            return None
-        value = dict(op.value)
-        text = value.pop("text", None) or value.pop("content", None)
-        if not isinstance(text, str):
-            raise InvalidTurnError('a memtracks store value needs "text" (or "content"): the words to remember')
-        fields = {k: value.pop(k) for k in TURN_FIELDS[1:] if k in value}
-        turn = Turn(text, user_id=user, agent_id=agent, turn_id=op.key, metadata=value, **fields)
-        if stored is not None:
-            if (stored.text, stored.metadata) == (turn.text, turn.metadata):
-                return None
-            self.memory.forget(user, agent_id=agent, turn_ids=[op.key])
-        self.memory.write(turn)
-        return None
+    def _scoped(self, namespace: tuple[str, ...]) -> tuple[str, str | None, str]:
+        user, agent = self.scope(tuple(namespace))
+        return user, agent, scope_key(user, agent)
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> _Stored | None:
+        user, agent, scope = self._scoped(namespace)
+        row = self.memory.store.item(scope, _ns(namespace), key)
+        if row is not None:
+            return _stored(row, user, agent)
+        turn = self.memory.get(user, key, kind="turn", agent_id=agent)  # a turn written by memtracks itself
+        return _from_turn(tuple(namespace), turn, user, agent) if isinstance(turn, Turn) else None
+
+    def _everything(self, prefix: tuple[str, ...]) -> list[_Stored]:
+        """Every item under ``prefix``, namespace by namespace (in the order each was first
+        used), each in the order its items were first put; then the turns written by memtracks
+        itself (no item of their own) in the order they were said."""
+        prefix = tuple(prefix)
+        out: list[_Stored] = []
+        covered: set[tuple[str, str]] = set()
+        for row in self.memory.store.items():
+            namespace = tuple(json.loads(row["namespace"]))
+            if namespace[: len(prefix)] != prefix:
+                continue
+            user, agent = self.scope(namespace)
+            out.append(_stored(row, user, agent))
+            covered.add((scope_key(user, agent), row["key"]))
+        for user, agent in self.memory.scopes():
+            namespace = (user, *(agent.split("/") if agent else ()))
+            if namespace[: len(prefix)] != prefix or self.scope(namespace) != (user, agent):
+                continue
+            for event in self.memory.events(user, agent_id=agent):
+                if (scope_key(user, agent), event.turn_id) in covered:
+                    continue
+                turn = self.memory.get(user, event.turn_id, kind="turn", agent_id=agent)
+                if isinstance(turn, Turn):
+                    out.append(_from_turn(namespace, turn, user, agent))
+                    covered.add((scope_key(user, agent), event.turn_id))
+        groups: dict[tuple[str, ...], list[_Stored]] = {}  # by namespace, in the order each was first used
+        for s in out:
+            groups.setdefault(s.namespace, []).append(s)
+        return [s for group in groups.values() for s in group]
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        user, agent = self.scope(op.namespace_prefix)
-        if op.query:
-            recall = self.memory.retrieve(
-                op.query, user_id=user, agent_id=agent, top_n=op.limit + op.offset, metadata=op.filter or None
-            )
-            now = recall.now
-            return [
-                SearchItem(op.namespace_prefix, card.ref, card.to_dict(), now, now, card.score)
-                for card in recall.cards[op.offset :]
-            ]
-        events = self.memory.events(user, agent_id=agent)
-        wanted = [e for e in events if all(e.metadata.get(k) == v for k, v in (op.filter or {}).items())]
-        out = []
-        for event in reversed(wanted[: len(wanted) - op.offset] if op.offset else wanted):
-            turn = self.memory.get(user, event.turn_id, kind="turn", agent_id=agent)
-            if turn is not None:
-                item = _item(op.namespace_prefix, turn)  # type: ignore[arg-type]
-                out.append(SearchItem(item.namespace, item.key, item.value, item.created_at, item.updated_at))
-            if len(out) == op.limit:
-                break
-        return out
+        stored = [s for s in self._everything(op.namespace_prefix) if _holds(s.value, op.filter)]
+        if not op.query:
+            return [s.hit() for s in stored[op.offset : op.offset + op.limit]]
+        searched = [s for s in stored if s.indexed]
+        by_scope: dict[tuple[str, str | None], dict[str, _Stored]] = {}
+        for s in searched:
+            by_scope.setdefault((s.user, s.agent), {})[s.key] = s
+        wanted = (op.offset + op.limit) * CARDS_PER_ITEM
+        ranked: dict[tuple[tuple[str, ...], str], tuple[float, _Stored, list[dict[str, Any]]]] = {}
+        for (user, agent), items in by_scope.items():
+            recall = self.memory.retrieve(op.query, user_id=user, agent_id=agent, top_n=wanted)
+            for card in recall.cards:
+                for hit in (items[t] for t in card.source_turn_ids if t in items):
+                    best, _, cards = ranked.setdefault((hit.namespace, hit.key), (card.score, hit, []))
+                    cards.append(card.to_dict())
+                    ranked[(hit.namespace, hit.key)] = (max(best, card.score), hit, cards)
+        order = sorted(ranked.values(), key=lambda x: -x[0])[op.offset : op.offset + op.limit]
+        return [s.hit(score, {"cards": cards}) for score, s, cards in order]
 
     def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        spaces = sorted({(u, *(a.split("/") if a else ())) for u, a in self.memory.scopes()})
+        spaces = sorted({s.namespace for s in self._everything(())})
         for condition in op.match_conditions or ():
             spaces = [s for s in spaces if _matches(s, condition.match_type, tuple(condition.path))]
         if op.max_depth is not None:
             spaces = sorted({s[: op.max_depth] for s in spaces})
         return spaces[op.offset : op.offset + op.limit]
 
+    # ------------------------------------------------------------------ writing
 
-def _matches(space: tuple[str, ...], kind: str, path: tuple[str, ...]) -> bool:
-    if len(path) > len(space):
-        return False
-    part = space[: len(path)] if kind == "prefix" else space[len(space) - len(path) :]
-    return all(p == "*" or p == s for p, s in zip(path, part, strict=True))
+    def _put(self, op: PutOp) -> None:
+        user, agent, scope = self._scoped(op.namespace)
+        namespace = _ns(op.namespace)
+        if op.value is None:
+            with self.memory.store.transaction():
+                self.memory.store.delete_item(scope, namespace, op.key)
+            if self.memory.get(user, op.key, kind="turn", agent_id=agent) is not None:
+                self.memory.forget(user, agent_id=agent, turn_ids=[op.key])
+            return
+        value = dict(op.value)
+        encoded = _encode(value)
+        turn = _turn(value, op.index, user, agent, op.key)
+        row = self.memory.store.item(scope, namespace, op.key)
+        since = (row["created_at"], row["seq"]) if row is not None else None  # a put again keeps its place
+        previous = self.memory.get(user, op.key, kind="turn", agent_id=agent)
+        if isinstance(previous, Turn) and (
+            turn is None or (previous.text, previous.metadata) != (turn.text, turn.metadata)
+        ):
+            self.memory.forget(user, agent_id=agent, turn_ids=[op.key])  # a changed item replaces its turn
+            previous = None
+        if turn is not None and previous is None:
+            self.memory.write(turn)
+        with self.memory.store.transaction():
+            self.memory.store.put_item(scope, namespace, op.key, encoded, turn is not None, self.memory.clock(), since)
 
 
-def _item(namespace: tuple[str, ...], turn: Turn) -> Item:
+# ---------------------------------------------------------------------- values
+
+
+def _ns(namespace: Iterable[str]) -> str:
+    return json.dumps(list(namespace), ensure_ascii=False)
+
+
+def _encode(value: dict[str, Any]) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidTurnError(f"a store value must be JSON (strings, numbers, lists, objects): {exc}") from None
+
+
+def _text(value: Mapping[str, Any], index: Any) -> str | None:
+    """The words to remember from ``value``: its "text" (else "content") field, or the
+    fields ``index`` names; None when it has none or is not to be searched."""
+    if index is False:
+        return None
+    if index:
+        found = [t for path in index for t in get_text_at_path(dict(value), path) if t.strip()]
+        return "\n".join(found) or None
+    text = value.get("text")
+    if not isinstance(text, str) or not text.strip():
+        text = value.get("content")
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def _turn(value: dict[str, Any], index: Any, user: str, agent: str | None, key: str) -> Turn | None:
+    text = _text(value, index)
+    if text is None:
+        return None
+    fields = {k: value[k] for k in TURN_FIELDS if k in value}
+    metadata = {k: v for k, v in value.items() if k not in (*TURN_FIELDS, "text", "content")}
+    return Turn(text, user_id=user, agent_id=agent, turn_id=key, metadata=metadata, **fields)
+
+
+def _stored(row: Any, user: str, agent: str | None) -> _Stored:
+    return _Stored(
+        user,
+        agent,
+        tuple(json.loads(row["namespace"])),
+        row["key"],
+        json.loads(row["value"]),
+        bool(row["indexed"]),
+        datetime.fromisoformat(row["created_at"]),
+        datetime.fromisoformat(row["updated_at"]),
+    )
+
+
+def _from_turn(namespace: tuple[str, ...], turn: Turn, user: str, agent: str | None) -> _Stored:
     when: datetime = turn.timestamp  # type: ignore[assignment]
     value: dict[str, Any] = {
         "text": turn.text,
@@ -155,4 +292,51 @@ def _item(namespace: tuple[str, ...], turn: Turn) -> Item:
         "session_id": turn.session_id,
         **turn.metadata,
     }
-    return Item(value=value, key=turn.turn_id or "", namespace=namespace, created_at=when, updated_at=when)
+    return _Stored(user, agent, namespace, turn.turn_id or "", value, True, when, when)
+
+
+def _holds(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
+    """Does ``value`` meet ``filter`` as LangGraph's stores read it?"""
+    return all(_same(value.get(k), want) for k, want in (conditions or {}).items())
+
+
+def _same(found: Any, want: Any) -> bool:
+    if isinstance(want, dict):
+        if any(k.startswith("$") for k in want):
+            return all(_compare(found, op, v) for op, v in want.items())
+        return isinstance(found, dict) and all(_same(found.get(k), v) for k, v in want.items())
+    if isinstance(want, list | tuple):
+        return (
+            isinstance(found, list | tuple)
+            and len(found) == len(want)
+            and all(_same(f, w) for f, w in zip(found, want, strict=True))
+        )
+    return bool(found == want)
+
+
+_ORDER = {
+    "$gt": lambda a, b: a > b,
+    "$gte": lambda a, b: a >= b,
+    "$lt": lambda a, b: a < b,
+    "$lte": lambda a, b: a <= b,
+}
+
+
+def _compare(found: Any, op: str, want: Any) -> bool:
+    if op == "$eq":
+        return bool(found == want)
+    if op == "$ne":
+        return bool(found != want)
+    if op not in _ORDER:
+        raise InvalidTurnError(f"unsupported filter operator {op!r}; use $eq, $ne, $gt, $gte, $lt or $lte")
+    try:
+        return bool(_ORDER[op](float(found), float(want)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _matches(space: tuple[str, ...], kind: str, path: tuple[str, ...]) -> bool:
+    if len(path) > len(space):
+        return False
+    part = space[: len(path)] if kind == "prefix" else space[len(space) - len(path) :]
+    return all(p == "*" or p == s for p, s in zip(path, part, strict=True))

@@ -69,7 +69,9 @@ def delete_rows(
 ) -> None:
     """Remove these rows of ``scope`` and everything indexed by them."""
     events, facts, inferences = list(event_ids), list(fact_ids), list(inference_ids)
+    turn_ids = list(turn_ids)
     _delete_in(store, "DELETE FROM turns WHERE user_id = ? AND turn_id IN ({marks})", scope, turn_ids)
+    _delete_in(store, "DELETE FROM items WHERE user_id = ? AND key IN ({marks})", scope, turn_ids)  # their store items
     for table in ("event_entities", "event_kinds"):
         _delete_in(store, f"DELETE FROM {table} WHERE user_id = ? AND event_id IN ({{marks}})", scope, events)
     for column in ("src", "dst"):
@@ -105,8 +107,13 @@ def delete_scope(store: SQLStorage, scope: str, *, keep_turns: bool = False) -> 
         "merged_events",
         "consolidations",
     ]
-    for table in tables + ([] if keep_turns else ["turns"]):
+    for table in tables + ([] if keep_turns else ["turns", "items"]):
         store.db.execute(f"DELETE FROM {table} WHERE user_id = ?", (scope,))
+
+
+def delete_items(store: SQLStorage, scope: str) -> int:
+    """Remove every store item of ``scope`` (an erasure of everything); returns how many."""
+    return int(store.db.execute("DELETE FROM items WHERE user_id = ?", (scope,)).rowcount)
 
 
 def prune_names(store: SQLStorage, scope: str) -> int:

@@ -168,7 +168,22 @@ def m003_lexical_tokenizer(db: Any) -> None:
     db.execute(f"ALTER TABLE lexical_state ADD COLUMN tokenizer {TEXT} NOT NULL DEFAULT ''")
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search, m003_lexical_tokenizer]
+def m004_store_items(db: Any) -> None:
+    """The LangGraph store's items as they were put (SQLite's ``m010_store_items``)."""
+    _run(
+        db,
+        """
+        CREATE TABLE items (
+            user_id {TEXT} NOT NULL, namespace {TEXT} NOT NULL, key {TEXT} NOT NULL, value TEXT NOT NULL,
+            indexed BIGINT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, seq BIGINT NOT NULL,
+            PRIMARY KEY (user_id, namespace, key)
+        );
+        CREATE INDEX items_order ON items (user_id, seq)
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search, m003_lexical_tokenizer, m004_store_items]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -221,6 +221,23 @@ def m009_chain_reverse_index(db: sqlite3.Connection) -> None:
     )
 
 
+def m010_store_items(db: sqlite3.Connection) -> None:
+    """Items of the LangGraph store kept as they were put: the value as JSON, under its
+    namespace and key, whether it is searched (an item put with ``index=False``, or without
+    text, is stored and read back but never searched), and the order items were first put."""
+    _run(
+        db,
+        """
+        CREATE TABLE items (
+            user_id TEXT NOT NULL, namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+            indexed INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, seq INTEGER NOT NULL,
+            PRIMARY KEY (user_id, namespace, key)
+        );
+        CREATE INDEX items_order ON items (user_id, seq)
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
@@ -231,6 +248,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m007_consolidations,
     m008_integrity,
     m009_chain_reverse_index,
+    m010_store_items,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x6D656D74  # "memt" in the SQLite header: this file is a memtracks memory

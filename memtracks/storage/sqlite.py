@@ -311,6 +311,47 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    # ---------------------------------------------------------------- items (the LangGraph store's)
+
+    def put_item(
+        self,
+        user_id: str,
+        namespace: str,
+        key: str,
+        value: str,
+        indexed: bool,
+        at: datetime,
+        since: tuple[str | None, int | None] | None = None,
+    ) -> None:
+        """Store an item's value (JSON) under ``namespace`` and ``key``: a new one takes the
+        next place in the order; one put again keeps its place and creation time (``since``:
+        the creation time and place of an item being put again, when its row was removed)."""
+        created, seq = since if since is not None else (codec.dt_text(at), None)
+        self.db.execute(
+            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items))) "
+            "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
+            "indexed = excluded.indexed, updated_at = excluded.updated_at",
+            (user_id, namespace, key, value, int(indexed), created, codec.dt_text(at), seq),
+        )
+
+    def item(self, user_id: str, namespace: str, key: str) -> sqlite3.Row | None:
+        rows = self._rows(
+            "SELECT * FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)
+        )
+        return rows[0] if rows else None
+
+    def items(self, user_id: str | None = None) -> list[sqlite3.Row]:
+        """The items of ``user_id`` (None: of every scope), in the order they were first put."""
+        if user_id is None:
+            return self._rows("SELECT * FROM items ORDER BY seq")
+        return self._rows("SELECT * FROM items WHERE user_id = ? ORDER BY seq", (user_id,))
+
+    def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
+        cursor = self.db.execute(
+            "DELETE FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)
+        )
+        return bool(cursor.rowcount)
+
     # ---------------------------------------------------------------- turns
 
     def turn(self, user_id: str, turn_id: str) -> sqlite3.Row | None:
@@ -410,8 +451,8 @@ class Store:
         return [r[0] for r in self._rows("SELECT DISTINCT speaker FROM turns WHERE user_id = ?", (user_id,))]
 
     def users(self) -> list[str]:
-        """Every storage scope (a user, or a user and an agent) that holds turns."""
-        return [r[0] for r in self._rows("SELECT DISTINCT user_id FROM turns ORDER BY user_id")]
+        """Every storage scope (a user, or a user and an agent) that holds turns or store items."""
+        return [r[0] for r in self._rows("SELECT user_id FROM turns UNION SELECT user_id FROM items ORDER BY user_id")]
 
     # ---------------------------------------------------------------- facts
 
@@ -803,7 +844,7 @@ class Store:
 
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
-        for table in ("turns", "facts", "events", "inferences", "vectors"):
+        for table in ("turns", "facts", "events", "inferences", "vectors", "items"):
             out[table] = self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (user_id,))[0][0]
         return out
 
