@@ -96,7 +96,7 @@ def _read(args: argparse.Namespace) -> list[Any]:
         return read_messages(
             args.file, user_id=args.user, session_id=args.session, timestamp=args.at or datetime.now(timezone.utc)
         )
-    return list(read_jsonl(args.file, args.user))
+    return list(read_jsonl(args.file, args.user, args.at))  # every line is checked before anything is written
 
 
 def _with_explain(card: Any) -> dict[str, Any]:
@@ -214,11 +214,16 @@ def _when(text: str) -> datetime:
         value = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"--now must be ISO 8601, e.g. 2024-06-10T10:00:00+08:00; found {text!r}"
+            f"a time must be ISO 8601 with an offset, e.g. 2024-06-10T10:00:00+08:00; found {text!r}"
         ) from None
     if value.tzinfo is None:
-        raise argparse.ArgumentTypeError(f"--now needs a timezone offset, e.g. {text}+00:00")
+        raise argparse.ArgumentTypeError(f"a time needs a timezone offset, e.g. {text}+00:00")
     return value
+
+
+def _when_or_now(text: str) -> datetime:
+    """A time as :func:`_when` reads it, or "now": the moment the command runs."""
+    return datetime.now(timezone.utc) if text.strip().lower() == "now" else _when(text)
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
@@ -468,7 +473,13 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("file", help="JSONL turns, a JSON list of chat messages, or LoCoMo JSON (detected)")
     ingest.add_argument("--user", help="user_id for turns that have none (LoCoMo: default sample_id)")
     ingest.add_argument("--session", help="session id for chat messages (default: the file name)")
-    ingest.add_argument("--at", type=_when, default=None, help="when chat messages were said (default: now)")
+    ingest.add_argument(
+        "--at",
+        type=_when_or_now,
+        default=None,
+        help="when chat messages, and JSONL lines without a timestamp, were said: ISO 8601 with an offset, or 'now' "
+        "(chat messages default to now; a JSONL line without a timestamp is an error without it)",
+    )
     ingest.add_argument(
         "--tz", type=_zone, default=timezone.utc, help="time zone of LoCoMo session dates (default UTC)"
     )

@@ -102,8 +102,14 @@ def read_locomo(path: str | Path, tz: tzinfo, user_id: str | None = None) -> Ite
         yield from locomo_turns(sample, tz, user_id)
 
 
-def read_jsonl(path: str | Path, user_id: str | None = None) -> Iterator[dict[str, Any]]:
-    """Turn mappings from a JSONL file; ``user_id`` fills in where a line has none."""
+def read_jsonl(
+    path: str | Path, user_id: str | None = None, default_time: datetime | None = None
+) -> Iterator[dict[str, Any]]:
+    """Turn mappings from a JSONL file (one JSON object per line; the fields are listed in the
+    README, "Files memtracks reads"). ``user_id`` fills in where a line has none. A line with
+    no ``timestamp`` is an error naming the file and line — a turn dated the moment it was
+    read would resolve its "yesterday" wrongly and could supersede what was said after it —
+    unless ``default_time`` says when such turns were said."""
     with open(path, encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
@@ -116,6 +122,14 @@ def read_jsonl(path: str | Path, user_id: str | None = None) -> Iterator[dict[st
                 raise InvalidTurnError(f"{path}:{number}: expected a JSON object per line")
             if user_id and not item.get("user_id"):
                 item["user_id"] = user_id
+            if item.get("timestamp") is None:
+                if default_time is None:
+                    raise InvalidTurnError(
+                        f'{path}:{number}: no "timestamp" (when the turn was said, ISO 8601 with an offset, e.g. '
+                        "2024-06-10T10:00:00+08:00); give every line one, or say when such turns were said "
+                        "(ingest --at TIME, or --at now)"
+                    )
+                item["timestamp"] = default_time
             yield item
 
 

@@ -243,8 +243,11 @@ class Memory(Browsing, Managing):
 
     def _enqueue(self, item: TurnLike) -> WriteResult:
         self._writable()
-        turn, warnings = prepare_turn(item, self.clock)
+        turn, warnings = prepare_turn(item, self.clock, self.config.limits)
         scope = scope_key(turn.user_id, turn.agent_id)  # type: ignore[arg-type]
+        stored = self.store.turn(scope, turn.turn_id)  # type: ignore[arg-type]
+        if stored is not None:  # as a synchronous write: a duplicate, or a DuplicateTurnError
+            return already_written(turn, stored["content_hash"])
         return self._start_queue().put(_scoped(turn, scope), warnings, turn.user_id)  # type: ignore[arg-type]
 
     def _write_now(self, turns: list[Turn]) -> list[WriteResult]:

@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 
 from .cards import Card, event_card_text
-from .errors import InvalidTurnError, MemtracksError, StorageError
+from .errors import DuplicateTurnError, MemtracksError, StorageError
 from .pipeline.language import detect_language
 from .records import Event, Turn, WriteResult
 from .retrieval.substance import content_free
+from .validation import content_hash
 
 log = logging.getLogger(__name__)
 
@@ -177,9 +178,10 @@ class WriteQueue:
                 raise MemtracksError("the write queue is closed")
             known = self._hot.get(turn.user_id or "", {}).get(turn.turn_id or "")
         if known is not None:
-            if known.turn.text != turn.text:
-                raise InvalidTurnError(
-                    f"turn_id {turn.turn_id!r} is already queued for user {user_id!r} with different content"
+            if content_hash(known.turn) != content_hash(turn):  # as a write of a stored turn would say
+                raise DuplicateTurnError(
+                    f"turn_id {turn.turn_id!r} is already queued for user {user_id!r} with different content; "
+                    "turn ids must be unique per user"
                 )
             return _queued_result(known, ("turn is already queued; nothing changed",))
         seq = self._journal.add(turn, warnings, user_id) if self._journal else 0

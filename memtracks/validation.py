@@ -77,16 +77,26 @@ def clean_question(question: Any, max_chars: int = Limits.max_question_chars) ->
     return question
 
 
-def check_metadata(metadata: Any, max_bytes: int = Limits.max_metadata_bytes) -> dict[str, Any]:
-    """A turn's metadata as it will be stored: a mapping with text keys that SQLite's JSON can hold."""
+def check_metadata(
+    metadata: Any, max_bytes: int = Limits.max_metadata_bytes, notes: list[str] | None = None
+) -> dict[str, Any]:
+    """A turn's metadata as it will be stored: a mapping with text keys that SQLite's JSON can
+    hold. A value JSON has no type for (a datetime, a set, a Decimal) is stored as its text;
+    ``notes`` is told which, so the caller's warnings say so."""
     if not isinstance(metadata, Mapping):
         raise InvalidTurnError(f"metadata must be a mapping, found {type(metadata).__name__}")
     if not all(isinstance(k, str) for k in metadata):
         raise InvalidTurnError(f"metadata keys must be strings, found {sorted(map(repr, metadata))[:5]}")
     if _depth(metadata) > MAX_METADATA_DEPTH:
         raise InvalidTurnError(f"metadata is nested more than {MAX_METADATA_DEPTH} levels deep")
+
+    def as_text(value: Any) -> str:
+        if notes is not None:
+            notes.append(f"metadata value {str(value)[:40]!r} ({type(value).__name__}) is not JSON; stored as text")
+        return str(value)
+
     try:
-        encoded = json.dumps(dict(metadata), ensure_ascii=False, default=str, allow_nan=False).encode("utf-8")
+        encoded = json.dumps(dict(metadata), ensure_ascii=False, default=as_text, allow_nan=False).encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidTurnError("metadata holds text that is not valid Unicode (a lone surrogate)") from None
     except (TypeError, ValueError) as exc:
@@ -173,7 +183,7 @@ def prepare_turn(
         raise InvalidTurnError(str(exc)) from None
     if not isinstance(turn.source, str) or turn.source not in SOURCES:
         raise InvalidTurnError(f"source {turn.source!r} is not one of {', '.join(SOURCES)}")
-    metadata = check_metadata(turn.metadata, limits.max_metadata_bytes)
+    metadata = check_metadata(turn.metadata, limits.max_metadata_bytes, warnings)
     turn = replace(
         turn,
         text=text,

@@ -45,7 +45,7 @@ from .pipeline.events import build_event
 from .pipeline.happenings import extract_happenings
 from .pipeline.inference import Context, Derived, infer, retract
 from .pipeline.language import detect_language
-from .pipeline.matching import SubjectResolver, earlier_mentions, named_relations, talks_of_children
+from .pipeline.matching import SubjectResolver, earlier_mentions, named_relations, sentences, talks_of_children
 from .pipeline.replies import filled_answer
 from .pipeline.slots import ValueContext, extract_slots
 from .pipeline.statements import analyze_statements, default_markers
@@ -111,6 +111,8 @@ class _TurnOutcome:
     ended: list[int] = field(default_factory=list)
     inferences: list[Inference] = field(default_factory=list)
     retracted: list[Inference] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)  # facts new in this turn: each needs its vector
+    concluded: list[Inference] = field(default_factory=list)  # conclusions new in this turn, even if retracted
 
 
 def event_text(event: Event, config: WriterConfig) -> str:
@@ -138,6 +140,20 @@ def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list
         if h.args.get("name"):
             names.append((h.args["name"], h.args["name"].lower(), "person"))
     return names
+
+
+def _shifted(found: Extraction, offset: int) -> Extraction:
+    """``found`` (from a sentence that starts at ``offset``) with its spans in the turn's text."""
+
+    def move(span: tuple[int, int]) -> tuple[int, int]:
+        return (span[0] + offset, span[1] + offset)
+
+    return Extraction(
+        tuple(replace(e, span=move(e.span)) for e in found.entities),
+        tuple(replace(t, span=move(t.span)) for t in found.times),
+        tuple(replace(v, span=move(v.span)) for v in found.values),
+        tuple(replace(h, span=move(h.span)) for h in found.happenings),
+    )
 
 
 def _value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
@@ -258,10 +274,10 @@ class Writer:
             found = Extraction() if screen.blocked else self._extract(turn, analysis, subject)
             if not found.values and not screen.blocked:
                 found = self._read_as_answer(turn, analysis, subject, found)
-        except Exception as exc:  # a stage bug must not lose the user's words
-            log.exception("extraction failed for turn %s", turn.turn_id)
-            warnings = [*warnings, f"extraction failed ({exc!r}); stored the turn without facts"]
-            found = Extraction()
+        except Exception as exc:  # a stage bug must not lose the user's words, nor the other sentences' facts
+            log.exception("extraction failed for turn %s; extracting it sentence by sentence", turn.turn_id)
+            found, failed = self._extract_by_sentence(turn, analysis, subject)
+            warnings = [*warnings, f"extraction failed ({exc!r}); {failed} sentence(s) stored without facts"]
         seq = self.store.next_seq(user, turn.session_id)
         self.store.insert_turn(turn, analysis.lang, content_hash(turn), seq)
         event = self._save_event(turn, analysis, subject, seq, found)
@@ -271,9 +287,9 @@ class Writer:
         except self.store.database_errors:
             raise
         except Exception as exc:
-            log.exception("fact/inference stage failed for turn %s", turn.turn_id)
-            warnings = [*warnings, f"fact and inference stages failed ({exc!r}); the turn is stored as an event"]
-            outcome = _TurnOutcome()
+            log.exception("fact/inference stage failed for turn %s; deriving value by value", turn.turn_id)
+            outcome, parts = self._derive_one_by_one(turn, found, event)
+            warnings = [*warnings, f"fact and inference stages failed ({exc!r}) on {'; '.join(parts)}; kept the rest"]
         self._save_names(user, found.values, event.happenings)
         relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities, analysis.tokens)
         if relations and subject != "assistant":
@@ -286,15 +302,7 @@ class Writer:
                 ],
             )
         vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
-        vectors += [
-            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-            for f in outcome.facts.values()
-            if f.id in outcome.touched and f.mention_count == 1
-        ]
-        vectors += [
-            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
-            for i in outcome.inferences
-        ]
+        vectors += self._new_vectors(user, outcome)
         result = WriteResult(
             turn=turn,
             lang=analysis.lang,
@@ -308,6 +316,69 @@ class Writer:
             warnings=tuple(warnings),
         )
         return result, vectors
+
+    def _extract_by_sentence(self, turn: Turn, analysis: Analysis, subject: str) -> tuple[Extraction, int]:
+        """What each sentence of the turn says on its own, for when extracting the whole turn
+        failed: a stage that breaks on one sentence loses that sentence's facts only. Returns
+        the merged extraction (spans in the turn's text; no bare corrections) and how many
+        sentences failed."""
+        parts: list[Extraction] = []
+        failed = 0
+        lang = analysis.lang if analysis.lang in ("en", "zh") else None
+        for sent in sentences(analysis.text):
+            piece = analysis.text[sent.start : sent.end]
+            try:
+                alone = self.toolkit.nlp.analyze([piece], [lang], parse_if=self.toolkit.may_state)[0]
+                parts.append(_shifted(self._extract(turn, alone, subject), sent.start))
+            except Exception:
+                log.exception("extraction failed for a sentence of turn %s", turn.turn_id)
+                failed += 1
+        merged = Extraction(
+            tuple(e for p in parts for e in p.entities),
+            tuple(t for p in parts for t in p.times),
+            tuple(v for p in parts for v in p.values),
+            tuple(h for p in parts for h in p.happenings),
+        )
+        return merged, failed
+
+    def _derive_one_by_one(self, turn: Turn, found: Extraction, event: Event) -> tuple[_TurnOutcome, list[str]]:
+        """The fact and inference stages for each value on its own (and the happenings last),
+        each in a savepoint, for when deriving them together failed: one value that breaks a
+        stage loses only itself. Returns the merged outcome and what failed."""
+        merged, failed = _TurnOutcome(), []
+        singles = [replace(found, values=(v,), corrections=()) for v in found.values]
+        for n, part in enumerate([*singles, replace(found, values=(), corrections=())]):
+            try:
+                with self.store.savepoint(f"derive_{n}"):
+                    outcome = self._derive(turn, part, event, happenings=n == len(singles))
+            except self.store.database_errors:
+                raise
+            except Exception:
+                log.exception("fact/inference stage failed for part of turn %s", turn.turn_id)
+                failed.append(f"{part.values[0].slot}: {part.values[0].value}" if part.values else "its happenings")
+                continue
+            merged.facts.update(outcome.facts)
+            merged.touched += outcome.touched
+            merged.ended += outcome.ended
+            merged.inferences += outcome.inferences
+            merged.retracted += outcome.retracted
+            merged.created += outcome.created
+            merged.concluded += outcome.concluded
+        return merged, failed
+
+    def _new_vectors(self, user: str, outcome: _TurnOutcome) -> list[PendingVector]:
+        """A vector for every fact and conclusion the turn created — also one mentioned twice
+        in the turn ("I'm married to Sam"), ended or retracted before it was over: every
+        stored memory has its vector."""
+        facts = [outcome.facts[i] for i in dict.fromkeys(outcome.created) if i in outcome.facts]
+        out = [
+            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in facts
+        ]
+        return out + [
+            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in {i.id: i for i in outcome.concluded}.values()
+        ]
 
     def speaker_subject(self, speaker: str) -> str:
         return "assistant" if speaker.lower() in self.config.assistant_speakers else speaker
@@ -464,12 +535,16 @@ class Writer:
 
     # ------------------------------------------------------------------ facts and inferences
 
-    def _derive(self, turn: Turn, found: Extraction, event: Event) -> _TurnOutcome:
+    def _derive(self, turn: Turn, found: Extraction, event: Event, happenings: bool = True) -> _TurnOutcome:
+        """The fact track (values, bare corrections) and the inference track for one turn;
+        ``happenings``: also what its event's happenings conclude and change."""
         outcome = _TurnOutcome()
         values = [*found.values, *self._correct_earlier(turn, found, event, outcome)]
         self._apply_values(turn, values, "stated" if turn.source == "stated" else turn.source, outcome)
-        self._follow(turn, [outcome.facts[i] for i in outcome.touched], [event] if event.happenings else [], outcome)
-        self._apply_changes(turn, event, outcome)
+        events = [event] if happenings and event.happenings else []
+        self._follow(turn, [outcome.facts[i] for i in outcome.touched], events, outcome)
+        if happenings:
+            self._apply_changes(turn, event, outcome)
         return outcome
 
     def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
@@ -484,20 +559,9 @@ class Writer:
             outcome.facts[f.id] = f  # type: ignore[index]
         outcome.touched.extend(changes.touched)
         outcome.ended.extend(changes.ended)
+        outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
         self._follow(turn, [outcome.facts[i] for i in changes.touched], [], outcome)
-        pending = [
-            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-            for f in changes.added
-        ]
-        pending += [
-            PendingVector("fact", user_id, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-            for f in outcome.facts.values()
-            if f.id in outcome.touched and f.mention_count == 1 and f not in changes.all_facts()
-        ]
-        pending += [
-            PendingVector("inference", user_id, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
-            for i in outcome.inferences
-        ]
+        pending = self._new_vectors(user_id, outcome)
         self._embed(pending)
         for track in ("fact", "inference"):
             self.store.save_vectors(
@@ -608,6 +672,7 @@ class Writer:
             outcome.facts[f.id] = f  # type: ignore[index]
         outcome.touched.extend(changes.touched)
         outcome.ended.extend(changes.ended)
+        outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
         return changes
 
     def _opposite(self, slot: str) -> str | None:
@@ -658,6 +723,7 @@ class Writer:
                 inference = replace(inference, derived_fact_id=changes.touched[-1])
         self.store.save_inferences([inference])
         outcome.inferences.append(inference)
+        outcome.concluded.append(inference)
 
     def _retract(self, turn: Turn, outcome: _TurnOutcome) -> None:
         assert turn.user_id and turn.timestamp

@@ -49,6 +49,11 @@ words = st.sampled_from(
         "   ",
         "fact:1",
         "event:999999999999999999999",
+        "in 99999999999999999999 days",
+        "for 9999 years",
+        "一万亿天后我搬到上海",
+        "九千九百九十九年后",
+        "公元前221年",
     ]
 )
 texts = st.one_of(words, st.text(max_size=40), st.text(alphabet=string.printable, max_size=20))
@@ -73,7 +78,7 @@ users = st.one_of(st.sampled_from(["u1", "u2", "alice"]), values)
 ints = st.one_of(st.integers(min_value=-5, max_value=50), values)
 
 
-def _calls(mem: Memory, tmp: Path) -> st.SearchStrategy:
+def _calls(mem: Memory, tmp: Path, queued: Memory | None = None) -> st.SearchStrategy:
     """(name, thunk) pairs: one public call with hostile arguments."""
     turn = st.builds(
         dict,
@@ -86,8 +91,11 @@ def _calls(mem: Memory, tmp: Path) -> st.SearchStrategy:
         lang=st.one_of(st.none(), st.sampled_from(["en", "zh", "zh-TW", "fr"]), values),
         metadata=st.one_of(st.just({}), values),
     )
+    writes = [turn.map(lambda t: ("write", lambda: mem.write(t)))]
+    if queued is not None:  # the same turns through the write queue: the same errors
+        writes.append(turn.map(lambda t: ("write async", lambda: queued.write(t))))
     return st.one_of(
-        turn.map(lambda t: ("write", lambda: mem.write(t))),
+        *writes,
         turn.map(lambda t: ("Turn", lambda: mem.write(Turn(**t)))),
         st.lists(turn, max_size=3).map(lambda ts: ("write_many", lambda: mem.write_many(ts))),
         st.tuples(values, ints).map(lambda a: ("write_many bad", lambda: mem.write_many(a[0], batch_size=a[1]))),
@@ -126,11 +134,12 @@ def _calls(mem: Memory, tmp: Path) -> st.SearchStrategy:
 
 def test_fuzz_the_public_api_raises_only_memtracks_errors(make_memory, tmp_path):
     mem = make_memory(tmp_path / "fuzz.db")
+    queued = make_memory(tmp_path / "queued.db", async_writes=True)
     mem.write_many([Turn("I live in Boston.", user_id="u1", timestamp=T0), Turn("我养了一只猫。", user_id="u2")])
     seen: dict[str, int] = {}
 
     @settings(max_examples=API_EXAMPLES, **SETTINGS)
-    @given(_calls(mem, tmp_path))
+    @given(_calls(mem, tmp_path, queued))
     def call(named) -> None:
         name, thunk = named
         seen[name] = seen.get(name, 0) + 1
@@ -141,8 +150,10 @@ def test_fuzz_the_public_api_raises_only_memtracks_errors(make_memory, tmp_path)
 
     call()
     assert sum(seen.values()) >= API_EXAMPLES and len(seen) >= 15, seen
-    report = mem.check()
-    assert report.ok, [str(p) for p in report.problems][:5]
+    queued.flush()
+    for memory in (mem, queued):
+        report = memory.check()
+        assert report.ok, [str(p) for p in report.problems][:5]
     print(f"\nAPI fuzz: {sum(seen.values())} calls, only MemtracksError; check ok; per call: {seen}")
 
 

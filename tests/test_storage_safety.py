@@ -129,12 +129,14 @@ def test_storage_another_applications_database_is_refused_and_left_alone(tmp_pat
         make_memory(other)
 
 
-def test_storage_a_file_that_is_not_sqlite_is_refused(tmp_path, make_memory):
+@pytest.mark.parametrize("read_only", [False, True])
+@pytest.mark.parametrize("content", ["Dear diary, " * 400, "亲爱的日记，" * 300, "x"])
+def test_storage_a_file_that_is_not_sqlite_is_not_a_memory_file(tmp_path, make_memory, content, read_only):
     path = tmp_path / "notes.txt"
-    path.write_text("Dear diary, " * 400)
-    with pytest.raises(StorageError):
-        make_memory(path)
-    assert path.read_text().startswith("Dear diary")
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(NotAMemoryFileError, match="not a SQLite database"):
+        make_memory(path, read_only=read_only)
+    assert path.read_text(encoding="utf-8") == content  # untouched
 
 
 def test_storage_an_empty_file_is_not_taken_for_a_new_memory(tmp_path, make_memory):

@@ -22,9 +22,9 @@ def _catalogue_without(tmp_path, slot):
     return load_catalogue(path)
 
 
-def test_writer_failing_inference_stage_leaves_no_half_stored_turn(toolkit, embedder, tmp_path):
+def test_writer_failing_inference_stage_keeps_the_turns_other_facts(toolkit, embedder, tmp_path):
     # a slot catalogue that lacks the slot an inference rule concludes: the rule stage fails
-    # after the turn's own facts were written
+    # on the marriage; the move stated beside it keeps its fact, and nothing is half-stored
     broken = Toolkit(
         nlp=toolkit.nlp, lexicons=toolkit.lexicons, catalogue=_catalogue_without(tmp_path, "relationship_status")
     )
@@ -32,14 +32,16 @@ def test_writer_failing_inference_stage_leaves_no_half_stored_turn(toolkit, embe
     result = mem.write(
         Turn(text="I live in Boston. I finally married Anna last weekend.", user_id="u", timestamp=T0, turn_id="t1")
     )
-    assert any("stages failed" in w for w in result.warnings)
-    assert mem.facts("u", include_superseded=True) == []
+    assert any("stages failed" in w and "on its happenings; kept the rest" in w for w in result.warnings)
+    assert [(f.slot, f.value) for f in mem.facts("u", include_superseded=True)] == [("lives_in", "Boston")]
+    assert [f.value for f in result.facts] == ["Boston"]
     assert mem.inferences("u", include_retracted=True) == []
-    assert len(mem.store.vectors("u", "fact")[0]) == 0
+    assert len(mem.store.vectors("u", "fact")[0]) == 1
     assert [e.turn_id for e in mem.events("u")] == ["t1"]
+    assert mem.check().ok
     # the store is consistent: the next turn writes normally
     mem.write(Turn(text="I work at Google.", user_id="u", timestamp=T0, turn_id="t2"))
-    assert [f.value for f in mem.facts("u", as_of=T0)] == ["Google"]
+    assert sorted(f.value for f in mem.facts("u", as_of=T0)) == ["Boston", "Google"]
     mem.close()
 
 

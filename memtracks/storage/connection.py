@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..config import SYNCHRONOUS, StorageConfig
-from ..errors import ClosedError, CorruptionError, LockTimeoutError, ReadOnlyError, StorageError
+from ..errors import ClosedError, CorruptionError, LockTimeoutError, NotAMemoryFileError, ReadOnlyError, StorageError
 
 T = TypeVar("T")
 MEMORY = ":memory:"
@@ -188,6 +188,24 @@ def create_atomically(path: str, config: StorageConfig, initialise: Callable[[sq
     finally:
         for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
             leftover.unlink(missing_ok=True)
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_sqlite_file(path: str) -> None:
+    """An existing file must be a SQLite database before memtracks opens it: a text file, an
+    image, anything else is refused untouched as not a memory file (a damaged memory file
+    keeps its header; one whose header itself is gone says so too)."""
+    if path == MEMORY or not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return
+    with open(path, "rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if head != SQLITE_HEADER:
+        raise NotAMemoryFileError(
+            f"{path} is not a SQLite database (it starts with {head[:8]!r}), so not a memtracks file; memtracks "
+            "will not touch it. If it was one, its first page is damaged: restore it from a backup"
+        )
 
 
 def check_not_empty(path: str) -> None:

@@ -30,6 +30,7 @@ from .connection import (
     backup,
     check_config,
     check_not_empty,
+    check_sqlite_file,
     connect,
     create_atomically,
     open_read_only,
@@ -97,6 +98,7 @@ class Store:
             raise translate(exc, self.path, self.config.busy_timeout) from exc
 
     def _open(self) -> sqlite3.Connection:
+        check_sqlite_file(self.path)
         if self.read_only:
             db = open_read_only(self.path, self.config)
             self.db = db

@@ -35,7 +35,7 @@ from typing import Any
 from . import calendar as cal
 from . import resolve as rv
 from .calendar import Interval
-from .engine import Context, Floating, Found, Selector
+from .engine import Context, Floating, Found, Selector, representable
 from .spans import Connectors, bounds, moved_to, on_day, ranges
 
 
@@ -60,8 +60,8 @@ def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:
             out.append(u)
         elif u.piece.alone is not None:
             out.append(replace(u, interval=u.piece.alone, strong=True))
-        elif u.piece.length is not None:
-            out.append(_as_duration(u, ctx))
+        elif u.piece.length is not None and (duration := representable(_as_duration, u, ctx)) is not None:
+            out.append(duration)  # "for 99999 years" reaches past the calendar: no time
     return out
 
 
@@ -72,7 +72,7 @@ def _pairwise(units: list[Found], text: str, combine: Combine) -> list[Found]:
     out: list[Found] = []
     for unit in units:
         if out:
-            joined = combine(out[-1], unit, text[out[-1].span[1] : unit.span[0]])
+            joined = representable(combine, out[-1], unit, text[out[-1].span[1] : unit.span[0]])  # or past the calendar
             if joined is not None:
                 out[-1] = joined
                 continue

@@ -194,6 +194,22 @@ def phrase_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
+_NUMERAL = frozenset("0123456789０１２３４５６７８９〇零一二三四五六七八九十百千万亿两壹贰叁肆伍陆柒捌玖拾佰仟萬億兩")
+_BEFORE_THE_ERA = "公元前"  # 公元前221年: 221 BC, before any year a datetime holds
+
+
+def _cuts_a_number(text: str, span: tuple[int, int]) -> bool:
+    """Does a match start or end inside a number ("九十九年后" inside 九千九百九十九年后, "21年"
+    inside 221年)? Then it reads part of a number as the whole: no time. A year before the
+    common era (公元前) is none either."""
+    start, end = span
+    if 0 < start < len(text) and text[start] in _NUMERAL and text[start - 1] in _NUMERAL:
+        return True
+    if 0 < end < len(text) and text[end - 1] in _NUMERAL and text[end] in _NUMERAL:
+        return True
+    return text[:start].endswith(_BEFORE_THE_ERA[:-1]) and text[start : start + 1] == _BEFORE_THE_ERA[-1]
+
+
 def pieces_of(rules: Sequence[Rule], ctx: Context, joiner: re.Pattern[str]) -> list[Piece]:
     """Run ``rules`` over ``ctx.text``: the non-overlapping pieces in text order, adjacent day /
     part / clock pieces joined ("Friday night", 明天下午三点)."""
@@ -204,7 +220,8 @@ def pieces_of(rules: Sequence[Rule], ctx: Context, joiner: re.Pattern[str]) -> l
         for rule in rules
         if rule.wanted(tokens, has_digit)
         for match in rule.pattern.finditer(ctx.text)
-        if (piece := representable(rule.handler, match, ctx)) is not None
+        if not _cuts_a_number(ctx.text, phrase_span(match))
+        and (piece := representable(rule.handler, match, ctx)) is not None
     ]
     return _join(select(found), ctx.text, joiner)
 
@@ -242,10 +259,13 @@ def _confidence(piece: Piece) -> float:
 
 def representable(function: Callable[..., Any], *args: Any) -> Any:
     """``function(*args)``, or None when the time falls outside the years 1-9999 that
-    ``datetime`` can hold ("in 999 years" from a reference in 9500). Other errors propagate."""
+    ``datetime`` can hold ("in 999 years" from a reference in 9500, "in 99999999999999999999
+    days": a number no calendar reaches is no time). Other errors propagate."""
     try:
         return function(*args)
-    except (ValueError, OverflowError) as exc:
+    except OverflowError:  # a count too large for the C types under datetime and timedelta
+        return None
+    except ValueError as exc:
         if "out of range" not in str(exc) and "must be in" not in str(exc):
             raise
         return None
