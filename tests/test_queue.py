@@ -51,12 +51,27 @@ def test_flush_reports_and_close_drains(make_memory, tmp_path):
     assert again.queue_recovered == 0
 
 
-def test_refused_turn_is_reported_and_the_rest_written(make_memory):
+def test_a_reused_turn_id_is_refused_at_once_as_in_a_synchronous_write(make_memory):
+    from memtracks.errors import DuplicateTurnError
+
     mem = make_memory(async_writes=True)
     mem.write_many([{"text": "I live in Boston.", "user_id": "u", "turn_id": "t1", "timestamp": T0}])  # at once
-    with mem._lock:  # both wait in one batch
+    with pytest.raises(DuplicateTurnError, match="different content"):
         mem.write("I live in Paris.", user_id="u", turn_id="t1", timestamp=T0)  # same id, other words
+    mem.write("I work at Google.", user_id="u", turn_id="t2", timestamp=T0)
+    report = mem.flush()
+    assert report.failed == [] and report.written == 1 and report.pending == 0
+    assert [f.value for f in mem.facts("u", slot="lives_in")] == ["Boston"]
+
+
+def test_refused_turn_is_reported_and_the_rest_written(make_memory, tmp_path):
+    path = tmp_path / "m.db"
+    mem = make_memory(path, async_writes=True)
+    other = make_memory(path)  # another process's Memory on the same file
+    with mem._lock:  # both wait in one batch
+        mem.write("I live in Paris.", user_id="u", turn_id="t1", timestamp=T0)
         mem.write("I work at Google.", user_id="u", turn_id="t2", timestamp=T0)
+        other.write("I live in Boston.", user_id="u", turn_id="t1", timestamp=T0)  # the same id, first
     report = mem.flush()
     assert [turn for turn, _ in report.failed] == ["t1"] and "different content" in report.failed[0][1]
     assert report.written == 1 and report.pending == 0
