@@ -4,17 +4,20 @@ Three layers, each reported as :class:`Problem` records (nothing is changed):
 
 1. **the file**: SQLite's own ``integrity_check`` (``quick=True``: ``quick_check``), and the
    header that marks it a memtracks file of this schema version;
-2. **the checksums**: every stored vector against its CRC-32, every turn against the hash of
-   its content, every fact, event and conclusion against the hash of the text its vector was
-   made from (so a changed byte in a text shows, not only in a vector);
+2. **the checksums**: every stored turn, fact, event, conclusion and store item against its
+   row checksum (a changed byte in any of its values: a fact's value, a date), every stored
+   vector against its CRC-32, every turn against the hash of its content, every fact, event
+   and conclusion against the hash of the text its vector was made from;
 3. **the invariants**: every fact, event and conclusion has its vector and no vector is left
    without one; every event has its turn, every fact its source turns, every conclusion its
    premises; supersede chains point to existing facts and have no cycles; chain links join
    existing events, earlier to later (so the chain cannot loop); the lookup tables of entity
    keys, happening kinds and premises match the rows they index.
 
-:func:`repair` embeds again the vectors that are damaged or missing (the texts are the
-source of truth); anything else calls for a backup (:meth:`Memory.backup`).
+:func:`quarantine` sets damaged rows aside (table ``quarantine``: the row's values as found,
+when and why) so the rest of the store works without them; :func:`repair` embeds again the
+vectors that are damaged or missing (the texts are the source of truth); anything else calls
+for a backup (:meth:`Memory.backup`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from .scopes import SEPARATOR, split_scope
 from .storage import audit, codec
-from .storage.schema import APPLICATION_ID, SCHEMA_VERSION
+from .storage.schema import APPLICATION_ID
 from .tracks.facts import fact_sentence
 from .validation import content_hash
 from .writer import event_text
@@ -89,19 +92,58 @@ def check(mem: Memory, *, quick: bool = False) -> CheckReport:
     store = mem.store
     report.problems += [Problem("sqlite", error) for error in audit.integrity_errors(store, quick=quick)]
     application, version = audit.header(store)
-    if application != APPLICATION_ID or version != SCHEMA_VERSION:
+    expected = store.schema_version
+    if application != APPLICATION_ID or version != expected:
         report.problems.append(
             Problem(
                 "header",
-                f"application_id {application:#x}, schema {version} (expected {APPLICATION_ID:#x}, {SCHEMA_VERSION})",
+                f"application_id {application:#x}, schema {version} (expected {APPLICATION_ID:#x}, {expected})",
             )
         )
     scopes = audit.scopes(store)
     for scope in scopes:
-        _check_scope(mem, scope, report)
+        if not _check_rows(store, scope, report):  # a damaged row first: the rest reads records
+            _check_scope(mem, scope, report)
     report.counts["scopes"] = len(scopes)
+    report.counts["quarantined"] = store._rows("SELECT COUNT(*) FROM quarantine")[0][0]
     report.seconds = time.perf_counter() - start
     return report
+
+
+ROW_TRACKS = {
+    "facts": "fact",
+    "events": "event",
+    "inferences": "inference",
+    "turns": "turn",
+    "items": "item",
+    "names": "name",
+}
+
+
+def _check_rows(store: Any, scope: str, report: CheckReport) -> bool:
+    """Every row of ``scope`` against its checksum; True if any is damaged (reported, and the
+    scope's other checks wait: they read the rows as records, which refuses a damaged one)."""
+    user, agent = split_scope(scope)
+    damaged = audit.damaged_rows(store, scope)
+    for table, row in damaged:
+        item = row.get("id") if isinstance(row.get("id"), int) else None
+        key = item if item is not None else row.get("turn_id", row.get("key"))
+        report.problems.append(
+            Problem(
+                "row-checksum",
+                f"{table} row {key!r} no longer matches its checksum (a changed byte); "
+                "check --repair sets it aside in the quarantine",
+                user,
+                agent,
+                ROW_TRACKS[table],
+                item,
+            )
+        )
+    if damaged:
+        report.problems.append(
+            Problem("row-checksum", "the scope's other checks wait until its damaged rows are repaired", user, agent)
+        )
+    return bool(damaged)
 
 
 def _check_scope(mem: Memory, scope: str, report: CheckReport) -> None:
@@ -111,8 +153,9 @@ def _check_scope(mem: Memory, scope: str, report: CheckReport) -> None:
     def problem(kind: str, detail: str, track: str | None = None, item: int | None = None) -> None:
         report.problems.append(Problem(kind, detail, user, agent, track, item))
 
+    aside = audit.quarantined(store, scope)  # rows set aside: what points to them is no problem
     turns = store.turns(scope)
-    turn_ids = {r["turn_id"] for r in turns}
+    turn_ids = {r["turn_id"] for r in turns} | aside["turns"]
     for r in turns:
         if r["content_hash"] != content_hash(codec.row_turn(r, scope)):
             problem("turn-hash", f"turn {r['turn_id']!r}: its content does not match its hash")
@@ -131,9 +174,13 @@ def _check_scope(mem: Memory, scope: str, report: CheckReport) -> None:
         missing = [t for t in f.source_turn_ids if t not in turn_ids and not t.startswith(PSEUDO_TURNS)]
         if missing:
             problem("fact-turn", f"fact #{f.id} rests on missing turn(s) {missing[:3]}", "fact", f.id)
-    _check_chains(facts, problem)
+    _check_chains(facts, problem, {int(i) for i in aside["facts"]})
     for i in inferences.values():
-        gone = [f"{p.track}#{p.id}" for p in i.premises if p.id not in (facts if p.track == "fact" else events)]
+        gone = [
+            f"{p.track}#{p.id}"
+            for p in i.premises
+            if p.id not in (facts if p.track == "fact" else events) and str(p.id) not in aside[p.track + "s"]
+        ]
         if gone:
             problem("premise", f"conclusion #{i.id} rests on missing {', '.join(gone[:3])}", "inference", i.id)
     _check_vectors(store, scope, texts, problem)
@@ -144,9 +191,9 @@ def _check_scope(mem: Memory, scope: str, report: CheckReport) -> None:
     report.counts["turns"] = report.counts.get("turns", 0) + len(turns)
 
 
-def _check_chains(facts: dict[Any, Any], problem: Any) -> None:
+def _check_chains(facts: dict[Any, Any], problem: Any, aside: set[int] = frozenset()) -> None:  # type: ignore[assignment]
     for f in facts.values():
-        if f.superseded_by is not None and f.superseded_by not in facts:
+        if f.superseded_by is not None and f.superseded_by not in facts and f.superseded_by not in aside:
             problem("supersede", f"fact #{f.id} is superseded by a missing fact #{f.superseded_by}", "fact", f.id)
         seen, node = set(), f
         while node is not None and node.superseded_by is not None:
@@ -210,6 +257,30 @@ def _check_lookups(store: Any, scope: str, events: dict[Any, Any], inferences: d
                 "inference",
                 inference_id,
             )
+
+
+def quarantine(mem: Memory, report: CheckReport) -> int:
+    """Set aside every row ``report`` found damaged: its values as found go to the quarantine
+    table (with when and why), never deleted unseen; the rest of the store works without it.
+    Returns how many rows."""
+    scopes = sorted({_scope(p) for p in report.problems if p.kind == "row-checksum"})
+    done = 0
+    at = mem.clock().isoformat()
+    with mem.store.transaction():
+        for scope in scopes:
+            for table, row in audit.damaged_rows(mem.store, scope):
+                audit.quarantine(mem.store, scope, table, row, "row checksum does not match its values", at)
+                done += 1
+            mem.store.bump_generation(scope)  # other processes rebuild what they hold of it
+    for scope in scopes:
+        mem.indexes.evict(scope)
+    mem.writer.reset_caches()
+    return done
+
+
+def _scope(p: Problem) -> str:
+    assert p.user_id is not None
+    return p.user_id if p.agent_id is None else f"{p.user_id}{SEPARATOR}{p.agent_id}"
 
 
 def repair(mem: Memory, report: CheckReport) -> int:

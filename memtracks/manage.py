@@ -39,10 +39,14 @@ class Managing(MemoryPart):
     def check(self, *, quick: bool = False, repair: bool = False) -> integrity.CheckReport:
         """Check the file and the memories in it (:mod:`memtracks.integrity`): SQLite's
         integrity check, the checksums of vectors and texts, and memtracks' own invariants.
-        ``repair=True`` embeds damaged or missing vectors again, then checks once more."""
+        ``repair=True`` sets damaged rows aside in the quarantine (never deleted unseen), embeds
+        damaged or missing vectors again, then checks once more."""
         with self._lock:
             self._fresh()
             report = integrity.check(self._memory, quick=quick)
+            if repair and any(p.kind == "row-checksum" for p in report.problems):
+                integrity.quarantine(self._memory, report)
+                report = integrity.check(self._memory, quick=quick)
             if repair and any(p.kind in ("vector-checksum", "vector-missing") for p in report.problems):
                 integrity.repair(self._memory, report)
                 report = integrity.check(self._memory, quick=quick)

@@ -207,7 +207,9 @@ def test_storage_a_damaged_vector_is_reported_not_served_and_repaired(tmp_path, 
     assert event.id in again.index("u1", "event")
 
 
-@pytest.mark.parametrize(("needle", "kind"), [(b"work at Google", "turn-hash"), (b"moved to Seattle", "turn-hash")])
+@pytest.mark.parametrize(
+    ("needle", "kind"), [(b"work at Google", "row-checksum"), (b"moved to Seattle", "row-checksum")]
+)
 def test_storage_a_changed_text_is_reported(tmp_path, make_memory, needle, kind):
     path = _checkpointed(_filled(make_memory, tmp_path / "m.db"))
     data = path.read_bytes()

@@ -5,12 +5,14 @@ checksums verified, and the lookup tables (entity keys, happening kinds, premise
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from typing import Any
 
 from . import codec
 from .base import SQLStorage
 
-TABLES = ("turns", "facts", "events", "inferences", "vectors")
+TABLES = ("turns", "facts", "events", "inferences", "vectors", "items")
 
 
 def integrity_errors(store: SQLStorage, *, quick: bool = False) -> list[str]:
@@ -58,3 +60,51 @@ def premise_lookups(store: SQLStorage, scope: str) -> dict[int, set[tuple[str, i
     ):
         premises[inference].add((track, premise))
     return premises
+
+
+def damaged_rows(store: SQLStorage, scope: str) -> list[tuple[str, dict[str, Any]]]:
+    """(table, the row as stored) of every row of ``scope`` whose values no longer match its
+    checksum (:func:`memtracks.storage.codec.checksum`)."""
+    out = []
+    for table, columns in codec.COLUMNS.items():
+        for row in store._rows(f"SELECT * FROM {table} WHERE user_id = ?", (scope,)):
+            if row["crc"] is None or codec.checksum(row[c] for c in columns) != row["crc"]:
+                out.append((table, {k: row[k] for k in row.keys()}))
+    return out
+
+
+def quarantined(store: SQLStorage, scope: str) -> dict[str, set[str]]:
+    """{table: keys} of the rows of ``scope`` set aside in the quarantine (keys as text)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for source, item in store._rows("SELECT source, item FROM quarantine WHERE user_id = ?", (scope,)):
+        found[source].add(item)
+    return found
+
+
+SATELLITES = {  # what hangs off a row of each table, removed with it
+    "facts": [("vectors", "track = 'fact' AND item_id")],
+    "events": [
+        ("vectors", "track = 'event' AND item_id"),
+        ("event_entities", "event_id"),
+        ("event_kinds", "event_id"),
+        ("event_links", "src"),
+        ("event_links", "dst"),
+    ],
+    "inferences": [("vectors", "track = 'inference' AND item_id"), ("inference_premises", "inference_id")],
+}
+
+
+def quarantine(store: SQLStorage, scope: str, table: str, row: dict[str, Any], reason: str, at: str) -> str:
+    """Set a damaged row aside: its values as found go to the quarantine, with when and why,
+    and it leaves its table with what hangs off it (its vector, lookups, links). Returns its key."""
+    keys = codec.ROW_KEYS[table]
+    item = str(row[keys[1]]) if len(keys) == 2 else json.dumps([row[k] for k in keys[1:]], ensure_ascii=False)
+    store.db.execute(
+        "INSERT INTO quarantine (user_id, source, item, row, reason, at) VALUES (?, ?, ?, ?, ?, ?)",
+        (scope, table, item, json.dumps(row, ensure_ascii=False, default=str), reason, at),
+    )
+    where = " AND ".join(f'"{k}" = ?' for k in keys)
+    store.db.execute(f"DELETE FROM {table} WHERE {where}", [row[k] for k in keys])
+    for satellite, column in SATELLITES.get(table, []):
+        store.db.execute(f"DELETE FROM {satellite} WHERE user_id = ? AND {column} = ?", (scope, row["id"]))
+    return item

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, overload
 
+from ..errors import CorruptionError
 from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 
 
@@ -29,10 +30,57 @@ def epoch(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
 
 
+# ---------------------------------------------------------------------- row checksums
+#
+# Every stored turn, fact, event, conclusion and store item carries ``crc``: a CRC-32 of its
+# other columns, written with the row and checked each time the row is read back as a record
+# (and by ``memtracks check``). A byte changed on disk, by a broken disk or a hand edit, is
+# then a CorruptionError naming the row, never a wrong value served. The encoding is the same
+# on SQLite and Postgres: numbers by value (an integral float as an int, as SQLite's affinity
+# may store it), text as is.
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
+def checksum(values: Iterable[Any]) -> int:
+    """CRC-32 of a row's values in column order (the ``crc`` column left out)."""
+    joined = "\x1f".join(_canonical(v) for v in values)
+    return zlib.crc32(joined.encode("utf-8", "surrogatepass"))
+
+
+def sealed(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row's values with its checksum appended (the ``crc`` column is each table's last)."""
+    return (*values, checksum(values))
+
+
+def verify(table: str, row: Any, columns: Sequence[str]) -> None:
+    """Raise :class:`CorruptionError` naming the row if its values no longer match its checksum."""
+    try:
+        stored = row["crc"]
+    except (IndexError, KeyError):
+        return  # a partial read (some columns only) carries no checksum to verify
+    if stored is None or checksum(row[c] for c in columns) != stored:
+        raise CorruptionError(damage_message(table, row))
+
+
+def damage_message(table: str, row: Any) -> str:
+    key = row["id"] if table in ("facts", "events", "inferences") else row[ROW_KEYS[table][1]]
+    return (
+        f"{table} row {key!r} of {row['user_id']!r} is damaged (its checksum does not match its values); "
+        "run `memtracks check`, and `memtracks check --repair` to set it aside in the quarantine"
+    )
+
+
 FACT_COLUMNS = (
     "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
     "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions"
+    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions, crc"
 )
 
 
@@ -40,30 +88,32 @@ FACT_MARKS = ",".join("?" * len(FACT_COLUMNS.split(",")))
 
 
 def fact_row(f: Fact) -> tuple[Any, ...]:
-    return (
-        f.id,
-        f.user_id,
-        f.subject,
-        f.slot,
-        f.value,
-        f.value_key,
-        int(f.negated),
-        f.source,
-        f.confidence,
-        dt_text(f.valid_from),
-        dt_text(f.valid_to),
-        dt_text(f.recorded_at),
-        dt_text(f.last_seen),
-        epoch(f.last_seen),
-        f.superseded_by,
-        f.mention_count,
-        json.dumps(list(f.source_turn_ids), ensure_ascii=False),
-        f.lang,
-        f.origin,
-        f.reason,
-        dt_text(f.superseded_at),
-        int(f.planned),
-        json.dumps([_revision_json(r) for r in f.revisions]),
+    return sealed(
+        (
+            f.id,
+            f.user_id,
+            f.subject,
+            f.slot,
+            f.value,
+            f.value_key,
+            int(f.negated),
+            f.source,
+            f.confidence,
+            dt_text(f.valid_from),
+            dt_text(f.valid_to),
+            dt_text(f.recorded_at),
+            dt_text(f.last_seen),
+            epoch(f.last_seen),
+            f.superseded_by,
+            f.mention_count,
+            json.dumps(list(f.source_turn_ids), ensure_ascii=False),
+            f.lang,
+            f.origin,
+            f.reason,
+            dt_text(f.superseded_at),
+            int(f.planned),
+            json.dumps([_revision_json(r) for r in f.revisions]),
+        )
     )
 
 
@@ -84,6 +134,7 @@ def _json_revision(d: dict[str, Any]) -> FactRevision:
 
 
 def row_fact(r: sqlite3.Row) -> Fact:
+    verify("facts", r, COLUMNS["facts"])
     return Fact(
         id=r["id"],
         user_id=r["user_id"],
@@ -186,7 +237,7 @@ def happenings_json(e: Event) -> str:
 EVENT_COLUMNS = (
     "id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
     'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
-    "kinds, entity_keys, source, seq, metadata"
+    "kinds, entity_keys, source, seq, metadata, crc"
 )
 
 
@@ -201,33 +252,36 @@ def event_kind_rows(events: Iterable[Event]) -> list[tuple[str, str, int | None]
 
 
 def event_row(e: Event) -> tuple[Any, ...]:
-    return (
-        e.id,
-        e.user_id,
-        e.session_id,
-        e.turn_id,
-        e.speaker,
-        e.subject,
-        e.text,
-        e.lang,
-        dt_text(e.mentioned_at),
-        epoch(e.mentioned_at),
-        dt_text(e.start),
-        epoch(e.start),
-        dt_text(e.end),
-        epoch(e.end),
-        e.granularity,
-        json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
-        happenings_json(e),
-        " ".join(e.kinds),
-        json.dumps(list(e.entity_keys), ensure_ascii=False),
-        e.source,
-        e.seq,
-        json.dumps(e.metadata, ensure_ascii=False, default=str),
+    return sealed(
+        (
+            e.id,
+            e.user_id,
+            e.session_id,
+            e.turn_id,
+            e.speaker,
+            e.subject,
+            e.text,
+            e.lang,
+            dt_text(e.mentioned_at),
+            epoch(e.mentioned_at),
+            dt_text(e.start),
+            epoch(e.start),
+            dt_text(e.end),
+            epoch(e.end),
+            e.granularity,
+            json.dumps([_time_json(t) for t in e.times], ensure_ascii=False),
+            happenings_json(e),
+            " ".join(e.kinds),
+            json.dumps(list(e.entity_keys), ensure_ascii=False),
+            e.source,
+            e.seq,
+            json.dumps(e.metadata, ensure_ascii=False, default=str),
+        )
     )
 
 
 def row_event(r: sqlite3.Row) -> Event:
+    verify("events", r, COLUMNS["events"])
     return Event(
         id=r["id"],
         user_id=r["user_id"],
@@ -253,36 +307,39 @@ def row_event(r: sqlite3.Row) -> Event:
 INFERENCE_COLUMNS = (
     "id, user_id, rule_id, subject, kind, text, lang, created_at, created_epoch, premises, "
     "confidence, valid_from, valid_to, status, retracted_at, retracted_because, "
-    "source_turn_ids, derived_fact_id, args, key"
+    "source_turn_ids, derived_fact_id, args, key, crc"
 )
 
 
 def inference_row(i: Inference) -> tuple[Any, ...]:
-    return (
-        i.id,
-        i.user_id,
-        i.rule_id,
-        i.subject,
-        i.kind,
-        i.text,
-        i.lang,
-        dt_text(i.created_at),
-        epoch(i.created_at),
-        json.dumps([[p.track, p.id] for p in i.premises]),
-        i.confidence,
-        dt_text(i.valid_from),
-        dt_text(i.valid_to),
-        i.status,
-        dt_text(i.retracted_at),
-        i.retracted_because,
-        json.dumps(list(i.source_turn_ids), ensure_ascii=False),
-        i.derived_fact_id,
-        json.dumps(i.args, ensure_ascii=False),
-        i.key,
+    return sealed(
+        (
+            i.id,
+            i.user_id,
+            i.rule_id,
+            i.subject,
+            i.kind,
+            i.text,
+            i.lang,
+            dt_text(i.created_at),
+            epoch(i.created_at),
+            json.dumps([[p.track, p.id] for p in i.premises]),
+            i.confidence,
+            dt_text(i.valid_from),
+            dt_text(i.valid_to),
+            i.status,
+            dt_text(i.retracted_at),
+            i.retracted_because,
+            json.dumps(list(i.source_turn_ids), ensure_ascii=False),
+            i.derived_fact_id,
+            json.dumps(i.args, ensure_ascii=False),
+            i.key,
+        )
     )
 
 
 def row_inference(r: sqlite3.Row) -> Inference:
+    verify("inferences", r, COLUMNS["inferences"])
     return Inference(
         id=r["id"],
         user_id=r["user_id"],
@@ -305,8 +362,34 @@ def row_inference(r: sqlite3.Row) -> Inference:
     )
 
 
+TURN_COLUMNS = (
+    "user_id, turn_id, session_id, speaker, text, lang, ts, ts_epoch, source, metadata, content_hash, seq, crc"
+)
+
+
+def turn_row(turn: Turn, lang: str, content_hash: str, seq: int) -> tuple[Any, ...]:
+    assert turn.timestamp is not None
+    return sealed(
+        (
+            turn.user_id,
+            turn.turn_id,
+            turn.session_id,
+            turn.speaker,
+            turn.text,
+            lang,
+            dt_text(turn.timestamp),
+            epoch(turn.timestamp),
+            turn.source,
+            json.dumps(turn.metadata, ensure_ascii=False, default=str),
+            content_hash,
+            seq,
+        )
+    )
+
+
 def row_turn(r: sqlite3.Row, user_id: str, agent_id: str | None = None) -> Turn:
     """A stored turn as a :class:`Turn` of ``user_id`` (the row holds the storage scope)."""
+    verify("turns", r, COLUMNS["turns"])
     return Turn(
         r["text"],
         speaker=r["speaker"],
@@ -319,6 +402,46 @@ def row_turn(r: sqlite3.Row, user_id: str, agent_id: str | None = None) -> Turn:
         source=r["source"],
         metadata=json.loads(r["metadata"]),
     )
+
+
+ITEM_COLUMNS = ("user_id", "namespace", "key", "value", "indexed")  # what an item's checksum covers
+
+
+def item_checksum(user_id: str, namespace: str, key: str, value: str, indexed: bool) -> int:
+    """An item's checksum covers what it holds, not when it was put or its place in the order."""
+    return checksum((user_id, namespace, key, value, int(indexed)))
+
+
+def verify_item(row: Any) -> None:
+    verify("items", row, ITEM_COLUMNS)
+
+
+def _columns(listing: str) -> tuple[str, ...]:
+    return tuple(c.strip().strip('"') for c in listing.split(",") if c.strip() != "crc")
+
+
+def marks(listing: str) -> str:
+    """The placeholders for a column listing."""
+    return ",".join("?" * len(listing.split(",")))
+
+
+# the columns each table's checksum covers, in order, and each table's key (for messages and repair)
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "facts": _columns(FACT_COLUMNS),
+    "events": _columns(EVENT_COLUMNS),
+    "inferences": _columns(INFERENCE_COLUMNS),
+    "turns": _columns(TURN_COLUMNS),
+    "items": ITEM_COLUMNS,
+    "names": ("user_id", "surface", "key", "label"),
+}
+ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "facts": ("user_id", "id"),
+    "events": ("user_id", "id"),
+    "inferences": ("user_id", "id"),
+    "turns": ("user_id", "turn_id"),
+    "items": ("user_id", "key", "namespace"),
+    "names": ("user_id", "surface"),
+}
 
 
 def vector_checksum(user_id: str, track: str, item_id: int, blob: bytes) -> int:

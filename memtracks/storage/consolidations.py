@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import codec
 from .base import SQLStorage
 
 TABLES = {"fact": "facts", "inference": "inferences"}
@@ -33,13 +34,20 @@ def rows(store: SQLStorage, scope: str, track: str, ids: Iterable[int] | None = 
 
 
 def put_rows(store: SQLStorage, track: str, images: Iterable[Mapping[str, Any]]) -> None:
-    """Write whole rows back, as they were."""
+    """Write whole rows back, as they were (sealed again: an image taken before rows carried
+    checksums has none)."""
+    table = TABLES[track]
+    written: dict[str, list[int]] = {}
     for image in images:
+        written.setdefault(image["user_id"], []).append(image["id"])
+        image = {k: v for k, v in image.items() if k != "crc"}
         columns = list(image)
         store.db.execute(
             f"INSERT OR REPLACE INTO {TABLES[track]} ({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
             [image[c] for c in columns],
         )
+    for scope, ids in written.items():
+        reseal(store, table, scope, ids)
 
 
 def delete_created(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> None:
@@ -70,6 +78,19 @@ def event_metadata(store: SQLStorage, scope: str, ids: Iterable[int]) -> dict[in
 
 def set_event_metadata(store: SQLStorage, scope: str, event_id: int, metadata: str) -> None:
     store.db.execute("UPDATE events SET metadata = ? WHERE user_id = ? AND id = ?", (metadata, scope, event_id))
+    reseal(store, "events", scope, [event_id])
+
+
+def reseal(store: SQLStorage, table: str, scope: str, ids: Sequence[int]) -> None:
+    """The checksums of rows this module changed in place, computed from what they now hold."""
+    columns = codec.COLUMNS[table]
+    listed = ", ".join(f'"{c}"' for c in columns)
+    for row in store._rows(
+        f"SELECT id, {listed} FROM {table} WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (scope, *ids)
+    ):
+        store.db.execute(
+            f"UPDATE {table} SET crc = ? WHERE user_id = ? AND id = ?", (codec.checksum(row[1:]), scope, row[0])
+        )
 
 
 def vectors(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> dict[int, tuple[str, str]]:

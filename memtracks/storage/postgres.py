@@ -305,6 +305,8 @@ class PostgresStore(Store):
         :mod:`memtracks.integrity` as for SQLite. Nothing to add here."""
         return []
 
+    schema_version = SCHEMA_VERSION
+
     def header(self) -> tuple[int, int]:
         return APPLICATION_ID, version(self._conn, self.path)
 

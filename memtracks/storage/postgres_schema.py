@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import NotAMemoryFileError, SchemaVersionError
+from . import codec
 
 APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
 WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction
@@ -183,7 +184,40 @@ def m004_store_items(db: Any) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_search, m003_lexical_tokenizer, m004_store_items]
+def m005_row_checksums(db: Any) -> None:
+    """SQLite's ``m011_row_checksums``: a checksum per row of the record tables, computed for
+    the rows already stored, and the quarantine."""
+    for table in codec.COLUMNS:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN crc BIGINT")
+    _run(
+        db,
+        """
+        CREATE TABLE quarantine (
+            id BIGSERIAL PRIMARY KEY, user_id {TEXT} NOT NULL, source {TEXT} NOT NULL, item TEXT NOT NULL,
+            row TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL
+        );
+        CREATE INDEX quarantine_user ON quarantine (user_id, source)
+        """,
+    )
+    for table, columns in codec.COLUMNS.items():
+        keys = codec.ROW_KEYS[table]
+        listed = ", ".join(f'"{c}"' for c in (*keys, *columns))
+        rows = db.execute(f"SELECT {listed} FROM {table}").fetchall()
+        where = " AND ".join(f'"{k}" = %s' for k in keys)
+        with db.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {table} SET crc = %s WHERE {where}",
+                [(codec.checksum(r[len(keys) :]), *r[: len(keys)]) for r in rows],
+            )
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [
+    m001_initial,
+    m002_search,
+    m003_lexical_tokenizer,
+    m004_store_items,
+    m005_row_checksums,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

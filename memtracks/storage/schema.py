@@ -238,6 +238,34 @@ def m010_store_items(db: sqlite3.Connection) -> None:
     )
 
 
+def m011_row_checksums(db: sqlite3.Connection) -> None:
+    """A checksum per stored turn, fact, event, conclusion and store item (``crc``: see
+    :mod:`memtracks.storage.codec`), computed here for the rows already stored; and the
+    quarantine, where ``check --repair`` sets aside a damaged row (its values as found, when
+    and why) instead of deleting it."""
+    for table in codec.COLUMNS:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
+    _run(
+        db,
+        """
+        CREATE TABLE quarantine (
+            id INTEGER PRIMARY KEY, user_id TEXT NOT NULL, source TEXT NOT NULL, item TEXT NOT NULL,
+            row TEXT NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL
+        );
+        CREATE INDEX quarantine_user ON quarantine (user_id, source)
+        """,
+    )
+    seal_all(db)
+
+
+def seal_all(db: sqlite3.Connection) -> None:
+    """Compute every row's checksum from its stored values."""
+    for table, columns in codec.COLUMNS.items():
+        listed = ", ".join(f'"{c}"' for c in columns)
+        rows = db.execute(f"SELECT rowid, {listed} FROM {table}").fetchall()
+        db.executemany(f"UPDATE {table} SET crc = ? WHERE rowid = ?", [(codec.checksum(r[1:]), r[0]) for r in rows])
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_event_kinds,
@@ -249,6 +277,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m008_integrity,
     m009_chain_reverse_index,
     m010_store_items,
+    m011_row_checksums,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x6D656D74  # "memt" in the SQLite header: this file is a memtracks memory

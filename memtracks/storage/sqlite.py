@@ -226,6 +226,8 @@ class Store:
         rows = self._rows("PRAGMA quick_check" if quick else "PRAGMA integrity_check")
         return [r[0] for r in rows if r[0] != "ok"]
 
+    schema_version = SCHEMA_VERSION  # the version this memtracks writes, for the check's header
+
     def header(self) -> tuple[int, int]:
         """(application_id, schema version) of the file."""
         return self._rows("PRAGMA application_id")[0][0], self._rows("PRAGMA user_version")[0][0]
@@ -329,24 +331,32 @@ class Store:
         next place in the order; one put again keeps its place and creation time (``since``:
         the creation time and place of an item being put again, when its row was removed)."""
         created, seq = since if since is not None else (codec.dt_text(at), None)
+        crc = codec.item_checksum(user_id, namespace, key, value, indexed)
         self.db.execute(
-            "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items))) "
+            "INSERT INTO items (user_id, namespace, key, value, indexed, created_at, updated_at, seq, crc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM items)), ?) "
             "ON CONFLICT (user_id, namespace, key) DO UPDATE SET value = excluded.value, "
-            "indexed = excluded.indexed, updated_at = excluded.updated_at",
-            (user_id, namespace, key, value, int(indexed), created, codec.dt_text(at), seq),
+            "indexed = excluded.indexed, updated_at = excluded.updated_at, crc = excluded.crc",
+            (user_id, namespace, key, value, int(indexed), created, codec.dt_text(at), seq, crc),
         )
 
     def item(self, user_id: str, namespace: str, key: str) -> sqlite3.Row | None:
         rows = self._rows(
             "SELECT * FROM items WHERE user_id = ? AND namespace = ? AND key = ?", (user_id, namespace, key)
         )
+        for row in rows:
+            codec.verify_item(row)
         return rows[0] if rows else None
 
     def items(self, user_id: str | None = None) -> list[sqlite3.Row]:
         """The items of ``user_id`` (None: of every scope), in the order they were first put."""
         if user_id is None:
-            return self._rows("SELECT * FROM items ORDER BY seq")
-        return self._rows("SELECT * FROM items WHERE user_id = ? ORDER BY seq", (user_id,))
+            rows = self._rows("SELECT * FROM items ORDER BY seq")
+        else:
+            rows = self._rows("SELECT * FROM items WHERE user_id = ? ORDER BY seq", (user_id,))
+        for row in rows:
+            codec.verify_item(row)
+        return rows
 
     def delete_item(self, user_id: str, namespace: str, key: str) -> bool:
         cursor = self.db.execute(
@@ -363,21 +373,8 @@ class Store:
     def insert_turn(self, turn: Turn, lang: str, content_hash: str, seq: int) -> None:
         assert turn.timestamp is not None and turn.user_id and turn.turn_id
         self.db.execute(
-            "INSERT INTO turns VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                turn.user_id,
-                turn.turn_id,
-                turn.session_id,
-                turn.speaker,
-                turn.text,
-                lang,
-                codec.dt_text(turn.timestamp),
-                codec.epoch(turn.timestamp),
-                turn.source,
-                json.dumps(turn.metadata, ensure_ascii=False, default=str),
-                content_hash,
-                seq,
-            ),
+            f"INSERT INTO turns ({codec.TURN_COLUMNS}) VALUES ({codec.marks(codec.TURN_COLUMNS)})",
+            codec.turn_row(turn, lang, content_hash, seq),
         )
 
     def next_seq(self, user_id: str, session_id: str) -> int:
@@ -518,7 +515,7 @@ class Store:
     def save_events(self, events: Sequence[Event]) -> None:
         """New events (with their entity and kind rows), as many as given, in one go."""
         self.db.executemany(
-            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({','.join('?' * 22)})",
+            f"INSERT INTO events ({codec.EVENT_COLUMNS}) VALUES ({codec.marks(codec.EVENT_COLUMNS)})",
             [codec.event_row(e) for e in events],
         )
         self.db.executemany("INSERT OR IGNORE INTO event_entities VALUES (?, ?, ?)", codec.event_entity_rows(events))
@@ -641,20 +638,11 @@ class Store:
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     def update_happenings(self, event: Event) -> None:
-        """Store an event's changed happenings (cancelled, re-dated) and its resolved time."""
+        """Store an event's changed happenings (cancelled, re-dated) and its resolved time:
+        the whole row again, so its checksum is of what it now holds."""
         self.db.execute(
-            'UPDATE events SET happenings = ?, start = ?, start_epoch = ?, "end" = ?, end_epoch = ?, '
-            "granularity = ? WHERE user_id = ? AND id = ?",
-            (
-                codec.happenings_json(event),
-                codec.dt_text(event.start),
-                codec.epoch(event.start),
-                codec.dt_text(event.end),
-                codec.epoch(event.end),
-                event.granularity,
-                event.user_id,
-                event.id,
-            ),
+            f"INSERT OR REPLACE INTO events ({codec.EVENT_COLUMNS}) VALUES ({codec.marks(codec.EVENT_COLUMNS)})",
+            codec.event_row(event),
         )
 
     # ---------------------------------------------------------------- savepoints
@@ -685,18 +673,23 @@ class Store:
     # ---------------------------------------------------------------- names
 
     def save_names(self, user_id: str, names: Iterable[tuple[str, str, str]]) -> None:
-        self.db.executemany("INSERT OR REPLACE INTO names VALUES (?, ?, ?, ?)", [(user_id, *n) for n in names])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO names (user_id, surface, key, label, crc) VALUES (?, ?, ?, ?, ?)",
+            [codec.sealed((user_id, *n)) for n in names],
+        )
 
     def names(self, user_id: str) -> dict[str, tuple[str, str]]:
-        rows = self._rows("SELECT surface, key, label FROM names WHERE user_id = ?", (user_id,))
-        return {r[0]: (r[1], r[2]) for r in rows}
+        rows = self._rows("SELECT user_id, surface, key, label, crc FROM names WHERE user_id = ?", (user_id,))
+        for row in rows:
+            codec.verify("names", row, codec.COLUMNS["names"])
+        return {r["surface"]: (r["key"], r["label"]) for r in rows}
 
     # ---------------------------------------------------------------- inferences
 
     def save_inferences(self, inferences: Iterable[Inference]) -> None:
         items = list(inferences)
         self.db.executemany(
-            f"INSERT OR REPLACE INTO inferences ({codec.INFERENCE_COLUMNS}) VALUES ({','.join('?' * 20)})",
+            f"INSERT OR REPLACE INTO inferences ({codec.INFERENCE_COLUMNS}) VALUES ({codec.marks(codec.INFERENCE_COLUMNS)})",
             [codec.inference_row(i) for i in items],
         )
         self.db.executemany(
