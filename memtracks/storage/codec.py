@@ -7,9 +7,9 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from functools import lru_cache
 from operator import itemgetter
-from datetime import datetime, timedelta
 from typing import Any, overload
 
 from ..errors import CorruptionError
