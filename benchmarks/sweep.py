@@ -17,6 +17,9 @@ embedder its own ``--cache`` folder (e.g. /tmp/mt-locomo-usem3, /tmp/mt-locomo-u
 scores session recall_all@5 per question type and answer-in-context of the top 5 cards, as
 the full harness does (each question asks for 50 cards, ranked turns become ranked sessions;
 abstention questions are skipped).
+
+``--dump FILE`` also writes every question's cards under the defaults (text and cited turns)
+as JSON lines: two runs whose dumps compare equal retrieved the same thing.
 """
 
 from __future__ import annotations
@@ -85,8 +88,22 @@ def within(cards: Sequence[Any], budget: int) -> list[list[str]]:
     return items
 
 
+def dumped(unit: Unit, question: str, cards: Sequence[Any]) -> dict[str, Any]:
+    """One line of ``--dump``: the question and its cards as they were ranked."""
+    return {
+        "unit": unit.id,
+        "question": question,
+        "cards": [{"text": c.text, "turns": list(c.source_turn_ids)} for c in cards],
+    }
+
+
 def score(
-    mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, tune: int, budgets: Sequence[int] = ()
+    mems: dict[str, Memory],
+    units: Sequence[Unit],
+    config: MemoryConfig,
+    tune: int,
+    budgets: Sequence[int] = (),
+    dump: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """recall@5 per category and split, answer-in-context, tokens and timing under ``config``.
 
@@ -110,6 +127,8 @@ def score(
                 q.question, user_id=unit.id, now=q.asked_at, top_n=BUDGET_DEPTH if budgets else CONTEXT_K
             )
             latencies.append((time.perf_counter() - start) * 1000)
+            if dump is not None:
+                dump.append(dumped(unit, q.question, recall.cards))
             for budget in budgets if q.category in LOCOMO_MAIN and q.evidence_turns else ():
                 r = metrics.recall_acc(within(recall.cards, budget), q.evidence_turns, BUDGET_DEPTH)
                 per[f"{split}:1-4@{budget}tok"].append(r or 0.0)
@@ -135,7 +154,9 @@ def score(
     return out
 
 
-def score_longmemeval(mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig) -> dict[str, Any]:
+def score_longmemeval(
+    mems: dict[str, Memory], units: Sequence[Unit], config: MemoryConfig, dump: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Session recall_all@5 per question type and overall, answer-in-context and timing, under
     ``config``. Answer-in-context as the full harness computes it (``evaluate.py``): is the gold
     answer in the top 5 cards' text, over every question that is not an abstention."""
@@ -151,6 +172,8 @@ def score_longmemeval(mems: dict[str, Memory], units: Sequence[Unit], config: Me
             start = time.perf_counter()
             recall = mem.retrieve(q.question, user_id=unit.id, now=q.asked_at, top_n=DEPTH["longmemeval"])
             latencies.append((time.perf_counter() - start) * 1000)
+            if dump is not None:
+                dump.append(dumped(unit, q.question, recall.cards))
             items = [list(c.source_turn_ids) for c in recall.cards]
             context = "\n".join(c.text for c in recall.cards[:CONTEXT_K])
             found.append(float(metrics.answer_in_context(q.answer, context)))
@@ -180,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="also score recall of categories 1-4 for the cards that fit in this many tokens (repeatable)",
     )
+    parser.add_argument("--dump", type=Path, help="also write every question's cards under the defaults here (JSONL)")
     add_embedder_option(parser)
     args = parser.parse_args(argv)
     every = load_longmemeval(args.data) if args.longmemeval else load_locomo(args.data)
@@ -198,11 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     tune = sum(1 for i in indexes if i < args.tune)
     for changes in dict.fromkeys(tuple(v) for v in variants):
         config = configured(changes)
+        dump: list[dict[str, Any]] | None = [] if args.dump and not changes else None
         figures = (
-            score_longmemeval(mems, units, config)
+            score_longmemeval(mems, units, config, dump)
             if args.longmemeval
-            else score(mems, units, config, tune, args.budget)
+            else score(mems, units, config, tune, args.budget, dump)
         )
+        if dump is not None:
+            lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in dump)
+            args.dump.write_text("".join(lines), encoding="utf-8")
         print(" ".join(changes) or "defaults", json.dumps({k: round(v, 4) for k, v in figures.items()}))
         sys.stdout.flush()
     for mem in mems.values():
