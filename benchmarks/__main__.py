@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from memtracks.config import MemoryConfig, TierConfig
-from memtracks.embedders import EMBEDDERS, Embedder, USEEmbedder, USEMiniLMEmbedder
+from memtracks.retrieval.embedders import EMBEDDERS, Embedder, USEEmbedder, USEMiniLMEmbedder
 from memtracks.toolkit import Toolkit
 
 from . import evaluate, report

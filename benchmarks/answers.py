@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from memtracks.io import MONTH_NAMES
+from memtracks.interfaces.io import MONTH_NAMES
 
 _MONTH_RE = "|".join(m[:3] + f"(?:{m[3:]})?" for m in MONTH_NAMES)
 _ORD = r"(?:st|nd|rd|th)?"
@@ -146,7 +146,7 @@ def _normalized_context(context: str) -> str:
 
 
 def _simplified(text: str) -> str:
-    from memtracks.lexicon import default_lexicons
+    from memtracks.data.lexicons import default_lexicons
 
     return default_lexicons().to_simplified(text)
 

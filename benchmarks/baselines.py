@@ -32,7 +32,7 @@ import numpy as np
 
 from memtracks import Turn
 from memtracks.config import ASSISTANT_SPEAKERS
-from memtracks.embedders import Embedder, SentenceTransformerEmbedder, minilm_model_path
+from memtracks.retrieval.embedders import Embedder, SentenceTransformerEmbedder, minilm_model_path
 from memtracks.retrieval.lexical import tokenize as memtracks_tokenize
 from memtracks.retrieval.query import without_names
 

@@ -43,15 +43,15 @@ from pathlib import Path
 import numpy as np
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 WRITER = """
 import json, os, sys, time
 from memtracks import Memory
 from memtracks.config import MemoryConfig, StorageConfig
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
 from datetime import timezone
 where, data, users, go = sys.argv[1], sys.argv[2], set(json.loads(sys.argv[3])), sys.argv[4]
 turns = [t for t in read_locomo(data, timezone.utc) if t.user_id in users][: int(sys.argv[5])]

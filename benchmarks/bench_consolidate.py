@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.storage import consolidations
 from memtracks.toolkit import Toolkit
 

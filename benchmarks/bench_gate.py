@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memtracks import Memory
 from memtracks.config import MemoryConfig, WriterConfig
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 ADDED = ["By the way, I moved to Denver last month.", "顺便说一下，我上个月搬到杭州了。"]
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
         return 2
-    from memtracks.io import read_locomo
+    from memtracks.interfaces.io import read_locomo
 
     sample = json.loads(Path(args.data).read_text(encoding="utf-8"))[0]
     turns = [t for t in read_locomo(args.data, timezone.utc) if t.user_id == sample["sample_id"]][: args.turns]

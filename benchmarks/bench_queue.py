@@ -30,8 +30,8 @@ from pathlib import Path
 import yaml
 
 from memtracks import Memory, Turn
-from memtracks.embedders import USEEmbedder
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 

@@ -31,8 +31,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from memtracks import Memory, Turn
-from memtracks.embedders import USEEmbedder
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 ZH_TEMPLATES = [

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from memtracks import Memory
 from memtracks.config import MemoryConfig, TierConfig
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.retrieval.hits import search_both
 from memtracks.storage.chain import StoredChain
 from memtracks.toolkit import Toolkit

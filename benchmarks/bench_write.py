@@ -31,9 +31,9 @@ from datetime import timezone
 from pathlib import Path
 
 from memtracks import Memory
-from memtracks.embedders import Embedder
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
 from memtracks.pipeline.timenorm import normalize_time
+from memtracks.retrieval.embedders import Embedder
 from memtracks.toolkit import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script, from anywhere

@@ -21,7 +21,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.retrieval.facts import retrieve_facts
 from memtracks.retrieval.hits import expansion, search_both
 from memtracks.retrieval.temporal import KIND_LIMIT, WINDOW_LIMIT

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from benchmarks.bench_backends import fresh_postgres, start_postgres
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
 from memtracks.toolkit import Toolkit
 

@@ -17,7 +17,7 @@ import time
 from datetime import timezone
 from pathlib import Path
 
-from memtracks.io import read_locomo
+from memtracks.interfaces.io import read_locomo
 from memtracks.toolkit import Toolkit
 
 from . import sweep

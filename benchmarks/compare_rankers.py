@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 
 from .bench_backends import inflate
 from .bench_retrieve import bench_questions

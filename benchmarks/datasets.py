@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memtracks import Turn
-from memtracks.io import locomo_turns, parse_locomo_date
+from memtracks.interfaces.io import locomo_turns, parse_locomo_date
 
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
 

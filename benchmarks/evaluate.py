@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 
-from memtracks.cards import clip_tokens
+from memtracks.retrieval.cards import clip_tokens
 
 from . import metrics
 from .datasets import LOCOMO_CATEGORIES

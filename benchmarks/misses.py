@@ -34,7 +34,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.substance import substance
 from memtracks.toolkit import Toolkit

@@ -17,7 +17,7 @@ import time
 from datetime import datetime, timezone
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 

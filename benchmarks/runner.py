@@ -17,9 +17,9 @@ from functools import cached_property
 from typing import Any
 
 from memtracks import Memory, Turn
-from memtracks.cards import count_tokens
 from memtracks.config import MemoryConfig
-from memtracks.embedders import Embedder
+from memtracks.retrieval.cards import count_tokens
+from memtracks.retrieval.embedders import Embedder
 from memtracks.toolkit import Toolkit
 
 from . import metrics

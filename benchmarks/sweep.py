@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from memtracks import Memory
-from memtracks.cards import count_tokens
 from memtracks.config import MemoryConfig
-from memtracks.embedders import Embedder
+from memtracks.retrieval.cards import count_tokens
+from memtracks.retrieval.embedders import Embedder
 from memtracks.toolkit import Toolkit
 
 from . import metrics

@@ -31,9 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from memtracks.config import MemoryConfig
-from memtracks.embedders import USEEmbedder
+from memtracks.data.ranker import FEATURES
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.retrieval.hits import covered
-from memtracks.retrieval.ranker import FEATURES, features
+from memtracks.retrieval.ranker import features
 from memtracks.retrieval.temporal import cosines, event_pool
 from memtracks.toolkit import Toolkit
 

@@ -7,8 +7,9 @@ mem.retrieve("Where do I live?", user_id="u1").render()
 mem.forget("u1", turn_ids=[...])
 """
 
-from ._version import __version__
-from .errors import (
+from memtracks import _moved
+from memtracks._version import __version__
+from memtracks.errors import (
     DataFileError,
     DuplicateTurnError,
     ImportConflictError,
@@ -22,9 +23,11 @@ from .errors import (
     StorageError,
     UnsupportedLanguageError,
 )
-from .memory import Memory
-from .pipeline.timenorm import normalize_time
-from .records import Entity, Event, Fact, Inference, TimeMention, Turn, WriteResult
+from memtracks.memory import Memory
+from memtracks.pipeline.timenorm import normalize_time
+from memtracks.records import Entity, Event, Fact, Inference, TimeMention, Turn, WriteResult
+
+_moved.install()
 
 __all__ = [
     "DataFileError",

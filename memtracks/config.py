@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from .errors import InvalidInputError
+from memtracks.errors import InvalidInputError
 
 ASSISTANT_SPEAKERS = frozenset({"assistant", "system", "ai", "bot", "agent", "助手"})
 RANKERS = ("learned", "hand")  # RetrievalConfig.ranker
 THREADS = ("off", "aggregate", "always")  # FusionConfig.threads
+
+
+def is_assistant(speaker: str, speakers: Collection[str] = ASSISTANT_SPEAKERS) -> bool:
+    """Whether ``speaker`` is the agent rather than a person: one of ``speakers`` (by default
+    the built-in names; ``WriterConfig.assistant_speakers`` where a config is at hand), in any case."""
+    return speaker.lower() in speakers
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """``Memory``: the public face of memtracks — ``write()`` turns in, read tracks out, and
 manage what is kept (``get``, ``forget``, ``correct``, ``retract``, ``export``, ``import_``,
-``rebuild``; those managing methods live in :mod:`memtracks.manage`).
+``rebuild``). ``Memory`` builds its parts (:class:`~memtracks.parts.Parts`) and composes the
+services that work on them: reading the tracks directly is :mod:`memtracks.retrieval.browse`,
+managing what is kept is :mod:`memtracks.upkeep.manage`.
 
 >>> from datetime import datetime, timezone
 >>> mem = Memory()                                   # in-memory; Memory("memory.db") for a file
@@ -19,25 +21,27 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .browse import Browsing
-from .cards import Recall
-from .config import MemoryConfig
-from .embedders import Embedder, get_embedder
-from .errors import InvalidTurnError, ReadOnlyError, StorageError
-from .indexes import Indexes
-from .io import messages_to_turns
-from .manage import Managing
-from .progress import reporter
-from .queue import QueueReport, WriteQueue, admits, hot_cards
-from .reader import Filters, Reader
-from .records import Event, Fact, Inference, Turn, WriteResult
-from .scopes import check_optional_id, public, scope_key
-from .snapshots import Snapshots
-from .storage import SQLStorage, is_postgres, open_store
-from .storage.chain import StoredChain
-from .tiers import Tiers
-from .toolkit import Toolkit
-from .validation import (
+from memtracks.config import MemoryConfig
+from memtracks.errors import InvalidTurnError, StorageError
+from memtracks.interfaces.io import messages_to_turns
+from memtracks.interfaces.progress import reporter
+from memtracks.parts import Parts, handed_to
+from memtracks.records import Event, Fact, Inference, Turn, WriteResult
+from memtracks.retrieval.browse import Browse
+from memtracks.retrieval.cards import Recall
+from memtracks.retrieval.embedders import Embedder, get_embedder
+from memtracks.retrieval.indexes import Indexes
+from memtracks.retrieval.reader import Filters, Reader
+from memtracks.retrieval.snapshots import Snapshots
+from memtracks.retrieval.tiers import Tiers
+from memtracks.scopes import check_optional_id, public, scope_key
+from memtracks.storage import SQLStorage, is_postgres, open_store
+from memtracks.storage.chain import StoredChain
+from memtracks.toolkit import Toolkit
+from memtracks.tracks import named
+from memtracks.upkeep.manage import Manage
+from memtracks.write.queue import QueueReport, WriteQueue, admits, hot_cards
+from memtracks.write.validation import (
     already_written,
     check_aware,
     check_count,
@@ -46,7 +50,7 @@ from .validation import (
     content_hash,
     prepare_turn,
 )
-from .writer import Batch, Writer
+from memtracks.write.writer import Batch, Writer
 
 log = logging.getLogger(__name__)
 TurnLike = Turn | Mapping[str, Any]
@@ -57,7 +61,7 @@ def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class Memory(Browsing, Managing):
+class Memory:
     """Long-term memory for an agent, scoped by ``user_id`` (and optionally ``agent_id``).
 
     Args:
@@ -78,7 +82,7 @@ class Memory(Browsing, Managing):
             writes raise :class:`~memtracks.errors.ReadOnlyError`, and no snapshots are saved.
         async_writes: ``write()`` queues the turn and returns at once; a background worker
             writes it, and until then ``retrieve()`` finds it in a hot cache
-            (:mod:`memtracks.queue`). ``flush()`` waits for the queue; ``close()`` drains it.
+            (:mod:`memtracks.write.queue`). ``flush()`` waits for the queue; ``close()`` drains it.
     """
 
     def __init__(
@@ -138,6 +142,19 @@ class Memory(Browsing, Managing):
             self.indexes.live,
         )
         self._lock = threading.RLock()
+        self.parts = Parts(
+            self.store,
+            self.indexes,
+            self.writer,
+            self.toolkit,
+            self.config,
+            self.embedder,
+            self.clock,
+            self._lock,
+            self._drain,
+        )
+        self._browse = Browse(self.parts)
+        self._manage = Manage(self.parts, self.write_many)
         self.async_writes = async_writes
         self._queue: WriteQueue | None = None
         if not self.store.read_only and (async_writes or Path(self._journal_path or "").is_file()):
@@ -212,13 +229,10 @@ class Memory(Browsing, Managing):
         self.close()
 
     def _writable(self) -> None:
-        if self.store.read_only:
-            raise ReadOnlyError(f"{self.store.path} was opened read-only; open it without read_only=True to write")
+        self.parts.writable()
 
     def _fresh(self) -> None:
-        """Before a read: take in what other processes wrote to the file meanwhile."""
-        if self.indexes.refresh():
-            self.writer.reset_caches()
+        self.parts.fresh()
 
     # ------------------------------------------------------------------ writing
 
@@ -369,18 +383,7 @@ class Memory(Browsing, Managing):
         return out
 
     def _after_commit(self, batch: Batch) -> None:
-        """Bring the in-memory indexes up to date with what was just committed."""
-        for p in batch.vectors:
-            self.indexes.added(p.user_id, p.track, p.item_id, p.vector, p.text, p.keys)
-        by_user: dict[str, list[tuple[int, int, str, str]]] = {}
-        for user, src, dst, kind, key in batch.links:
-            by_user.setdefault(user, []).append((src, dst, kind, key))
-        for user, links in by_user.items():
-            self.indexes.linked(user, links)
-        self.indexes.committed()
-        # keep indexes warm from the first write, so the first question pays no build
-        for user, track in dict.fromkeys((p.user_id, p.track) for p in batch.vectors):
-            self.indexes.vectors(user, track)
+        self.parts.committed(batch)
 
     # ------------------------------------------------------------------ reading: retrieve
 
@@ -450,6 +453,40 @@ class Memory(Browsing, Managing):
     async def aretrieve(self, question: str, **kwargs: Any) -> Recall:
         """:meth:`retrieve` in a worker thread, for async code."""
         return await asyncio.to_thread(self.retrieve, question, **kwargs)
+
+    # ------------------------------------------------------------------ reading the tracks (retrieval/browse.py)
+
+    facts = handed_to("_browse", Browse.facts)
+    fact_history = handed_to("_browse", Browse.fact_history)
+    events = handed_to("_browse", Browse.events)
+    inferences = handed_to("_browse", Browse.inferences)
+    get = handed_to("_browse", Browse.get)
+    event_chain = handed_to("_browse", Browse.event_chain)
+    index = handed_to("_browse", Browse.index)
+    lexical_index = handed_to("_browse", Browse.lexical_index)
+    users = handed_to("_browse", Browse.users)
+    scopes = handed_to("_browse", Browse.scopes)
+    stats = handed_to("_browse", Browse.stats)
+
+    # ------------------------------------------------------------------ managing what is kept (upkeep/manage.py)
+
+    backup = handed_to("_manage", Manage.backup)
+    check = handed_to("_manage", Manage.check)
+    audit = handed_to("_manage", Manage.audit)
+    forget = handed_to("_manage", Manage.forget)
+    correct = handed_to("_manage", Manage.correct)
+    retract = handed_to("_manage", Manage.retract)
+    rebuild = handed_to("_manage", Manage.rebuild)
+    consolidate = handed_to("_manage", Manage.consolidate)
+    undo = handed_to("_manage", Manage.undo)
+    export = handed_to("_manage", Manage.export)
+    export_markdown = handed_to("_manage", Manage.export_markdown)
+    import_markdown = handed_to("_manage", Manage.import_markdown)
+    import_ = handed_to("_manage", Manage.import_)
+
+    def _documents(self, scope: str, track: str, after: int) -> list[tuple[int, str, tuple[str, ...]]]:
+        """What the index of ``scope``'s ``track`` is built from: each record after ``after``."""
+        return named(track).documents(self.store, scope, after, self.toolkit.catalogue, self.config.writer)
 
 
 def _turn_ids(cards: Sequence[Any]) -> set[str]:

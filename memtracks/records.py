@@ -231,6 +231,11 @@ class Premise:
     track: str  # "fact" | "event"
     id: int
 
+    @property
+    def on_fact(self) -> bool:
+        """The premise is a fact (else an event)."""
+        return self.track == "fact"
+
 
 @dataclass(frozen=True)
 class Inference:

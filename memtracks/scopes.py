@@ -19,7 +19,7 @@ import unicodedata
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from .errors import InvalidTurnError, LimitError
+from memtracks.errors import InvalidTurnError, LimitError
 
 SEPARATOR = "\x1f"
 SEPARATOR_SYMBOL = "\u241f"  # "␟", how the separator is often displayed: refused too, so no id can look like a scope

@@ -6,14 +6,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .catalogue import Catalogue, default_catalogue
-from .gate import Gate, default_gate
-from .lexicon import Lexicons, default_lexicons
-from .nlp import NLP
-from .pipeline.inference import RuleSpec, default_rules
-from .pipeline.patterns import Compiled, default_happening_patterns, default_slot_patterns
-from .retrieval.ranker import Ranker, default_ranker
-from .tiers import TierRules, default_tier_rules
+from memtracks.data.catalogue import Catalogue, default_catalogue
+from memtracks.data.lexicons import Lexicons, default_lexicons
+from memtracks.data.ranker import Ranker, default_ranker
+from memtracks.data.tiers import TierRules, default_tier_rules
+from memtracks.pipeline.inference import RuleSpec, default_rules
+from memtracks.pipeline.nlp import NLP
+from memtracks.pipeline.patterns import Compiled, default_happening_patterns, default_slot_patterns
+from memtracks.write.gate import Gate, default_gate
 
 
 @dataclass
@@ -44,11 +44,11 @@ class Toolkit:
         nlp: NLP | None = None,
     ) -> Toolkit:
         """The bundled data (with your own from ``rules_dir`` / ``lexicons_dir``, see
-        :mod:`memtracks.userdata`); ``nlp``: language tools already loaded, to reuse."""
+        :mod:`memtracks.data.userdata`); ``nlp``: language tools already loaded, to reuse."""
         if rules_dir is None and lexicons_dir is None:
             lexicons = default_lexicons()
             return cls(nlp=nlp or NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
-        from . import userdata
+        from memtracks.data import userdata
 
         data = userdata.load(rules_dir, lexicons_dir)
         if nlp is None or data["lexicons"] is not nlp.lexicons:
@@ -65,7 +65,7 @@ class Toolkit:
     @cached_property
     def change_words(self) -> dict[str, tuple[str, ...]]:
         """Happening kind -> the nouns a cancellation or postponement names it by."""
-        from .pipeline.patterns import load_change_words
+        from memtracks.pipeline.patterns import load_change_words
 
         return load_change_words()
 
@@ -79,7 +79,7 @@ class Toolkit:
 
     def well_formed(self, value) -> bool:
         """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""
-        from .pipeline.values import check_value
+        from memtracks.pipeline.values import check_value
 
         spec = self.catalogue.by_name.get(value.slot)
         if spec is None or value.negated:
@@ -93,6 +93,6 @@ class Toolkit:
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""
-        from .pipeline.matching import value_key
+        from memtracks.pipeline.text import value_key
 
         return self.lexicons.entities.key(value) or value_key(value)

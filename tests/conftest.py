@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memtracks import Memory
-from memtracks.embedders import USEEmbedder
+from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 CST = timezone(timedelta(hours=8))

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtracks import Turn
-from memtracks.cli import main
+from memtracks.interfaces.cli import main
 from memtracks.tracks.facts import FactState, fact_state
 
 T0 = datetime(2024, 3, 4, 9, tzinfo=timezone.utc)

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from conftest import at
 
-from memtracks.cli import main
 from memtracks.config import MemoryConfig, WriterConfig
+from memtracks.interfaces.cli import main
 
 T0 = at(2024, 6, 1, 9)
 NO_GATE = MemoryConfig(writer=WriterConfig(gate=False))

@@ -273,7 +273,7 @@ def test_bench_locomo_reader_detects_each_turns_language(toolkit, embedder):
     """Regression: the LoCoMo reader marked every turn English, so a LoCoMo-format Chinese file
     never reached the Chinese pipeline."""
     from memtracks import Memory
-    from memtracks.io import read_locomo
+    from memtracks.interfaces.io import read_locomo
 
     turns = [t for t in read_locomo(ZH_CHAT, timezone.utc) if t.session_id == "session_1"]
     assert all(t.lang is None for t in turns)

@@ -14,9 +14,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.cards import SNIPPET_TOKENS, Relevance, SentenceMeaning, count_tokens, room_sentences, snippet
 from memtracks.config import FusionConfig, MemoryConfig
 from memtracks.pipeline.timenorm import normalize_time
+from memtracks.retrieval.cards import SNIPPET_TOKENS, Relevance, SentenceMeaning, count_tokens, room_sentences, snippet
 from memtracks.retrieval.lexical import tokenize
 
 CST = timezone(timedelta(hours=8))

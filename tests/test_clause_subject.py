@@ -9,8 +9,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks.pipeline.entities import extract_entities
-from memtracks.pipeline.matching import SubjectResolver, only_times_and_adverbs
 from memtracks.pipeline.slots import extract_slots
+from memtracks.pipeline.subjects.resolver import SubjectResolver
+from memtracks.pipeline.text import only_times_and_adverbs
 from memtracks.pipeline.timenorm import normalize_time
 
 REF = datetime(2024, 3, 1, 10, tzinfo=timezone(timedelta(hours=8)))  # a Friday

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memtracks.cli import main
+from memtracks.interfaces.cli import main
 
 DATA = Path(__file__).parent / "data"
 EXAMPLE = Path(__file__).parent.parent / "examples" / "demo_conversation.jsonl"
@@ -16,7 +16,7 @@ EXAMPLE = Path(__file__).parent.parent / "examples" / "demo_conversation.jsonl"
 @pytest.fixture(autouse=True)
 def _share_loaded_tools(monkeypatch, toolkit, embedder):
     """The CLI builds its own Memory; hand it the session's loaded tools to keep tests fast."""
-    import memtracks.cli as cli
+    import memtracks.interfaces.cli as cli
     from memtracks.memory import Memory
 
     monkeypatch.setattr(cli, "Memory", lambda path: Memory(path, toolkit=toolkit, embedder=embedder))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memtracks.cli import main
+from memtracks.interfaces.cli import main
 
 LOCOMO_30_FEB = [
     {

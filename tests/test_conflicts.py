@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memtracks.catalogue import default_catalogue
+from memtracks.data.catalogue import default_catalogue
 from memtracks.pipeline.conflicts import resolve_conflicts
 from memtracks.records import SlotValue
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memtracks.cli import main
-from memtracks.consolidation import Relation, merge_metadata, relation
 from memtracks.errors import ConsolidationError, InvalidInputError, NotFoundError
+from memtracks.interfaces.cli import main
+from memtracks.upkeep.consolidation import Relation, merge_metadata, relation
 
 PAIRS = yaml.safe_load((Path(__file__).parent / "data" / "consolidation_pairs.yaml").read_text("utf-8"))["pairs"]
 T0 = datetime(2024, 3, 4, 10, tzinfo=timezone.utc)
@@ -192,7 +192,7 @@ def test_relation_reads_what_each_text_adds():
 
 
 def test_cli_consolidate_dry_run_apply_and_undo(make_memory, tmp_path, capsys, monkeypatch):
-    import memtracks.cli as cli
+    import memtracks.interfaces.cli as cli
 
     db = str(tmp_path / "m.db")
     mem = make_memory(db)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from memtracks import DataFileError
-from memtracks.catalogue import default_catalogue, load_catalogue
-from memtracks.datafiles import bundled
-from memtracks.lexicon import load_lexicons
+from memtracks.data.catalogue import default_catalogue, load_catalogue
+from memtracks.data.files import bundled
+from memtracks.data.lexicons import load_lexicons
 from memtracks.pipeline.patterns import load_happening_patterns, load_slot_patterns
 
 

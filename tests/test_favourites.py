@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memtracks.catalogue import default_catalogue
+from memtracks.data.catalogue import default_catalogue
 from memtracks.pipeline.conflicts import resolve_conflicts, same_kind
 from memtracks.pipeline.values import check_value
 from memtracks.records import SlotValue

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memtracks import Memory, MemtracksError, Turn, cli, normalize_time
+from memtracks import Memory, MemtracksError, Turn, normalize_time
+from memtracks.interfaces import cli
 
 pytestmark = pytest.mark.slow
 

@@ -7,8 +7,8 @@ from conftest import at
 
 from memtracks import DataFileError, Memory
 from memtracks.config import MemoryConfig, WriterConfig
-from memtracks.gate import default_gate, load_gate
-from memtracks.lexicon import default_lexicons
+from memtracks.data.lexicons import default_lexicons
+from memtracks.write.gate import default_gate, load_gate
 
 T0 = at(2024, 6, 10, 9)
 

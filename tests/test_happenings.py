@@ -8,7 +8,7 @@ import pytest
 
 from memtracks.pipeline.entities import extract_entities
 from memtracks.pipeline.happenings import extract_happenings
-from memtracks.pipeline.matching import SubjectResolver
+from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.timenorm import normalize_time
 
 REF = datetime(2024, 1, 10, 10, tzinfo=timezone(timedelta(hours=8)))  # Wednesday

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import InvalidTurnError, Turn
-from memtracks.cards import NOTICE
-from memtracks.cli import main
-from memtracks.quoting import inline, quoted
+from memtracks.interfaces.cli import main
+from memtracks.retrieval.cards import NOTICE
+from memtracks.retrieval.quoting import inline, quoted
 from memtracks.storage.schema import seal_all
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtracks import MemtracksError, Turn, normalize_time
-from memtracks import writer as writer_module
+from memtracks.write import writer as writer_module
 
 REF = datetime(2024, 6, 1, 9, tzinfo=timezone.utc)
 EDGES = [REF, datetime(9999, 12, 31, 23, tzinfo=timezone.utc), datetime(1, 1, 1, 1, tzinfo=timezone.utc)]
@@ -227,7 +227,7 @@ JSONL_LINES = [
 
 
 def test_a_jsonl_line_without_a_timestamp_is_an_error_unless_a_time_is_given(tmp_path, capsys):
-    from memtracks.cli import main
+    from memtracks.interfaces.cli import main
 
     path, db = tmp_path / "turns.jsonl", tmp_path / "m.db"
     path.write_text("\n".join(JSONL_LINES) + "\n", encoding="utf-8")
@@ -243,7 +243,7 @@ def test_a_jsonl_line_without_a_timestamp_is_an_error_unless_a_time_is_given(tmp
 
 def test_read_jsonl_fills_in_the_time_only_when_told(tmp_path):
     from memtracks.errors import InvalidTurnError
-    from memtracks.io import read_jsonl
+    from memtracks.interfaces.io import read_jsonl
 
     path = tmp_path / "turns.jsonl"
     path.write_text("\n".join(JSONL_LINES) + "\n", encoding="utf-8")

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from memtracks import Memory
-from memtracks.cli import main
 from memtracks.errors import DataFileError, InvalidInputError, InvalidTurnError
-from memtracks.io import detect_format
+from memtracks.interfaces.cli import main
+from memtracks.interfaces.io import detect_format
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -75,7 +75,7 @@ def test_ingest_rejects_other_files_clearly(tmp_path, capsys, content):
 
 @pytest.fixture
 def cli_memory(monkeypatch, toolkit, embedder):
-    import memtracks.cli as cli
+    import memtracks.interfaces.cli as cli
 
     def make(path, **kwargs):
         return Memory(path, toolkit=toolkit, embedder=embedder, **kwargs)

@@ -10,7 +10,7 @@ import pytest
 
 from memtracks import Turn
 from memtracks.pipeline.entities import extract_entities
-from memtracks.pipeline.kin import fills, kin_values
+from memtracks.pipeline.subjects.kin import fills, kin_values
 from memtracks.pipeline.timenorm import normalize_time
 
 REF = datetime(2024, 6, 10, 10, tzinfo=timezone(timedelta(hours=8)))

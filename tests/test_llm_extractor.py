@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from memtracks.cli import main
 from memtracks.errors import LLMError
+from memtracks.interfaces.cli import main
 from memtracks.llm import LLMExtractor, OpenAIClient
 from memtracks.llm.parse import ExtractedFact
 
@@ -249,7 +249,7 @@ def test_client_reads_the_environment_and_refuses_without_a_model(monkeypatch, e
 
 
 def test_cli_consolidate_with_an_llm(make_memory, tmp_path, capsys, monkeypatch, endpoint):
-    import memtracks.cli as cli
+    import memtracks.interfaces.cli as cli
 
     db = str(tmp_path / "m.db")
     mem = make_memory(db)

@@ -6,7 +6,7 @@ import pytest
 from conftest import at, cst
 
 from memtracks import InvalidTurnError
-from memtracks.cli import main
+from memtracks.interfaces.cli import main
 
 
 def _conversation(mem):

@@ -7,7 +7,7 @@ import pytest
 from conftest import at, cst
 
 from memtracks import MarkdownImportError
-from memtracks.cli import main
+from memtracks.interfaces.cli import main
 
 EN = [
     ("I live in Boston and work at Google.", at(2024, 6, 1, 9)),

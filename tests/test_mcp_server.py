@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from memtracks import Memory
-from memtracks.cli import main
 from memtracks.errors import InvalidTurnError
+from memtracks.interfaces.cli import main
 
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402

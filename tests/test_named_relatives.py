@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.pipeline.matching import named_relations
+from memtracks.pipeline.subjects.resolver import named_relations
 
 T0 = datetime(2024, 3, 1, 10, tzinfo=timezone.utc)
 

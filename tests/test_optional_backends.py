@@ -8,7 +8,7 @@ import pytest
 
 from memtracks import Memory, MissingDependencyError
 from memtracks.errors import UnknownNameError
-from memtracks.nlp import NLP
+from memtracks.pipeline.nlp import NLP
 
 
 def test_hanlp_without_package_says_how_to_install(monkeypatch):

@@ -14,9 +14,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.cards import Rendered, count_tokens
 from memtracks.config import FusionConfig, MemoryConfig
 from memtracks.errors import InvalidInputError
+from memtracks.retrieval.cards import Rendered, count_tokens
 from memtracks.retrieval.substance import content_free
 
 T0 = datetime(2024, 6, 1, 9, tzinfo=timezone.utc)
@@ -274,7 +274,7 @@ def test_a_budget_too_small_still_shows_the_best_card_and_counts_the_rest(memory
 
 
 def test_a_bad_pleasantry_fails_naming_the_file_and_the_field(tmp_path):
-    from memtracks.datafiles import bundled
+    from memtracks.data.files import bundled
     from memtracks.errors import DataFileError
     from memtracks.retrieval.lexical import load_stopwords
 

@@ -12,9 +12,10 @@ import pytest
 
 from memtracks import Turn
 from memtracks.config import MemoryConfig, RetrievalConfig
+from memtracks.data.ranker import FEATURES, Ranker, default_ranker, load_ranker
 from memtracks.errors import DataFileError, InvalidInputError
 from memtracks.retrieval.hits import covered
-from memtracks.retrieval.ranker import FEATURES, Ranker, default_ranker, features, held, learned_order, load_ranker
+from memtracks.retrieval.ranker import features, held, learned_order
 from memtracks.retrieval.temporal import cosines, event_pool, retrieve_events, spread
 from memtracks.toolkit import Toolkit
 

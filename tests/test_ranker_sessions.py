@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.retrieval.ranker import Ranker
+from memtracks.data.ranker import Ranker
 from memtracks.retrieval.temporal import event_pool, keep_sessions, retrieve_events
 
 T0 = datetime(2024, 5, 6, 20, tzinfo=timezone(timedelta(hours=8)))

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from memtracks import Turn
-from memtracks.cards import count_tokens, resolved, with_dates
 from memtracks.config import FusionConfig
-from memtracks.fusion import age_days, distinctive, fuse
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.records import Event, Fact, Inference, Premise, TimeMention
+from memtracks.retrieval.cards import count_tokens, resolved, with_dates
+from memtracks.retrieval.fusion import age_days, distinctive, fuse
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
 from memtracks.retrieval.query import Query
@@ -591,7 +591,7 @@ def test_cards_token_estimate(text, tokens):
     ],
 )
 def test_cards_clip_tokens_keeps_the_longest_start_within_the_budget(text, limit, expected):
-    from memtracks.cards import clip_tokens
+    from memtracks.retrieval.cards import clip_tokens
 
     clipped = clip_tokens(text, limit)
     assert clipped == expected and count_tokens(clipped) <= limit
@@ -623,8 +623,8 @@ LONG_ZH = (
 def test_cards_long_turn_keeps_its_dated_sentence_and_the_asked_one(text, lang, question, kept, date):
     """Regression: the snippet kept only sentences sharing words with the question and
     dropped the one whose time was resolved, so the card lost its date."""
-    from memtracks.cards import snippet
     from memtracks.pipeline.timenorm import normalize_time
+    from memtracks.retrieval.cards import snippet
 
     times = normalize_time(text, T0 + timedelta(days=3), lang=lang)
     anchor = next(t.start for t in times if date.startswith(t.start.date().isoformat()))  # the event's time

@@ -11,7 +11,7 @@ import pytest
 
 from memtracks import Turn
 from memtracks.errors import ImportConflictError, InvalidInputError, InvalidTurnError, StorageError
-from memtracks.transfer import json_schema
+from memtracks.upkeep.transfer import json_schema
 
 pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
 

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks.pipeline.entities import extract_entities
-from memtracks.pipeline.matching import SubjectResolver
 from memtracks.pipeline.slots import extract_slots
+from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.timenorm import normalize_time
 
 REF = datetime(2024, 6, 10, 10, tzinfo=timezone(timedelta(hours=8)))

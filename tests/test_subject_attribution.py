@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.pipeline.subjects import clause_subject
+from memtracks.pipeline.subjects.clause import clause_subject
 
 T0 = datetime(2024, 3, 1, 10, tzinfo=timezone.utc)
 

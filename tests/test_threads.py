@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.cards import count_tokens
 from memtracks.config import FusionConfig, MemoryConfig
 from memtracks.errors import InvalidInputError
+from memtracks.retrieval.cards import count_tokens
 
 T0 = datetime(2024, 3, 4, 10, tzinfo=timezone.utc)
 

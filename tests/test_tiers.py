@@ -11,11 +11,12 @@ import pytest
 
 from memtracks import Turn
 from memtracks.config import MemoryConfig, TierConfig
+from memtracks.data.tiers import default_tier_rules, load_tier_rules
 from memtracks.errors import DataFileError, InvalidInputError
 from memtracks.records import Event, Happening, Inference, Premise
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.temporal import event_pool, retrieve_events
-from memtracks.tiers import Tier, Tiers, default_tier_rules, load_tier_rules, newest_conclusions
+from memtracks.retrieval.tiers import Tier, Tiers, newest_conclusions
 
 NOW = datetime(2024, 12, 10, 12, tzinfo=timezone.utc)
 ON = MemoryConfig(tiers=TierConfig(enabled=True))
@@ -312,7 +313,7 @@ def test_a_fact_that_holds_what_the_question_asks_is_answered_live(make_memory, 
 
 
 def test_the_words_a_question_asks_about(tiers):
-    from memtracks.tiers import asked_words
+    from memtracks.retrieval.tiers import asked_words
 
     assert asked_words("What is Jon's favorite style of dance?", ["Jon"]) >= {"favorit", "styl", "danc"}
     assert asked_words("我对什么过敏？", []) == {"过敏"} == asked_words("我對什麼過敏？", [])

@@ -11,7 +11,7 @@ import pytz
 import yaml
 from timegolden import check_golden, golden_cases
 
-from memtracks.datafiles import bundled
+from memtracks.data.files import bundled
 from memtracks.errors import DataFileError, InvalidTimeError, UnsupportedLanguageError
 from memtracks.pipeline.timenorm import load_lexicon, normalize_time
 from memtracks.pipeline.timenorm.lexicon import lexicon

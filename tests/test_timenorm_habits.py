@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from memtracks import Turn
-from memtracks.datafiles import bundled
+from memtracks.data.files import bundled
 from memtracks.errors import DataFileError
 from memtracks.pipeline.timenorm import load_lexicon, normalize_time
 

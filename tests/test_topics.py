@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memtracks.pipeline.matching import SubjectResolver, earlier_mentions
-from memtracks.pipeline.topics import asks_about_other, clause_spans, clause_topics
+from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions
+from memtracks.pipeline.subjects.topics import asks_about_other, clause_spans, clause_topics
 
 
 def _topics(toolkit, text, speaker="user"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memtracks.embedders import Embedder, get_embedder
 from memtracks.errors import UnknownNameError
+from memtracks.retrieval.embedders import Embedder, get_embedder
 from memtracks.storage.vectors import FaissIndex, NumpyIndex
 
 

@@ -9,8 +9,8 @@ from datetime import datetime, timezone
 import pytest
 
 from memtracks import Memory
+from memtracks.data.lexicons import load_lexicons
 from memtracks.errors import DataFileError
-from memtracks.lexicon import load_lexicons
 
 T0 = datetime(2024, 3, 1, 10, tzinfo=timezone.utc)
 
@@ -118,7 +118,7 @@ def test_a_bad_vehicles_file_names_file_entry_and_field(tmp_path):
 
 
 def bundled_dir():
-    from memtracks.datafiles import bundled
+    from memtracks.data.files import bundled
 
     return bundled("lexicons", "vehicles.yaml").parent
 

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 import yaml
 
 from memtracks import Memory, Turn
-from memtracks.catalogue import load_catalogue
-from memtracks.datafiles import bundled
+from memtracks.data.catalogue import load_catalogue
+from memtracks.data.files import bundled
 from memtracks.toolkit import Toolkit
 
 T0 = datetime(2024, 5, 6, 9, tzinfo=timezone.utc)

@@ -33,7 +33,7 @@ from pathlib import Path
 import yaml
 
 from memtracks import Memory
-from memtracks.io import is_locomo, read_jsonl, read_locomo
+from memtracks.interfaces.io import is_locomo, read_jsonl, read_locomo
 
 
 def _fact_line(f) -> str:

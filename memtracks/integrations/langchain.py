@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MissingDependencyError
-from ..memory import Memory
+from memtracks.errors import MissingDependencyError
+from memtracks.memory import Memory
 
 try:
     from langchain_core.callbacks import CallbackManagerForRetrieverRun

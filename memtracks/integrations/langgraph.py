@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..errors import InvalidTurnError, MissingDependencyError
-from ..memory import Memory
-from ..records import Turn
-from ..scopes import scope_key
+from memtracks.errors import InvalidTurnError, MissingDependencyError
+from memtracks.memory import Memory
+from memtracks.records import Turn
+from memtracks.scopes import scope_key
 
 try:
     from langgraph.store.base import (

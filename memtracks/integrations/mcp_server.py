@@ -28,10 +28,10 @@ from typing import Annotated, Any, get_type_hints
 
 from pydantic import ConfigDict, Field, model_validator
 
-from .._version import __version__
-from ..errors import InvalidTurnError, MemtracksError, MissingDependencyError, NotFoundError
-from ..memory import Memory
-from ..views import fact_json
+from memtracks._version import __version__
+from memtracks.errors import InvalidTurnError, MemtracksError, MissingDependencyError, NotFoundError
+from memtracks.interfaces.views import fact_json
+from memtracks.memory import Memory
 
 try:
     from mcp.server.mcpserver import MCPServer

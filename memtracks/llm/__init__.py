@@ -6,8 +6,8 @@ protocol, an OpenAI-compatible client, and the two-phase extractor (:mod:`.extra
 >>> mem.consolidate("u1", llm=llm).llm.totals()                                   # doctest: +SKIP
 """
 
-from .client import ConsolidationLLM, OpenAIClient, Usage
-from .extractor import BatchCost, LLMExtractor, LLMReport
-from .parse import ExtractedFact
+from memtracks.llm.client import ConsolidationLLM, OpenAIClient, Usage
+from memtracks.llm.extractor import BatchCost, LLMExtractor, LLMReport
+from memtracks.llm.parse import ExtractedFact
 
 __all__ = ["BatchCost", "ConsolidationLLM", "ExtractedFact", "LLMExtractor", "LLMReport", "OpenAIClient", "Usage"]

@@ -17,7 +17,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ..errors import LLMError
+from memtracks.errors import LLMError
 
 
 @runtime_checkable

@@ -24,17 +24,17 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from ..cards import count_tokens
-from ..errors import LLMError
-from ..pipeline.conflicts import FactChanges, resolve_conflicts
-from ..records import Fact, SlotValue, Turn
-from ..storage import codec
-from ..storage import consolidations as sql
-from . import parse
-from .client import ConsolidationLLM
+from memtracks.errors import LLMError
+from memtracks.llm import parse
+from memtracks.llm.client import ConsolidationLLM
+from memtracks.pipeline.conflicts import FactChanges, resolve_conflicts
+from memtracks.records import Fact, SlotValue, Turn
+from memtracks.retrieval.cards import count_tokens
+from memtracks.storage import codec
+from memtracks.storage import consolidations as sql
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from memtracks.parts import Parts
 
 PROMPTS = Path(__file__).parent / "prompts"
 SOURCE = "llm"
@@ -102,9 +102,11 @@ class LLMExtractor:
         self.llm, self.batch_size, self.threshold, self.merge_sample = llm, batch_size, threshold, merge_sample
         self.prompts = load_prompts(prompts or PROMPTS)
 
-    def run(self, mem: Memory, scope: str) -> LLMReport:
-        """Extract from the turns of ``scope`` not yet read by the extractor."""
-        store = mem.store
+    def run(self, parts: Parts | Any, scope: str) -> LLMReport:
+        """Extract from the turns of ``scope`` not yet read by the extractor (``parts``: a
+        memory's :class:`~memtracks.parts.Parts`, or the ``Memory`` itself)."""
+        parts = getattr(parts, "parts", parts)
+        store = parts.store
         key = f"llm_extracted:{scope}"
         done = int(store.meta(key) or 0)
         pending = sql.turns_after(store, scope, done)
@@ -113,7 +115,7 @@ class LLMExtractor:
         for start in range(0, len(pending), self.batch_size):
             chunk = pending[start : start + self.batch_size]
             turns = [codec.row_turn(row, scope) for _, row in chunk]
-            cost = self._batch(mem, scope, turns, report)
+            cost = self._batch(parts, scope, turns, report)
             report.batches.append(cost)
             advancing = advancing and not cost.failures
             if advancing:  # a failed batch is read again next time
@@ -135,9 +137,9 @@ class LLMExtractor:
         cost.completion_tokens += getattr(usage, "completion_tokens", 0) or count_tokens(answer)
         return answer
 
-    def _batch(self, mem: Memory, scope: str, turns: list[Turn], report: LLMReport) -> BatchCost:
+    def _batch(self, parts: Parts, scope: str, turns: list[Turn], report: LLMReport) -> BatchCost:
         cost = BatchCost(len(turns))
-        catalogue = mem.toolkit.catalogue
+        catalogue = parts.toolkit.catalogue
         slots = "\n".join(f"- {s.name}: {catalogue.label(s.name, 'en')}" for s in catalogue.slots)
         listing = "\n".join(f"{i}. [{t.speaker}] {t.text}" for i, t in enumerate(turns, 1))
         prompt = Template(self.prompts["extract.prompt"]).safe_substitute(slots=slots, turns=listing)
@@ -153,20 +155,20 @@ class LLMExtractor:
         items = [
             i
             for i in items
-            if i.importance >= self.threshold and mem.writer.speaker_subject(turns[i.turn].speaker) != "assistant"
+            if i.importance >= self.threshold and parts.writer.speaker_subject(turns[i.turn].speaker) != "assistant"
         ]
-        items = self._merge(mem, scope, items, cost)
+        items = self._merge(parts, scope, items, cost)
         cost.kept = len(items)
         if items:
-            written = self._write(mem, scope, turns, items)
+            written = self._write(parts, scope, turns, items)
             cost.written = len(written)
             report.facts += written
         return cost
 
     def _merge(
-        self, mem: Memory, scope: str, items: list[parse.ExtractedFact], cost: BatchCost
+        self, parts: Parts, scope: str, items: list[parse.ExtractedFact], cost: BatchCost
     ) -> list[parse.ExtractedFact]:
-        existing = sorted(mem.store.facts(scope, current_only=True), key=lambda f: f.last_seen, reverse=True)
+        existing = sorted(parts.store.facts(scope, current_only=True), key=lambda f: f.last_seen, reverse=True)
         existing = existing[: self.merge_sample]
         if not items or not existing:
             return items
@@ -196,16 +198,16 @@ class LLMExtractor:
                 )
         return out
 
-    def _write(self, mem: Memory, scope: str, turns: Sequence[Turn], items: list[parse.ExtractedFact]) -> list[Fact]:
+    def _write(self, parts: Parts, scope: str, turns: Sequence[Turn], items: list[parse.ExtractedFact]) -> list[Fact]:
         """The items into the fact track, one turn at a time, in one transaction."""
-        store, toolkit = mem.store, mem.toolkit
+        store, toolkit = parts.store, parts.toolkit
         written: list[Fact] = []
         batches = []
         with store.transaction():
             for index in sorted({i.turn for i in items}):
                 turn = turns[index]
                 assert turn.turn_id and turn.timestamp
-                subject = mem.writer.speaker_subject(turn.speaker)
+                subject = parts.writer.speaker_subject(turn.speaker)
                 values = [
                     SlotValue(
                         subject,
@@ -236,10 +238,10 @@ class LLMExtractor:
                     new_id=counter.__next__,
                     source=SOURCE,
                 )
-                batches.append(mem.writer.apply_changes(scope, changes, turn.timestamp, f"{SOURCE}:{turn.turn_id}"))
+                batches.append(parts.writer.apply_changes(scope, changes, turn.timestamp, f"{SOURCE}:{turn.turn_id}"))
                 written += _touched(changes)
         for batch in batches:
-            mem._after_commit(batch)
+            parts.committed(batch)
         return written
 
 

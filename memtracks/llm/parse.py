@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import LLMError
+from memtracks.errors import LLMError
 
 TYPES = ("fact", "preference", "decision")
 ACTIONS = ("keep", "skip", "merge_into")

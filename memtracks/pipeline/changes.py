@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from ..records import Event, Happening
+from memtracks.records import Event, Happening
 
 CHANGE_KINDS = ("cancel", "postpone")
 

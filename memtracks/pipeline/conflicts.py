@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from ..catalogue import Catalogue
-from ..records import REASONS, Fact, SlotValue
-from ..tracks.facts import revise
+from memtracks.data.catalogue import Catalogue
+from memtracks.records import REASONS, Fact, SlotValue
+from memtracks.tracks.facts import revise
 
 CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
@@ -86,7 +86,7 @@ def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, l
     questions about the past still reach it. The writer, :func:`correct_fact` and
     :func:`retract_fact` all end facts here.
     """
-    from ..tracks.facts import VOID_REASONS
+    from memtracks.tracks.facts import VOID_REASONS
 
     if reason not in REASONS:
         raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")

@@ -22,11 +22,11 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from ..datafiles import bundled, read_yaml
-from ..errors import DataFileError
-from ..records import Entity, Event, Fact, Happening, SlotValue, TimeMention
-from .matching import clean_value, sentences, value_key
-from .numerals import parse_number
+from memtracks.data.files import bundled, read_yaml
+from memtracks.errors import DataFileError
+from memtracks.pipeline.numerals import parse_number
+from memtracks.pipeline.text import clean_value, sentences, value_key
+from memtracks.records import Entity, Event, Fact, Happening, SlotValue, TimeMention
 
 _MAX_WORDS = 5
 # the kinds of slot value an entity label can be (rules/slots.yaml value_type)

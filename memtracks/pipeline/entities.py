@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..lexicon import Lexicons
-from ..nlp import Analysis
-from ..records import Entity
+from memtracks.data.lexicons import Lexicons
+from memtracks.pipeline.nlp import Analysis
+from memtracks.records import Entity
 
 _SPACY_LABELS = {
     "PERSON": "person",
@@ -129,7 +129,7 @@ def extract_entities(
     """Entities in ``analysis.text``.
 
     Args:
-        analysis: the turn after :meth:`memtracks.nlp.NLP.analyze`.
+        analysis: the turn after :meth:`memtracks.pipeline.nlp.NLP.analyze`.
         lexicons: entity lexicon with canonical keys.
         known: names already known for this user, ``{surface: (key, label)}``.
     """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import Entity, Event, Happening, TimeMention, Turn
+from memtracks.records import Entity, Event, Happening, TimeMention, Turn
 
 # Entity kinds worth linking events by across sessions; numbers and dates are not.
 LINKED_LABELS = frozenset({"person", "place", "org", "product", "pet", "work", "event", "language", "other"})

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..records import Entity, Happening, TimeMention
-from .matching import (
+from memtracks.pipeline.patterns import Compiled, base_groups
+from memtracks.pipeline.statements import Statement, statement_for
+from memtracks.pipeline.subjects.resolver import SubjectResolver
+from memtracks.pipeline.text import (
     Sentence,
-    SubjectResolver,
     at_clause_start,
     clean_value,
     cut_before_times,
@@ -23,8 +24,7 @@ from .matching import (
     sentences,
     subject_is_filler,
 )
-from .patterns import Compiled, base_groups
-from .statements import Statement, statement_for
+from memtracks.records import Entity, Happening, TimeMention
 
 _NOT_ARGS = {"subj", "pname"}
 

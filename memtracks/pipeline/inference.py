@@ -21,9 +21,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..catalogue import Catalogue, default_catalogue
-from ..datafiles import Strict, bundled, load_section
-from ..records import Event, Fact, Happening, Inference, Premise, SlotValue
+from memtracks.data.catalogue import Catalogue, default_catalogue
+from memtracks.data.files import Strict, bundled, load_section
+from memtracks.records import Event, Fact, Happening, Inference, Premise, SlotValue
 
 _VAR = re.compile(r"\{([a-z_]+)(?:\.([a-z_]+))?\}")
 _BUILTIN_ARGS = {"when", "date", "end_date", "value"}
@@ -309,8 +309,8 @@ def infer(
 
 def _is_trigger_for(p: PremiseSpec, b: Bound, facts: Sequence[Fact], events: Sequence[Event]) -> bool:
     if p.fact:
-        return b.premise.track == "fact" and any(f.id == b.premise.id and f.slot == p.fact for f in facts)
-    return b.premise.track == "event" and any(
+        return b.premise.on_fact and any(f.id == b.premise.id and f.slot == p.fact for f in facts)
+    return not b.premise.on_fact and any(
         e.id == b.premise.id and any(h.kind == p.event and h.args == b.args for h in e.happenings) for e in events
     )
 
@@ -418,7 +418,7 @@ def retract(active: Sequence[Inference], ended: dict[int, Fact], at: datetime) -
     """
     out = []
     for inf in active:
-        hit = [p.id for p in inf.premises if p.track == "fact" and p.id in ended]
+        hit = [p.id for p in inf.premises if p.on_fact and p.id in ended]
         if inf.is_active and hit:
             fact = ended[hit[0]]
             why = (

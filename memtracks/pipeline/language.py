@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UnsupportedLanguageError
+from memtracks.errors import UnsupportedLanguageError
 
 SUPPORTED = ("en", "zh")
 OPTIONS = ("en", "zh", "mixed", None)

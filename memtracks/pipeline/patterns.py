@@ -19,10 +19,10 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import Field
 
-from ..catalogue import Catalogue, default_catalogue
-from ..datafiles import Strict, bundled, read_yaml, validate_entries
-from ..errors import DataFileError
-from ..lexicon import Lexicons, alternation, default_lexicons
+from memtracks.data.catalogue import Catalogue, default_catalogue
+from memtracks.data.files import Strict, bundled, read_yaml, validate_entries
+from memtracks.data.lexicons import Lexicons, alternation, default_lexicons
+from memtracks.errors import DataFileError
 
 _MACRO = re.compile(r"@([a-z_][a-z0-9_]*)")
 _GROUP = re.compile(r"\(\?P<([A-Za-z_]\w*)>")

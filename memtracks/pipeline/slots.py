@@ -11,11 +11,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..lexicon import Lexicons
-from ..records import Entity, SlotValue, TimeMention
-from .kin import kin_values
-from .matching import (
-    SubjectResolver,
+from memtracks.data.lexicons import Lexicons
+from memtracks.pipeline.numerals import parse_number
+from memtracks.pipeline.patterns import Compiled, group
+from memtracks.pipeline.statements import Statement, statement_for
+from memtracks.pipeline.subjects.kin import kin_values
+from memtracks.pipeline.subjects.resolver import SubjectResolver
+from memtracks.pipeline.text import (
     at_clause_start,
     clean_value,
     cut_before_times,
@@ -26,10 +28,8 @@ from .matching import (
     subject_is_filler,
     value_key,
 )
-from .numerals import parse_number
-from .patterns import Compiled, group
-from .statements import Statement, statement_for
-from .values import check_value, whole_phrase
+from memtracks.pipeline.values import check_value, whole_phrase
+from memtracks.records import Entity, SlotValue, TimeMention
 
 _SPLIT = re.compile(r"\s*(?:,|、|，|\band\b|\bor\b|和|以及|还有)\s*", re.IGNORECASE)
 _MAX_ITEM_WORDS = 5
@@ -103,7 +103,7 @@ def extract_slots(
     if not context.statements:
         from dataclasses import replace as _replace
 
-        from .statements import analyze_statements, default_markers
+        from memtracks.pipeline.statements import analyze_statements, default_markers
 
         context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
     search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)

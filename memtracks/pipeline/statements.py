@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..datafiles import bundled, read_yaml
-from ..errors import DataFileError
-from ..nlp import ParsedToken
-from ..records import TimeMention
+from memtracks.data.files import bundled, read_yaml
+from memtracks.errors import DataFileError
+from memtracks.pipeline.nlp import ParsedToken
+from memtracks.records import TimeMention
 
 CATEGORIES = (
     "negated",
@@ -170,7 +170,7 @@ def analyze_statements(
     said_at=None,
 ) -> tuple[Statement, ...]:
     """One :class:`Statement` per clause of ``text`` (pure)."""
-    from .matching import sentence_at, sentences
+    from memtracks.pipeline.text import sentence_at, sentences
 
     search = text if lang == "en" else _mask_terms(markers_text(text))
     sents = sentences(text)
@@ -195,7 +195,7 @@ def _marker_only(clause: str) -> bool:
 
 def markers_text(text: str) -> str:
     """Chinese text as the markers see it: Traditional characters mapped to Simplified."""
-    from ..lexicon import default_lexicons
+    from memtracks.data.lexicons import default_lexicons
 
     return default_lexicons().to_simplified(text)
 
@@ -211,7 +211,7 @@ def _mask_terms(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _marker_words() -> tuple[str, ...]:
-    from ..lexicon import default_lexicons
+    from memtracks.data.lexicons import default_lexicons
 
     lex = default_lexicons()
     forms = [f for terms in (lex.conditions, lex.activities, lex.jobs) for f in terms.forms("zh")]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..lexicon import Lexicons
-from ..nlp import ParsedToken, Token
-from ..records import Entity
+from memtracks.data.lexicons import Lexicons
+from memtracks.pipeline.nlp import ParsedToken, Token
+from memtracks.records import Entity
 
 _PRONOUNS_EN = frozenset(
     "i me my mine myself we us our ours you your yours he him his she her hers it its they them their "

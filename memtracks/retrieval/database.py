@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .lexical import TOKENIZER, LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
+from memtracks.retrieval.lexical import TOKENIZER, LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from ..records import Fact
-from ..storage.vectors import similarity
-from ..tracks.facts import FactState, as_known, fact_state
-from .hits import Hit, SearchContext, held_back, search_both
-from .lexical import tokenize
-from .query import Query
+from memtracks.records import Fact
+from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
+from memtracks.retrieval.lexical import tokenize
+from memtracks.retrieval.query import Query
+from memtracks.storage.vectors import similarity
+from memtracks.tracks.facts import FactState, as_known, fact_state
 
 SLOT_MATCH = 1.0
 MANY_SLOT_BASE = 0.5

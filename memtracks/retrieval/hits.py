@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..catalogue import Catalogue
-from ..config import RetrievalConfig
-from ..records import Event, Fact, Inference
-from ..storage import Storage
-from ..storage.vectors import similarity
-from .lexical import LexicalIndex
-from .ranker import Ranker
+from memtracks.config import ASSISTANT_SPEAKERS, RetrievalConfig
+from memtracks.data.catalogue import Catalogue
+from memtracks.data.ranker import Ranker
+from memtracks.records import Event, Fact, Inference
+from memtracks.retrieval.lexical import LexicalIndex
+from memtracks.storage import Storage
+from memtracks.storage.vectors import similarity
 
 Record = Fact | Event | Inference
 
@@ -55,6 +55,7 @@ class SearchContext:
     # and the turns it is limited to (None: every one). Each retriever applies it before it
     # ranks or cuts, so what is ranked, and the relevances handed out, are the admitted ones'.
     admit: Callable[[str, Sequence[Record]], Sequence[Record]] | None = None
+    assistants: Collection[str] = ASSISTANT_SPEAKERS  # who is the agent (WriterConfig.assistant_speakers)
 
     def admitted_hits(self, track: str, hits: list[Hit]) -> list[Hit]:
         """``hits`` without those whose record the filters leave out (the order is kept)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..records import Fact, Inference
-from ..tracks.facts import FactState, fact_state
-from .hits import Hit, SearchContext, held_back, search_both
-from .query import Query
+from memtracks.records import Fact, Inference
+from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
+from memtracks.retrieval.query import Query
+from memtracks.tracks.facts import FactState, fact_state
 
 KIND_MATCH = 0.9
 KIND_LIMIT = 20  # the latest conclusions of a kind the question asks about

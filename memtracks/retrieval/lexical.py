@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError, field_validator
 
-from ..datafiles import Strict, bundled, read_yaml
-from ..errors import DataFileError
+from memtracks.data.files import Strict, bundled, read_yaml
+from memtracks.errors import DataFileError
 
 _WORD = re.compile(r"[a-z0-9]+")
 # "can't" and "won't" say "can not" and "will not"; every other "n't" is "not" after its verb
@@ -105,7 +105,7 @@ def stopwords() -> Stopwords:
 
 @lru_cache(maxsize=1)
 def _simplified() -> dict[int, str]:
-    from ..lexicon import default_lexicons
+    from memtracks.data.lexicons import default_lexicons
 
     return str.maketrans(default_lexicons().traditional)
 

@@ -21,16 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datafiles import bundled, read_yaml, string_list
-from ..embedders import Embedder
-from ..errors import DataFileError
-from ..lexicon import Category, Lexicons
-from ..nlp import Token
-from ..pipeline.entities import extract_entities
-from ..pipeline.timenorm import normalize_time
-from ..records import Entity, TimeMention
-from ..toolkit import Toolkit
-from .lexical import tokenize
+from memtracks.data.files import bundled, read_yaml, string_list
+from memtracks.data.lexicons import Category, Lexicons
+from memtracks.errors import DataFileError
+from memtracks.pipeline.entities import extract_entities
+from memtracks.pipeline.nlp import Token
+from memtracks.pipeline.timenorm import normalize_time
+from memtracks.records import Entity, TimeMention
+from memtracks.retrieval.embedders import Embedder
+from memtracks.retrieval.lexical import tokenize
+from memtracks.toolkit import Toolkit
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..pipeline.matching import sentences
-from .lexical import _HAN_RUN, _simplified, _stem, english_words, stopwords
+from memtracks.pipeline.text import sentences
+from memtracks.retrieval.lexical import _HAN_RUN, _simplified, _stem, english_words, stopwords
 
 HAN_WORD_SHARE = 0.5  # a content character counts as half a word
 _CACHE = 100_000

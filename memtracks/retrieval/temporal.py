@@ -13,15 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..config import RetrievalConfig
-from ..moments import from_epoch, shifted
-from ..storage.sqlite import EventHead
-from ..storage.vectors import similarity
-from ..tracks.temporal import answers, neighbourhoods
-from .hits import Hit, SearchContext, covered, expansion, mix, search_both
-from .query import Query
-from .ranker import default_ranker, learned_order
-from .substance import evidence_prior
+from memtracks.config import RetrievalConfig
+from memtracks.data.ranker import default_ranker
+from memtracks.moments import from_epoch, shifted
+from memtracks.retrieval.hits import Hit, SearchContext, covered, expansion, mix, search_both
+from memtracks.retrieval.query import Query
+from memtracks.retrieval.ranker import learned_order
+from memtracks.retrieval.substance import evidence_prior
+from memtracks.storage.sqlite import EventHead
+from memtracks.storage.vectors import similarity
+from memtracks.tracks.temporal import answers, neighbourhoods
 
 WINDOW_LIMIT = 300
 KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question names
@@ -34,7 +35,9 @@ def retrieve_events(query: Query, ctx: SearchContext, k: int) -> list[Hit]:
     hand = sorted(ranked, key=lambda i: (-ranked[i][0], i)) if keep else []  # as retrieval/ranker.py orders them
     if cfg.ranker == "learned":
         ranker = ctx.ranker or default_ranker()
-        ranked = learned_order(ranked, heads, cosines(ranked, query, ctx), query, ranker, covered(cfg, query))
+        ranked = learned_order(
+            ranked, heads, cosines(ranked, query, ctx), query, ranker, covered(cfg, query), ctx.assistants
+        )
     order = sorted(ranked, key=lambda i: -ranked[i][0])
     cap = cfg.aggregate_session_cap if query.aggregate else cfg.session_cap
     session_of = {i: heads[i].session_id for i in order}

@@ -1,7 +1,7 @@
 """What ``memtracks check`` reads from the file, below the records: SQLite's own integrity
 check, the header, every scope that has rows anywhere, the stored vectors with their
 checksums verified, and the lookup tables (entity keys, happening kinds, premises) as stored.
-:mod:`memtracks.integrity` compares them with the records."""
+:mod:`memtracks.upkeep.integrity` compares them with the records."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from . import codec
-from .base import SQLStorage
+from memtracks.storage import codec
+from memtracks.storage.base import SQLStorage
 
 TABLES = ("turns", "facts", "events", "inferences", "vectors", "items")
 

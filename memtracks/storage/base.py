@@ -11,7 +11,7 @@ inside :meth:`Storage.transaction`, all or nothing.
 
 Stores that search in the database itself (``searches_in_database``) answer vector and
 lexical queries directly (:meth:`Storage.vector_search`, :meth:`Storage.lexical_search`), so
-:mod:`memtracks.indexes` keeps no copy of them in memory.
+:mod:`memtracks.retrieval.indexes` keeps no copy of them in memory.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ..config import StorageConfig
-from ..records import Event, Fact, Inference, Turn
+from memtracks.config import StorageConfig
+from memtracks.records import Event, Fact, Inference, Turn
 
 if TYPE_CHECKING:
-    from .sqlite import EventHead
+    from memtracks.storage.sqlite import EventHead
 
 Row = Any  # a row readable by column name and by position (``sqlite3.Row`` or its Postgres twin)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -43,10 +43,10 @@ def open_store(location: str | Path, *, read_only: bool = False, config: Storage
     """The store at ``location``: a ``postgresql://`` URI opens Postgres (the ``memtracks[postgres]``
     extra), anything else a SQLite file (":memory:" for one that lives with the process)."""
     if is_postgres(location):
-        from .postgres import PostgresStore
+        from memtracks.storage.postgres import PostgresStore
 
         return PostgresStore(str(location), read_only=read_only, config=config)
-    from .sqlite import Store
+    from memtracks.storage.sqlite import Store
 
     return Store(location, read_only=read_only, config=config)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .base import SQLStorage
+from memtracks.storage.base import SQLStorage
 
 CHUNK = 500  # events per query (under every SQLite build's limit on bound parameters)
 

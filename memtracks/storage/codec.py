@@ -12,8 +12,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any, overload
 
-from ..errors import CorruptionError
-from ..records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
+from memtracks.errors import CorruptionError
+from memtracks.records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 
 
 def dt_text(value: datetime | None) -> str | None:

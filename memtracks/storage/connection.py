@@ -25,8 +25,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ..config import SYNCHRONOUS, StorageConfig
-from ..errors import ClosedError, CorruptionError, LockTimeoutError, NotAMemoryFileError, ReadOnlyError, StorageError
+from memtracks.config import SYNCHRONOUS, StorageConfig
+from memtracks.errors import (
+    ClosedError,
+    CorruptionError,
+    LockTimeoutError,
+    NotAMemoryFileError,
+    ReadOnlyError,
+    StorageError,
+)
 
 T = TypeVar("T")
 MEMORY = ":memory:"

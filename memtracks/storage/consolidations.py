@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from . import codec
-from .base import SQLStorage
+from memtracks.storage import codec
+from memtracks.storage.base import SQLStorage
 
 TABLES = {"fact": "facts", "inference": "inferences"}
 

@@ -1,7 +1,7 @@
 """Real deletion: the SQL behind ``Memory.forget`` and ``Memory.rebuild``.
 
 Deleting is the one place memtracks removes rows. What to delete is decided by
-:mod:`memtracks.lifecycle`; these functions remove the rows of one scope, keep the event
+:mod:`memtracks.upkeep.lifecycle`; these functions remove the rows of one scope, keep the event
 chain walkable across the gap, and make sure the content is gone from the file, not only
 unreachable: ``secure_delete`` overwrites freed pages, the write-ahead log is truncated, and
 ``VACUUM`` (optional) rewrites the whole file.
@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
-from .base import SQLStorage
+from memtracks.storage.base import SQLStorage
 
 CHUNK = 500
 

@@ -40,15 +40,22 @@ from typing import Any
 
 import numpy as np
 
-from ..config import StorageConfig
-from ..errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
-from ..records import Event
-from . import codec
-from . import postgres_load as load
-from .connection import Closed, check_config
-from .dialect import Tables, to_postgres
-from .postgres_schema import APPLICATION_ID, SCHEMA_VERSION, WRITE_LOCK, ensure_vector_index, migrate, version
-from .sqlite import Store
+from memtracks.config import StorageConfig
+from memtracks.errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
+from memtracks.records import Event
+from memtracks.storage import codec
+from memtracks.storage import postgres_load as load
+from memtracks.storage.connection import Closed, check_config
+from memtracks.storage.dialect import Tables, to_postgres
+from memtracks.storage.postgres_schema import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    WRITE_LOCK,
+    ensure_vector_index,
+    migrate,
+    version,
+)
+from memtracks.storage.sqlite import Store
 
 try:
     import psycopg
@@ -302,7 +309,7 @@ class PostgresStore(Store):
 
     def integrity_errors(self, *, quick: bool = False) -> list[str]:
         """Postgres checks its own pages (checksums, WAL); memtracks' invariants are checked by
-        :mod:`memtracks.integrity` as for SQLite. Nothing to add here."""
+        :mod:`memtracks.upkeep.integrity` as for SQLite. Nothing to add here."""
         return []
 
     schema_version = SCHEMA_VERSION

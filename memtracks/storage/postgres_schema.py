@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import NotAMemoryFileError, SchemaVersionError
-from . import codec
+from memtracks.errors import NotAMemoryFileError, SchemaVersionError
+from memtracks.storage import codec
 
 APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
 WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction

@@ -9,8 +9,8 @@ import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
-from ..errors import NotAMemoryFileError, SchemaVersionError
-from . import codec
+from memtracks.errors import NotAMemoryFileError, SchemaVersionError
+from memtracks.storage import codec
 
 
 def _run(db: sqlite3.Connection, script: str) -> None:

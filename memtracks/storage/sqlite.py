@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ..config import StorageConfig
-from ..errors import ReadOnlyError, StorageError
-from ..records import Event, Fact, Inference, Turn
-from . import codec
-from .connection import (
+from memtracks.config import StorageConfig
+from memtracks.errors import ReadOnlyError, StorageError
+from memtracks.records import Event, Fact, Inference, Turn
+from memtracks.storage import codec
+from memtracks.storage.connection import (
     MEMORY,
     Closed,
     backup,
@@ -39,7 +39,7 @@ from .connection import (
     use_wal,
     writable,
 )
-from .schema import SCHEMA_VERSION, identify, migrate
+from memtracks.storage.schema import SCHEMA_VERSION, identify, migrate
 
 log = logging.getLogger(__name__)
 MAX_EVENT_SPAN_DAYS = 370  # the longest interval matched against a time window (a year)
@@ -77,7 +77,7 @@ class Store:
         config: durability (``synchronous``), busy timeout and lock retries.
     """
 
-    searches_in_database = False  # vectors and words are searched in memory (memtracks.indexes)
+    searches_in_database = False  # vectors and words are searched in memory (memtracks.retrieval.indexes)
     database_errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
 
     def __init__(self, path: str | Path = ":memory:", *, read_only: bool = False, config: StorageConfig | None = None):

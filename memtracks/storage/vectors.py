@@ -4,7 +4,7 @@
 once large) is the default; :class:`NumpyIndex` is the brute-force reference it is tested
 against. Vectors live in SQLite, the single source of truth; an index may also be saved
 as a snapshot file (:meth:`save` / :meth:`load`, no pickle) so that a new process need not
-rebuild it (see :mod:`memtracks.snapshots`).
+rebuild it (see :mod:`memtracks.retrieval.snapshots`).
 """
 
 from __future__ import annotations

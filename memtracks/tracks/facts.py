@@ -1,4 +1,5 @@
-"""The fact track: the as-of rule, reason codes, how facts read as text, supersede chains.
+"""The fact track: the as-of rule, reason codes, how facts read as text, supersede chains,
+and :data:`FACTS`, the track object the rest of memtracks asks about a fact.
 
 **The as-of rule** (written once, used by ``Memory.facts()``, ``retrieve()``, the cards and
 the CLI). Facts are bi-temporal: ``valid_from``/``valid_to`` say when a value held in the
@@ -19,12 +20,19 @@ about world time ``at`` with what was known at ``known_at`` (``None``: everythin
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from ..catalogue import Catalogue
-from ..records import Fact, FactRevision
+from memtracks.data.catalogue import Catalogue
+from memtracks.records import Fact, FactRevision
+from memtracks.storage.codec import dt_text
+from memtracks.tracks.base import Track
+
+if TYPE_CHECKING:
+    from memtracks.config import FusionConfig, WriterConfig
+    from memtracks.storage.base import Storage
 
 # Reasons (memtracks.records.REASONS) that say the value was never true, or never came to be,
 # or that another fact stands for it ("merged": a near-duplicate carries its time and turns).
@@ -153,3 +161,63 @@ def supersede_chain(fact: Fact, facts: Iterable[Fact]) -> list[Fact]:
     while chain[-1].superseded_by in by_id and by_id[chain[-1].superseded_by] not in chain:
         chain.append(by_id[chain[-1].superseded_by])
     return chain
+
+
+class FactTrack(Track[Fact]):
+    """Facts: slot values of a subject, kept with their history (the as-of rule above)."""
+
+    name = "fact"
+    stored = "fact"
+    record = Fact
+    table = "facts"
+    label = {"en": "[fact]", "zh": "[事实]"}
+    keeps_history = True
+
+    def weight(self, how: str, config: FusionConfig) -> float:
+        return config.fact_slot if how in ("slot", "entity") else config.fact_semantic
+
+    def indexed(self, record: Fact, catalogue: Catalogue, config: WriterConfig) -> tuple[str, tuple[str, ...]]:
+        return fact_sentence(record, catalogue), (record.value_key,)
+
+    def words(self, record: Fact) -> str:
+        return f"{record.subject} {record.slot.replace('_', ' ')} {record.value}"
+
+    def content(self, record: Fact) -> tuple[str, tuple[str, ...]]:
+        return f"{record.subject} {record.slot} {record.value}", (record.value_key,)
+
+    def turn_ids(self, record: Fact) -> tuple[str, ...]:
+        return record.source_turn_ids
+
+    def said_at(self, record: Fact) -> datetime:
+        return record.last_seen
+
+    def interval(self, record: Fact) -> tuple[datetime, datetime]:
+        return record.last_seen, record.last_seen
+
+    def json(self, record: Fact) -> dict[str, Any]:
+        return {
+            "ref": f"fact:{record.id}",
+            "id": record.id,
+            "subject": record.subject,
+            "slot": record.slot,
+            "value": record.value,
+            "negated": record.negated,
+            "current": record.is_current,
+            "valid_from": dt_text(record.valid_from),
+            "valid_to": dt_text(record.valid_to),
+            "superseded_by": record.superseded_by,
+            "reason": record.reason,
+            "source": record.source,
+            "confidence": record.confidence,
+            "mention_count": record.mention_count,
+            "source_turn_ids": list(record.source_turn_ids),
+        }
+
+    def by_ids(self, store: Storage, scope: str, ids: Sequence[int]) -> list[Fact]:
+        return store.facts_by_id(scope, list(ids))
+
+    def after(self, store: Storage, scope: str, after: int) -> list[Fact]:
+        return store.facts(scope, after=after)
+
+
+FACTS = FactTrack()

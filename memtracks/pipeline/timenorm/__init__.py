@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ...errors import InvalidTimeError, UnsupportedLanguageError
-from ...records import TimeMention
-from .compose import compose
-from .engine import Context, Found, Grammar, pieces_of, select, units_of
-from .habits import Run, without_habits
-from .lexicon import load_lexicon
-from .spans import GRANULARITIES
+from memtracks.errors import InvalidTimeError, UnsupportedLanguageError
+from memtracks.pipeline.timenorm.compose import compose
+from memtracks.pipeline.timenorm.engine import Context, Found, Grammar, pieces_of, select, units_of
+from memtracks.pipeline.timenorm.habits import Run, without_habits
+from memtracks.pipeline.timenorm.lexicon import load_lexicon
+from memtracks.pipeline.timenorm.spans import GRANULARITIES
+from memtracks.records import TimeMention
 
 __all__ = ["DATE_ORDERS", "GRANULARITIES", "LANGUAGES", "load_lexicon", "normalize_time"]
 
@@ -94,7 +94,7 @@ def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
         raise UnsupportedLanguageError(
             f"unsupported language {lang!r} for time normalization; expected one of None (detect), 'en', 'zh', 'mixed'"
         )
-    from . import chinese, english
+    from memtracks.pipeline.timenorm import chinese, english
 
     has_cjk = _CJK.search(text) is not None
     use_zh = has_cjk or lang in ("zh", "mixed") and _DIGIT.search(text) is not None

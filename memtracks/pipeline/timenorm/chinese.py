@@ -17,16 +17,24 @@ from datetime import timedelta
 from functools import cache
 from typing import Any
 
-from . import calendar as cal
-from . import pieces as pc
-from . import resolve as rv
-from .chinese_day import HALF, DayRules
-from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, full_year, stems
-from .compose import Connectors
-from .engine import Context, Grammar, Piece, Rule
-from .habits import compile_habits
-from .lexicon import Lexicon, PeriodWord, lexicon
-from .tense import compile_cues
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.chinese_day import HALF, DayRules
+from memtracks.pipeline.timenorm.common import (
+    NUMERIC_RULES,
+    Handler,
+    alt,
+    bound_pattern,
+    compile_rules,
+    full_year,
+    stems,
+)
+from memtracks.pipeline.timenorm.compose import Connectors
+from memtracks.pipeline.timenorm.engine import Context, Grammar, Piece, Rule
+from memtracks.pipeline.timenorm.habits import compile_habits
+from memtracks.pipeline.timenorm.lexicon import Lexicon, PeriodWord, lexicon
+from memtracks.pipeline.timenorm.tense import compile_cues
 
 JOINER = re.compile(r"\s*的?\s*")
 _WEEK_NOT = "末围边到全期岁年转刊长游密报"  # after 上周/这周: 周末, 周围, 周到, 周年 ... are other words

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import calendar as cal
-from . import pieces as pc
-from . import resolve as rv
-from .common import Handler
-from .engine import Context, Piece
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.common import Handler
+from memtracks.pipeline.timenorm.engine import Context, Piece
 
 HALF = "半"
 _SHORT_PARTS = {"早": "早上", "晚": "晚上"}  # 五号早, 五号晚

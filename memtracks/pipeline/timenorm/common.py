@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable, Mapping
 from string import Template
 from typing import Any
 
-from . import pieces as pc
-from .engine import Context, Piece, Rule
-from .resolve import ABSOLUTE, INFERRED_YEAR, safe_date
-from .tense import literal
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm.engine import Context, Piece, Rule
+from memtracks.pipeline.timenorm.resolve import ABSOLUTE, INFERRED_YEAR, safe_date
+from memtracks.pipeline.timenorm.tense import literal
 
 B = r"(?<![A-Za-z0-9])"  # a boundary that also holds next to Chinese characters
 E = r"(?![A-Za-z0-9])"

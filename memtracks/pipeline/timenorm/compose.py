@@ -32,11 +32,11 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from . import calendar as cal
-from . import resolve as rv
-from .calendar import Interval
-from .engine import Context, Floating, Found, Selector, representable
-from .spans import Connectors, bounds, moved_to, on_day, ranges
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.calendar import Interval
+from memtracks.pipeline.timenorm.engine import Context, Floating, Found, Selector, representable
+from memtracks.pipeline.timenorm.spans import Connectors, bounds, moved_to, on_day, ranges
 
 
 def compose(units: list[Found], ctx: Context, conn: Connectors) -> list[Found]:

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, TypeVar
 
-from . import calendar as cal
-from .calendar import Interval
-from .tense import Cues, tense_near
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm.calendar import Interval
+from memtracks.pipeline.timenorm.tense import Cues, tense_near
 
 Mode = int | str | None  # see resolve.py
 

@@ -14,17 +14,26 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from . import pieces as pc
-from . import resolve as rv
-from .common import NUMERIC_RULES, Handler, alt, bound_pattern, compile_rules, key, stems, tokens
-from .compose import Connectors
-from .engine import Context, Grammar, Piece, Rule, phrase_span
-from .english_clock import ClockRules
-from .english_periods import DECADE_WORDS, PeriodRules
-from .english_relative import ORDINAL_SELECT, RelativeRules
-from .habits import compile_habits
-from .lexicon import Lexicon, lexicon
-from .tense import compile_cues
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.common import (
+    NUMERIC_RULES,
+    Handler,
+    alt,
+    bound_pattern,
+    compile_rules,
+    key,
+    stems,
+    tokens,
+)
+from memtracks.pipeline.timenorm.compose import Connectors
+from memtracks.pipeline.timenorm.engine import Context, Grammar, Piece, Rule, phrase_span
+from memtracks.pipeline.timenorm.english_clock import ClockRules
+from memtracks.pipeline.timenorm.english_periods import DECADE_WORDS, PeriodRules
+from memtracks.pipeline.timenorm.english_relative import ORDINAL_SELECT, RelativeRules
+from memtracks.pipeline.timenorm.habits import compile_habits
+from memtracks.pipeline.timenorm.lexicon import Lexicon, lexicon
+from memtracks.pipeline.timenorm.tense import compile_cues
 
 YEAR = r"(?:19|20)\d{2}"
 HALF = r"and\s+a\s+half"  # "two and a half years", "a year and a half"
@@ -388,7 +397,7 @@ class English(PeriodRules, ClockRules, RelativeRules):
 
 
 def _full(two: str, ctx: Context) -> int:
-    from .common import full_year
+    from memtracks.pipeline.timenorm.common import full_year
 
     return full_year(two, ctx)
 

@@ -9,12 +9,12 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from . import calendar as cal
-from . import pieces as pc
-from . import resolve as rv
-from .common import Handler, key
-from .engine import Context, Piece, phrase_span
-from .english_relative import ORDINAL_SELECT, as_shift
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.common import Handler, key
+from memtracks.pipeline.timenorm.engine import Context, Piece, phrase_span
+from memtracks.pipeline.timenorm.english_relative import ORDINAL_SELECT, as_shift
 
 DECADE_WORDS = {
     "twenties": 2,

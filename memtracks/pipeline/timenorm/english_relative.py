@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from . import calendar as cal
-from . import pieces as pc
-from . import resolve as rv
-from .common import Handler, key
-from .engine import Context, Piece, phrase_span
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import pieces as pc
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.common import Handler, key
+from memtracks.pipeline.timenorm.engine import Context, Piece, phrase_span
 
 _ROLLING = {"past": -1, "last": -1, "previous": -1, "next": 1, "coming": 1, "following": 1, "upcoming": 1}
 ORDINAL_SELECT = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "final": -1}

@@ -32,10 +32,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from .engine import Context, Piece
-from .lexicon import Lexicon
-from .spans import Connectors
-from .tense import clause_of, clause_tense, literal, sentence_of
+from memtracks.pipeline.timenorm.engine import Context, Piece
+from memtracks.pipeline.timenorm.lexicon import Lexicon
+from memtracks.pipeline.timenorm.spans import Connectors
+from memtracks.pipeline.timenorm.tense import clause_of, clause_tense, literal, sentence_of
 
 _PLACES = ("own", "trail", "lead")  # tried in this order: "every day" is own before "every" leads
 

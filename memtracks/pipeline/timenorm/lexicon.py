@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from ...datafiles import Strict, bundled, read_yaml, validate_entries
-from ...errors import DataFileError, UnsupportedLanguageError
+from memtracks.data.files import Strict, bundled, read_yaml, validate_entries
+from memtracks.errors import DataFileError, UnsupportedLanguageError
 
 Unit = Literal["second", "minute", "hour", "day", "week", "weekend", "month", "quarter", "half_year", "year", "decade"]
 Tense = Literal["past", "future"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from . import calendar as cal
-from . import resolve as rv
-from .calendar import Interval
-from .engine import Clock, Context, Floating, Mode, Piece, Selector
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.calendar import Interval
+from memtracks.pipeline.timenorm.engine import Clock, Context, Floating, Mode, Piece, Selector
 
 Span = tuple[int, int]
 

@@ -16,9 +16,9 @@ from calendar import monthrange
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, tzinfo
 
-from . import calendar as cal
-from .calendar import Interval
-from .engine import Mode
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm.calendar import Interval
+from memtracks.pipeline.timenorm.engine import Mode
 
 # Confidence by kind of expression.
 ABSOLUTE = 0.95  # a full date or month with its year

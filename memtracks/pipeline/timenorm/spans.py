@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from . import calendar as cal
-from . import resolve as rv
-from .calendar import Interval
-from .engine import Context, Floating, Found
+from memtracks.pipeline.timenorm import calendar as cal
+from memtracks.pipeline.timenorm import resolve as rv
+from memtracks.pipeline.timenorm.calendar import Interval
+from memtracks.pipeline.timenorm.engine import Context, Floating, Found
 
 # Every granularity a mention can have (a bare duration is "duration"), finest first.
 GRANULARITIES = (

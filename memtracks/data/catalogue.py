@@ -1,0 +1,108 @@
+"""The slot catalogue (``rules/slots.yaml``): which slots exist and how many values each holds."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from memtracks.data.files import Strict, bundled, load_section
+from memtracks.errors import DataFileError, UnknownNameError
+
+
+class SlotSpec(Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    cardinality: Literal["one", "many"]
+    value_type: Literal[
+        "place",
+        "org",
+        "person",
+        "product",
+        "car",
+        "number",
+        "date",
+        "text",
+        "language",
+        "pet",
+        "thing",
+        "title",
+        "condition",
+    ]
+    label: dict[Literal["en", "zh"], str]
+    ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
+    opposite: str | None = None
+
+
+def _check(spec: SlotSpec) -> Iterator[str]:
+    for lang in ("en", "zh"):
+        if lang not in spec.label:
+            yield f"field 'label.{lang}': missing"
+    for lang, regexes in spec.ask.items():
+        for i, rx in enumerate(regexes):
+            try:
+                re.compile(rx)
+            except re.error as exc:
+                yield f"field 'ask.{lang}[{i}]': bad regex: {exc}"
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    slots: tuple[SlotSpec, ...]
+
+    @cached_property
+    def by_name(self) -> dict[str, SlotSpec]:
+        return {s.name: s for s in self.slots}
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.by_name
+
+    def __getitem__(self, name: str) -> SlotSpec:
+        try:
+            return self.by_name[name]
+        except KeyError:
+            raise UnknownNameError(f"unknown slot {name!r}; known slots: {', '.join(sorted(self.by_name))}") from None
+
+    @cached_property
+    def kinds(self) -> dict[str, str]:
+        """Slot name -> its value kind."""
+        return {s.name: s.value_type for s in self.slots}
+
+    def is_single(self, name: str) -> bool:
+        return self[name].cardinality == "one"
+
+    def label(self, name: str, lang: str) -> str:
+        spec = self.by_name.get(name)
+        return spec.label.get("zh" if lang == "zh" else "en", name) if spec else name
+
+    @cached_property
+    def ask_patterns(self) -> dict[str, list[tuple[str, re.Pattern[str]]]]:
+        """Per language, (slot, compiled question regex) pairs."""
+        out: dict[str, list[tuple[str, re.Pattern[str]]]] = {"en": [], "zh": []}
+        for spec in self.slots:
+            for lang, regexes in spec.ask.items():
+                out[lang].extend((spec.name, re.compile(rx, re.IGNORECASE)) for rx in regexes)
+        return out
+
+
+def load_catalogue(path: Path | None = None) -> Catalogue:
+    path = path or bundled("rules", "slots.yaml")
+    slots = load_section(path, "slots", SlotSpec, id_field="name", check=_check)
+    names = {s.name for s in slots}
+    bad = [
+        f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}"
+        for s in slots
+        if s.opposite and s.opposite not in names
+    ]
+    if bad:
+        raise DataFileError(str(path), bad)
+    return Catalogue(tuple(slots))
+
+
+@lru_cache(maxsize=1)
+def default_catalogue() -> Catalogue:
+    return load_catalogue()

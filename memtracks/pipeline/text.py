@@ -1,0 +1,194 @@
+"""The text floor every stage stands on: sentences, match loops, clause openings, and the
+cleaning and key of a captured value. It knows nothing of subjects or lexicons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from memtracks.records import Entity, TimeMention
+
+T = TypeVar("T")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)")
+_CUT_VALUE_TAIL = re.compile(
+    r"(?:\s+(?:now|too|anymore|any more|again|already|as well|lately|so much|a lot|very much"
+    r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    question: bool
+
+
+def sentences(text: str) -> list[Sentence]:
+    """Split ``text`` into sentences; a sentence ending in ? or ？ is a question."""
+    out = []
+    for m in _SENTENCE.finditer(text):
+        if m.group().strip():
+            out.append(Sentence(m.start(), m.end(), m.group().rstrip().endswith(("?", "？"))))
+    return out or [Sentence(0, len(text), False)]
+
+
+def sentence_at(sents: Sequence[Sentence], pos: int) -> Sentence:
+    for s in sents:
+        if s.start <= pos < s.end:
+            return s
+    return sents[-1]
+
+
+def find_all(regex: re.Pattern[str], text: str, build: Callable[[re.Match[str]], T | None]) -> Iterator[T]:
+    """Like ``finditer`` followed by ``build``, but a match that ``build`` rejects (None)
+    does not hide a later match starting inside it."""
+    pos = 0
+    while pos <= len(text):
+        m = regex.search(text, pos)
+        if m is None:
+            return
+        item = build(m)
+        if item is not None:
+            yield item
+            pos = max(m.end(), m.start() + 1)
+        else:
+            pos = m.start() + 1
+
+
+def at_clause_start(text: str, pos: int, times: Sequence[TimeMention] = ()) -> bool:
+    """True when nothing but space, punctuation, times and connectives ("最近", "然后",
+    "last week") precedes ``pos`` in its clause.
+
+    A match without a subject is only trusted there: in "他不喜欢跑步" the match
+    "不喜欢跑步" has an unrecognised subject (他) and must not fall back to the speaker.
+    """
+    if pos == 0 or not text[pos - 1].isalnum():
+        return True
+    start = max(text.rfind(mark, 0, pos) for mark in "，。！？；,.!?;\n ") + 1
+    return only_times_and_adverbs(text, start, pos, times)
+
+
+def only_times_and_adverbs(text: str, start: int, end: int, times: Sequence[TimeMention] = ()) -> bool:
+    """Is ``text[start:end]`` (Simplified Chinese) nothing but time expressions and the
+    connectives and adverbs a clause may put before its predicate (现在, 已经, 开始, 另外…)?
+    "我周一开始在微软上班": between 我 and 在微软上班 stand only 周一 and 开始."""
+    head = text[start:end]
+    for t in times:
+        if start <= t.span[0] and t.span[1] <= end:
+            head = head.replace(text[t.span[0] : t.span[1]], "")
+    head = head.strip()
+    while head:
+        word = next((w for w in _LEADING_WORDS if head.startswith(w) and not w.isascii()), None)
+        if word is None:
+            return False
+        head = head[len(word) :].lstrip()
+    return True
+
+
+_LEADING_WORDS = (
+    "然后",
+    "所以",
+    "但是",
+    "不过",
+    "而且",
+    "因为",
+    "现在",
+    "已经",
+    "刚刚",
+    "最近",
+    "开始",
+    "另外",
+    "其实",
+    "正式",
+    "目前",
+    "如今",
+    "一直",
+    "终于",
+    "总算",
+    "居然",
+    "竟然",
+    "果然",
+    "突然",
+    "早就",
+    "早已",
+    "仍然",
+    "依然",
+    "依旧",
+    "确实",
+    "的确",
+    "刚好",
+    "正好",
+    "基本上",
+    "还是",
+    "将要",
+    "就要",
+    "快要",
+    "马上",
+    "即将",
+    "打算",
+    "准备",
+    "计划",
+    "要",
+    "将",
+    "刚",
+    "也",
+    "还",
+    "就",
+    "都",
+    "又",
+    "再",
+    "才",
+    "已",
+    "从",
+    "then",
+    "so",
+    "but",
+    "also",
+)
+
+
+def subject_is_filler(match: re.Match[str], times: Sequence[TimeMention]) -> bool:
+    """The captured "subject" is really a time or a connective ("下个月入职腾讯"), so the
+    match can stand as a clause without a subject."""
+    if "subj" not in match.re.groupindex or not match.group("subj"):
+        return False
+    start, end = match.span("subj")
+    if any(t.span[0] < end and start < t.span[1] for t in times):
+        return True
+    return match.group("subj").lower().startswith(_LEADING_WORDS)
+
+
+def cut_before_times(value: str, start: int, times: Sequence[TimeMention]) -> str:
+    """Drop the part of a captured value that is really a time expression."""
+    end = start + len(value)
+    for t in times:
+        if start < t.span[0] < end:
+            value = value[: t.span[0] - start]
+            end = t.span[0]
+        elif t.span[0] <= start < t.span[1]:
+            return ""
+    return value
+
+
+def clean_value(value: str) -> str:
+    value = value.strip(" \t,.;:!?，。；：！？、\"'“”")
+    previous = None
+    while previous != value:
+        previous = value
+        value = _CUT_VALUE_TAIL.sub("", value).strip(" \t,.;:!?，。；：！？、")
+    return value
+
+
+def value_key(value: str) -> str:
+    """The comparison key of a value: lower case, no article, single spaces."""
+    key = re.sub(r"\s+", " ", value.strip().lower())
+    key = _ARTICLE.sub("", key)
+    return key.strip(" .!?'\"")
+
+
+def entities_in(entities: Sequence[Entity], start: int, end: int, label: str | None = None) -> list[Entity]:
+    return [e for e in entities if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)]

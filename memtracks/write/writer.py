@@ -1,0 +1,740 @@
+"""The writer: runs each turn through the stages and lands the results on the three tracks.
+
+    text -> language -> entities, times -> slot values, happenings -> event
+         -> conflicts (fact track) -> inference (inference track) -> chain links, vectors
+
+Everything for a batch of turns is stored in one transaction: if any storage step fails,
+nothing of the batch is written. Language analysis and the embedding of the turns' own texts
+run before it opens, so other writers wait only for the storing. If a language stage fails on a turn (a bug, not the
+caller's fault), the turn and its event are still stored, without facts, and the result
+carries a warning: the user's words are never dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import numpy as np
+
+from memtracks.config import WriterConfig, is_assistant
+from memtracks.data.lexicons import Lexicons
+from memtracks.errors import StorageError
+from memtracks.pipeline.changes import CHANGE_KINDS, changed_event, find_target
+from memtracks.pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
+from memtracks.pipeline.corrections import (
+    BareCorrection,
+    Check,
+    correct_within_turn,
+    correction_of,
+    default_bare_corrections,
+    earlier_candidates,
+    find_bare_corrections,
+    pick_target,
+    redating,
+)
+from memtracks.pipeline.entities import add_names, extract_entities
+from memtracks.pipeline.events import build_event
+from memtracks.pipeline.happenings import extract_happenings
+from memtracks.pipeline.inference import Context, Derived, infer, retract
+from memtracks.pipeline.language import detect_language
+from memtracks.pipeline.nlp import Analysis
+from memtracks.pipeline.replies import filled_answer
+from memtracks.pipeline.slots import ValueContext, extract_slots
+from memtracks.pipeline.statements import analyze_statements, default_markers
+from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, named_relations, talks_of_children
+from memtracks.pipeline.subjects.topics import asks_about_other
+from memtracks.pipeline.text import sentences
+from memtracks.pipeline.timenorm import normalize_time
+from memtracks.pipeline.values import check_value
+from memtracks.records import (
+    Entity,
+    Event,
+    Fact,
+    Happening,
+    Inference,
+    Premise,
+    SlotValue,
+    TimeMention,
+    Turn,
+    WriteResult,
+)
+from memtracks.retrieval.embedders import Embedder
+from memtracks.storage import Storage
+from memtracks.toolkit import Toolkit
+from memtracks.tracks import FACTS, INFERENCES, TRACKS
+from memtracks.tracks.facts import fact_sentence
+from memtracks.tracks.temporal import chain_links, event_text, spoken_text
+from memtracks.write.gate import Screen
+from memtracks.write.validation import already_written, content_hash
+
+log = logging.getLogger(__name__)
+
+NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
+EARLIER_TURNS = 6  # "she" at the start of a turn may refer to someone named in this many turns before
+_ASKS_ON = re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE)
+_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What the language stages found in one turn."""
+
+    entities: tuple[Entity, ...] = ()
+    times: tuple[TimeMention, ...] = ()
+    values: tuple[SlotValue, ...] = ()
+    happenings: tuple[Happening, ...] = ()
+    corrections: tuple[BareCorrection, ...] = ()  # bare corrections of what earlier turns said
+    check: Check | None = None  # the typed value check, with the turn's parse and entities
+
+
+@dataclass
+class PendingVector:
+    """A memory to embed and index once its transaction commits."""
+
+    track: str
+    user_id: str
+    item_id: int
+    text: str
+    keys: tuple[str, ...] = ()  # entity keys, for lexical search
+    vector: np.ndarray | None = None
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha1(self.text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Batch:
+    """What one transaction wrote: results, and what the in-memory indexes must learn."""
+
+    results: list[WriteResult]
+    vectors: list[PendingVector]
+    links: list[tuple[str, int, int, str, str]]  # (user, src, dst, kind, key)
+
+
+@dataclass
+class _TurnOutcome:
+    facts: dict[int, Fact] = field(default_factory=dict)
+    touched: list[int] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    inferences: list[Inference] = field(default_factory=list)
+    retracted: list[Inference] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)  # facts new in this turn: each needs its vector
+    concluded: list[Inference] = field(default_factory=list)  # conclusions new in this turn, even if retracted
+
+
+def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
+    """Names of pets and people the turn introduces: ``(surface, key, label)``."""
+    names = []
+    for v in values:
+        label = _NAMED_SLOTS.get(v.slot)
+        if label and v.value and not v.negated and (v.qualifier is not None or v.slot in ("partner", "name")):
+            surface = v.value.split(" (")[0].split("（")[0].strip()
+            if surface and surface.lower() not in ("a", "an", "the"):
+                names.append((surface, v.value_key, label))
+    for h in happenings:
+        if h.args.get("name"):
+            names.append((h.args["name"], h.args["name"].lower(), "person"))
+    return names
+
+
+def _shifted(found: Extraction, offset: int) -> Extraction:
+    """``found`` (from a sentence that starts at ``offset``) with its spans in the turn's text."""
+
+    def move(span: tuple[int, int]) -> tuple[int, int]:
+        return (span[0] + offset, span[1] + offset)
+
+    return Extraction(
+        tuple(replace(e, span=move(e.span)) for e in found.entities),
+        tuple(replace(t, span=move(t.span)) for t in found.times),
+        tuple(replace(v, span=move(v.span)) for v in found.values),
+        tuple(replace(h, span=move(h.span)) for h in found.happenings),
+    )
+
+
+def _value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
+    """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
+    lang = "zh" if analysis.primary == "zh" else "en"
+
+    def check(value: str, kind: str, span: tuple[int, int]) -> bool:
+        text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens, lexicons=lexicons) is None
+
+    return check
+
+
+class Writer:
+    """Writes validated turns into a store (:class:`~memtracks.storage.Storage`)."""
+
+    def __init__(self, store: Storage, toolkit: Toolkit, embedder: Embedder, config: WriterConfig):
+        self.store = store
+        self.toolkit = toolkit
+        self.embedder = embedder
+        self.config = config
+        self._speakers: dict[str, set[str]] = {}
+        self._links: list[tuple[str, int, int, str, str]] = []
+
+    def reset_caches(self) -> None:
+        """Forget what was cached from the store (another process wrote, or memories were erased)."""
+        self._speakers.clear()
+
+    def speakers(self, user_id: str) -> set[str]:
+        """Everyone who has spoken in this user's conversations (cached)."""
+        if user_id not in self._speakers:
+            self._speakers[user_id] = set(self.store.speakers(user_id))
+        return self._speakers[user_id]
+
+    # ------------------------------------------------------------------ batch
+
+    def write(self, turns: Sequence[tuple[Turn, list[str]]]) -> Batch:
+        """Write validated, non-duplicate turns in one transaction.
+
+        Returns the results, and the vectors and chain links stored, so the caller can update
+        its in-memory indexes once the transaction has committed.
+        """
+        self._links = []
+        limit = self.config.max_analyzed_chars
+        screens = [self.screen(t.text[:limit]) for t, _ in turns]
+        # a turn that is all noise keeps the language it is written in; the others, their own words'
+        langs = [
+            t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
+        ]
+        analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
+        # The events' texts are the turns' own: embedded before the transaction opens, so other
+        # writers do not wait on the embedder. What the batch derives (facts, conclusions) is only
+        # known inside it and embedded there, so a failed write still leaves nothing behind.
+        embedded = self._embed_texts([spoken_text(t.speaker, t.text, self.config) for t, _ in turns])
+        results: list[WriteResult] = []
+        pending: list[PendingVector] = []
+        try:
+            with self.store.transaction():
+                for (turn, warnings), analysis, screen in zip(turns, analyses, screens, strict=True):
+                    stored = self.store.turn(turn.user_id, turn.turn_id)  # type: ignore[arg-type]
+                    if stored is not None:  # written meanwhile by another thread or process
+                        results.append(already_written(turn, stored["content_hash"]))
+                        continue
+                    if len(turn.text) > limit:
+                        warnings = [*warnings, f"only the first {limit:,} characters were analysed"]
+                    result, vectors = self._write_turn(turn, warnings, analysis, screen)
+                    results.append(result)
+                    pending.extend(vectors)
+                self._embed(pending, embedded)
+                for track in (t.stored for t in TRACKS):
+                    items = [p for p in pending if p.track == track]
+                    for user in {p.user_id for p in items}:
+                        self.store.save_vectors(
+                            user,
+                            track,
+                            [
+                                (p.item_id, p.content_hash, p.vector)
+                                for p in items
+                                if p.user_id == user and p.vector is not None
+                            ],
+                        )
+        except self.store.database_errors as exc:
+            raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
+        return Batch(results, pending, self._links)
+
+    def _embed(self, pending: list[PendingVector], embedded: dict[str, np.ndarray] | None = None) -> None:
+        """Give each pending memory its vector: from ``embedded`` (texts embedded earlier), the
+        others embedded now in one batch."""
+        vectors = dict(embedded or {})
+        vectors.update(self._embed_texts([p.text for p in pending if p.text not in vectors]))
+        for p in pending:
+            p.vector = vectors[p.text]
+
+    def _embed_texts(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        unique = list(dict.fromkeys(texts))
+        if not unique:
+            return {}
+        return dict(zip(unique, self.embedder.embed_batch(unique), strict=True))
+
+    # ------------------------------------------------------------------ one turn
+
+    def screen(self, text: str) -> Screen:
+        """What the write gate (:mod:`memtracks.write.gate`) finds in a turn's text."""
+        if not self.config.gate:
+            return Screen(text, ())
+        return self.toolkit.gate.screen(text, self.toolkit.lexicons.to_simplified)
+
+    def _write_turn(
+        self, turn: Turn, warnings: list[str], analysis: Analysis, screen: Screen
+    ) -> tuple[WriteResult, list[PendingVector]]:
+        assert turn.user_id and turn.session_id and turn.turn_id and turn.timestamp
+        user = turn.user_id
+        subject = self.speaker_subject(turn.speaker)
+        note = screen.warning()
+        if note:
+            warnings = [*warnings, note]
+        try:
+            found = Extraction() if screen.blocked else self._extract(turn, analysis, subject)
+            if not found.values and not screen.blocked:
+                found = self._read_as_answer(turn, analysis, subject, found)
+        except Exception as exc:  # a stage bug must not lose the user's words, nor the other sentences' facts
+            log.exception("extraction failed for turn %s; extracting it sentence by sentence", turn.turn_id)
+            found, failed = self._extract_by_sentence(turn, analysis, subject)
+            warnings = [*warnings, f"extraction failed ({exc!r}); {failed} sentence(s) stored without facts"]
+        seq = self.store.next_seq(user, turn.session_id)
+        self.store.insert_turn(turn, analysis.lang, content_hash(turn), seq)
+        event = self._save_event(turn, analysis, subject, seq, found)
+        try:
+            with self.store.savepoint("derive"):  # a failing stage leaves nothing half-stored
+                outcome = self._derive(turn, found, event)
+        except self.store.database_errors:
+            raise
+        except Exception as exc:
+            log.exception("fact/inference stage failed for turn %s; deriving value by value", turn.turn_id)
+            outcome, parts = self._derive_one_by_one(turn, found, event)
+            warnings = [*warnings, f"fact and inference stages failed ({exc!r}) on {'; '.join(parts)}; kept the rest"]
+        self._save_names(user, found.values, event.happenings)
+        relations = named_relations(analysis.text, self.toolkit.lexicons, found.entities, analysis.tokens)
+        if relations and subject != "assistant":
+            self.store.save_relations(user, [(subject, rel, name) for rel, name in relations])
+            self.store.save_names(
+                user,
+                [
+                    (name, name.lower(), "pet" if self.toolkit.lexicons.animals.key(rel) else "person")
+                    for rel, name in relations
+                ],
+            )
+        vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
+        vectors += self._new_vectors(user, outcome)
+        result = WriteResult(
+            turn=turn,
+            lang=analysis.lang,
+            entities=found.entities,
+            times=found.times,
+            facts=tuple(outcome.facts[i] for i in dict.fromkeys(outcome.touched) if i in outcome.facts),
+            superseded=tuple(outcome.facts[i] for i in dict.fromkeys(outcome.ended) if i in outcome.facts),
+            event=event,
+            inferences=tuple(outcome.inferences),
+            retracted=tuple(outcome.retracted),
+            warnings=tuple(warnings),
+        )
+        return result, vectors
+
+    def _extract_by_sentence(self, turn: Turn, analysis: Analysis, subject: str) -> tuple[Extraction, int]:
+        """What each sentence of the turn says on its own, for when extracting the whole turn
+        failed: a stage that breaks on one sentence loses that sentence's facts only. Returns
+        the merged extraction (spans in the turn's text; no bare corrections) and how many
+        sentences failed."""
+        parts: list[Extraction] = []
+        failed = 0
+        lang = analysis.lang if analysis.lang in ("en", "zh") else None
+        for sent in sentences(analysis.text):
+            piece = analysis.text[sent.start : sent.end]
+            try:
+                alone = self.toolkit.nlp.analyze([piece], [lang], parse_if=self.toolkit.may_state)[0]
+                parts.append(_shifted(self._extract(turn, alone, subject), sent.start))
+            except Exception:
+                log.exception("extraction failed for a sentence of turn %s", turn.turn_id)
+                failed += 1
+        merged = Extraction(
+            tuple(e for p in parts for e in p.entities),
+            tuple(t for p in parts for t in p.times),
+            tuple(v for p in parts for v in p.values),
+            tuple(h for p in parts for h in p.happenings),
+        )
+        return merged, failed
+
+    def _derive_one_by_one(self, turn: Turn, found: Extraction, event: Event) -> tuple[_TurnOutcome, list[str]]:
+        """The fact and inference stages for each value on its own (and the happenings last),
+        each in a savepoint, for when deriving them together failed: one value that breaks a
+        stage loses only itself. Returns the merged outcome and what failed."""
+        merged, failed = _TurnOutcome(), []
+        singles = [replace(found, values=(v,), corrections=()) for v in found.values]
+        for n, part in enumerate([*singles, replace(found, values=(), corrections=())]):
+            try:
+                with self.store.savepoint(f"derive_{n}"):
+                    outcome = self._derive(turn, part, event, happenings=n == len(singles))
+            except self.store.database_errors:
+                raise
+            except Exception:
+                log.exception("fact/inference stage failed for part of turn %s", turn.turn_id)
+                failed.append(f"{part.values[0].slot}: {part.values[0].value}" if part.values else "its happenings")
+                continue
+            merged.facts.update(outcome.facts)
+            merged.touched += outcome.touched
+            merged.ended += outcome.ended
+            merged.inferences += outcome.inferences
+            merged.retracted += outcome.retracted
+            merged.created += outcome.created
+            merged.concluded += outcome.concluded
+        return merged, failed
+
+    def _new_vectors(self, user: str, outcome: _TurnOutcome) -> list[PendingVector]:
+        """A vector for every fact and conclusion the turn created — also one mentioned twice
+        in the turn ("I'm married to Sam"), ended or retracted before it was over: every
+        stored memory has its vector."""
+        facts = [outcome.facts[i] for i in dict.fromkeys(outcome.created) if i in outcome.facts]
+        out = [
+            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
+            for f in facts
+        ]
+        return out + [
+            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
+            for i in {i.id: i for i in outcome.concluded}.values()
+        ]
+
+    def speaker_subject(self, speaker: str) -> str:
+        return "assistant" if is_assistant(speaker, self.config.assistant_speakers) else speaker
+
+    def _extract(self, turn: Turn, analysis: Analysis, subject: str) -> Extraction:
+        tk = self.toolkit
+        assert turn.user_id and turn.timestamp
+        known = self.store.names(turn.user_id)
+        entities = extract_entities(analysis, tk.lexicons, known)
+        if analysis.lang == "other":
+            return Extraction(entities=entities)
+        search = tk.lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
+        times = tuple(
+            replace(t, text=analysis.text[t.span[0] : t.span[1]])
+            for t in normalize_time(search, turn.timestamp, lang=analysis.lang)
+        )
+        self.speakers(turn.user_id).add(turn.speaker)
+        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
+            s for s, (_, label) in known.items() if label == "person"
+        }
+        before = self._turns_before(turn)
+        relations = self.store.relations(turn.user_id)
+        earlier = earlier_mentions(before, subject, tk.lexicons, people, relations)
+        if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
+            # "How old is Luna?" - "She is five": the pronoun is whoever was asked about; a
+            # question that itself says "he" ("What does he do there?") asks on about the same one
+            if not _ASKS_ON.search(before[-1][1]):
+                earlier = earlier_mentions(before[-1:], subject, tk.lexicons, people, relations)
+        parent = analysis.primary == "zh" and talks_of_children(
+            [search, *(tk.lexicons.to_simplified(t) for s, t in before if s == subject)]
+        )
+        resolver = SubjectResolver(
+            subject,
+            tk.lexicons,
+            entities,
+            people,
+            analysis.text,
+            earlier=earlier,
+            parent=parent,
+            tokens=analysis.tokens,
+            relatives=tuple(relations),
+        )
+        lang = analysis.primary
+        if lang == "zh":
+            answering = bool(before) and before[-1][0] != subject
+            names = people | {s for s, (_, label) in known.items() if label == "pet"}
+            answering = answering and asks_about_other(tk.lexicons.to_simplified(before[-1][1]), tk.lexicons, names)
+            resolver = resolver.with_topics(search, answering_about_other=answering)
+        statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
+        context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
+        values = extract_slots(
+            analysis.text,
+            lang,
+            resolver,
+            tk.slot_patterns,
+            tk.lexicons,
+            times,
+            {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
+            context,
+        )
+        happenings = extract_happenings(
+            analysis.text, lang, resolver, tk.happening_patterns, times, statements, analysis.parsed, search
+        )
+        if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
+            values = tuple(v for v in values if v.subject != subject)
+            happenings = tuple(h for h in happenings if h.subject != subject)
+            return Extraction(add_names(analysis.text, entities, _names(values, happenings)), times, values, happenings)
+        bare = find_bare_corrections(
+            analysis.text,
+            lang,
+            default_bare_corrections(),
+            times,
+            entities,
+            search if lang == "zh" else None,
+            claimed=[v.span for v in values] + [h.span for h in happenings],
+        )
+        check = _value_check(analysis, entities, tk.lexicons)
+        values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
+        entities = add_names(analysis.text, entities, _names(values, happenings))
+        return Extraction(entities, times, values, happenings, bare, check)
+
+    def _read_as_answer(self, turn: Turn, analysis: Analysis, subject: str, found: Extraction) -> Extraction:
+        """A bare Chinese answer to the question just before ("你养了什么？" — "一只猫"): the
+        values of the question filled with it (:mod:`memtracks.pipeline.replies`)."""
+        if analysis.primary != "zh" or subject == "assistant" or len(analysis.text) > 16:
+            return found
+        before = self._turns_before(turn)
+        if not before or before[-1][0] == subject:
+            return found
+        asked = before[-1][1]
+        filled = filled_answer(asked, analysis.text, self.toolkit.lexicons.to_simplified(asked))
+        if filled is None:
+            return found
+        values = self._extract(turn, self.toolkit.nlp.analyze([filled], ["zh"])[0], subject).values
+        return replace(found, values=values) if values else found
+
+    # ------------------------------------------------------------------ bare corrections
+
+    def _correct_earlier(self, turn: Turn, found: Extraction, event: Event, outcome: _TurnOutcome) -> list[SlotValue]:
+        """Bare corrections of what the speaker said in the turns just before: the values that
+        correct facts; a corrected time re-dates its happening at once."""
+        assert turn.user_id and turn.timestamp
+        if not found.corrections or found.check is None:
+            return []
+        recent = [
+            e
+            for e in self.store.events(turn.user_id, subjects=[event.subject], limit=NEARBY_TURNS + 1)
+            if e.id != event.id and turn.timestamp - e.mentioned_at <= CORRECTION_WINDOW
+        ][:NEARBY_TURNS]
+        if not recent:
+            return []
+        facts = self.store.facts(turn.user_id, current_only=True)
+        cands = earlier_candidates(recent, facts, self.toolkit.catalogue.kinds, event.subject)
+        values = []
+        for c in found.corrections:
+            target = pick_target(c, cands, lambda value, kind: found.check(value, kind, c.span))  # type: ignore[misc]  # noqa: B023
+            if target is not None and target.fact is not None:
+                values.append(correction_of(c, target))
+            elif target is not None and target.event is not None:
+                change = redating(c, target, event.subject)
+                self._redate(turn, event, target.event, target.index, change, "date corrected", outcome)
+        return values
+
+    def _turns_before(self, turn: Turn) -> list[tuple[str, str]]:
+        """The last turns of the session before ``turn``, oldest first: (speaker subject, text)."""
+        assert turn.user_id and turn.session_id
+        before = self.store.events_in_session(turn.user_id, turn.session_id, limit=EARLIER_TURNS)
+        return [(e.subject, e.text) for e in reversed(before)]
+
+    def _save_event(self, turn: Turn, analysis: Analysis, subject: str, seq: int, found: Extraction) -> Event:
+        assert turn.user_id and turn.session_id
+        event = build_event(
+            turn,
+            event_id=self.store.next_id("events"),
+            subject=subject,
+            lang=analysis.lang,
+            seq=seq,
+            times=found.times,
+            happenings=found.happenings,
+            entities=found.entities,
+        )
+        previous = self.store.last_event_in_session(turn.user_id, turn.session_id)
+        last_with = self.store.last_events_with(turn.user_id, list(event.entity_keys))
+        self.store.save_event(event)
+        links = chain_links(event, previous, last_with)
+        self.store.save_links(turn.user_id, links)
+        self._links.extend((turn.user_id, *link) for link in links)
+        return event
+
+    def _save_names(self, user: str, values: Sequence[SlotValue], happenings: Sequence[Happening]) -> None:
+        names = _names(values, happenings)
+        if names:
+            self.store.save_names(user, names)
+
+    # ------------------------------------------------------------------ facts and inferences
+
+    def _derive(self, turn: Turn, found: Extraction, event: Event, happenings: bool = True) -> _TurnOutcome:
+        """The fact track (values, bare corrections) and the inference track for one turn;
+        ``happenings``: also what its event's happenings conclude and change."""
+        outcome = _TurnOutcome()
+        values = [*found.values, *self._correct_earlier(turn, found, event, outcome)]
+        self._apply_values(turn, values, "stated" if turn.source == "stated" else turn.source, outcome)
+        events = [event] if happenings and event.happenings else []
+        self._follow(turn, [outcome.facts[i] for i in outcome.touched], events, outcome)
+        if happenings:
+            self._apply_changes(turn, event, outcome)
+        return outcome
+
+    def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
+        """Save fact changes the user made by hand (a correction, a retraction) and follow
+        them through the rules as a turn's changes are: conclusions resting on an ended fact
+        are retracted, a new or reopened fact may draw new ones. ``origin`` ("user.correct")
+        stands in for the turn id in what they derive. Runs inside the caller's transaction."""
+        turn = Turn(origin, user_id=user_id, session_id=origin, turn_id=origin, timestamp=at)
+        outcome = _TurnOutcome()
+        self.store.save_facts(changes.all_facts())
+        for f in changes.all_facts():
+            outcome.facts[f.id] = f  # type: ignore[index]
+        outcome.touched.extend(changes.touched)
+        outcome.ended.extend(changes.ended)
+        outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
+        self._follow(turn, [outcome.facts[i] for i in changes.touched], [], outcome)
+        pending = self._new_vectors(user_id, outcome)
+        self._embed(pending)
+        for track in (FACTS.stored, INFERENCES.stored):
+            self.store.save_vectors(
+                user_id,
+                track,
+                [(p.item_id, p.content_hash, p.vector) for p in pending if p.track == track and p.vector is not None],
+            )
+        return Batch([], pending, [])
+
+    def _follow(self, turn: Turn, new_facts: list[Fact], new_events: list[Event], outcome: _TurnOutcome) -> None:
+        """Run the inference rules over what changed, then retract what rests on ended facts."""
+        for _ in range(self.config.inference_rounds):
+            if not new_facts and not new_events:
+                break
+            derived = self._infer(turn, new_facts, new_events, outcome)
+            new_events = []
+            before = set(outcome.touched)
+            for d in derived:
+                self._save_inference(turn, d, outcome)
+            new_facts = [outcome.facts[i] for i in outcome.touched if i not in before]
+        assert turn.timestamp is not None
+        replaced = pair_replacements(
+            outcome.facts, outcome.ended, outcome.touched, self.toolkit.catalogue, turn.timestamp
+        )
+        if replaced:
+            self.store.save_facts(replaced)
+            outcome.facts.update({f.id: f for f in replaced})  # type: ignore[misc]
+        self._retract(turn, outcome)
+
+    # ------------------------------------------------------------------ cancellations, postponements
+
+    def _apply_changes(self, turn: Turn, event: Event, outcome: _TurnOutcome) -> None:
+        """ "I had to cancel the Tokyo trip": the trip's event is marked, what was inferred
+        from it is retracted (and, for a postponement, drawn again with the new date)."""
+        assert turn.user_id and turn.timestamp
+        for change in (h for h in event.happenings if h.kind in CHANGE_KINDS):
+            earlier = [
+                e
+                for e in self.store.events(turn.user_id, subjects=[change.subject], limit=self.config.context_events)
+                if e.id != event.id
+            ]
+            found = find_target(change, earlier, self.toolkit.change_words, self.toolkit.lexicons.to_simplified)
+            if found is None:
+                continue
+            target, index = found
+            self._redate(
+                turn, event, target, index, change, "cancelled" if change.kind == "cancel" else "moved", outcome
+            )
+
+    def _redate(
+        self, turn: Turn, event: Event, target: Event, index: int, change: Happening, verb: str, outcome: _TurnOutcome
+    ) -> None:
+        """Mark ``target``'s happening cancelled or re-dated by ``change`` (said in ``event``),
+        retract what was inferred from it and, for a new date, draw it again."""
+        assert turn.timestamp is not None
+        updated = changed_event(
+            target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
+        )
+        self.store.update_happenings(updated)
+        self._withdraw(turn, target, change, outcome)
+        if change.kind == "postpone" and change.start is not None:
+            for d in self._infer(turn, [], [updated], outcome, (Premise("event", event.id),)):  # type: ignore[arg-type]
+                self._save_inference(turn, d, outcome)
+
+    def _withdraw(self, turn: Turn, target: Event, change: Happening, outcome: _TurnOutcome) -> None:
+        assert turn.user_id and turn.timestamp
+        resting = self.store.inferences_resting_on(turn.user_id, [target.id], track="event")  # type: ignore[list-item]
+        why = f"premise event #{target.id} {'cancelled' if change.kind == 'cancel' else 'moved'} by turn {turn.turn_id}"
+        retracted = [
+            replace(i, status="retracted", retracted_at=turn.timestamp, retracted_because=why) for i in resting
+        ]
+        if retracted:
+            self.store.save_inferences(retracted)
+            outcome.retracted.extend(retracted)
+        plans = [
+            f
+            for f in self.store.facts_by_id(turn.user_id, [i.derived_fact_id for i in resting if i.derived_fact_id])
+            if f.planned and f.is_current
+        ]
+        ended = [supersede(f, turn.timestamp, None, reason="cancelled", learned=turn.timestamp) for f in plans]
+        if ended:
+            self.store.save_facts(ended)
+            outcome.facts.update({f.id: f for f in ended})  # type: ignore[misc]
+            outcome.ended.extend(f.id for f in ended)  # type: ignore[misc]
+
+    def _apply_values(self, turn: Turn, values: Sequence[SlotValue], source: str, outcome: _TurnOutcome) -> FactChanges:
+        assert turn.user_id and turn.turn_id and turn.timestamp
+        if not values:
+            return FactChanges()
+        existing = self.store.facts(
+            turn.user_id,
+            subjects=sorted({v.subject for v in values}),
+            slots=sorted({v.slot for v in values} | {self._opposite(v.slot) for v in values} - {None}),  # type: ignore[operator]
+        )
+        counter = iter(range(self.store.next_id("facts"), 1 << 62))
+        changes = resolve_conflicts(
+            values,
+            existing,
+            catalogue=self.toolkit.catalogue,
+            user_id=turn.user_id,
+            turn_id=turn.turn_id,
+            at=turn.timestamp,
+            new_id=lambda: next(counter),
+            source=source,
+        )
+        self.store.save_facts(changes.all_facts())
+        for f in changes.all_facts():
+            outcome.facts[f.id] = f  # type: ignore[index]
+        outcome.touched.extend(changes.touched)
+        outcome.ended.extend(changes.ended)
+        outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
+        return changes
+
+    def _opposite(self, slot: str) -> str | None:
+        spec = self.toolkit.catalogue.by_name.get(slot)
+        return spec.opposite if spec else None
+
+    def _infer(
+        self,
+        turn: Turn,
+        new_facts: list[Fact],
+        new_events: list[Event],
+        outcome: _TurnOutcome,
+        also_from: tuple[Premise, ...] = (),
+    ) -> list[Derived]:
+        assert turn.user_id and turn.timestamp
+        rules = self.toolkit.rules
+        subjects = sorted({f.subject for f in new_facts} | {h.subject for e in new_events for h in e.happenings})
+        kinds = sorted({p.event for r in rules for p in r.premises if p.event})
+        slots = sorted({p.fact for r in rules for p in r.premises if p.fact})
+        context = Context(
+            facts=self.store.facts(turn.user_id, subjects=subjects, slots=slots, current_only=True),
+            events=self.store.events(turn.user_id, kinds=kinds, subjects=subjects, limit=self.config.context_events),
+        )
+        derived = infer(
+            rules,
+            new_facts=new_facts,
+            new_events=new_events,
+            context=context,
+            user_id=turn.user_id,
+            at=turn.timestamp,
+            key_of=self.toolkit.key_of,
+        )
+        if also_from:  # a re-dated happening: the new conclusion also rests on the turn that moved it
+            derived = [
+                replace(d, inference=replace(d.inference, premises=(*d.inference.premises, *also_from)))
+                for d in derived
+            ]
+        known = self.store.known_inference_keys(turn.user_id, [d.inference.key for d in derived])
+        return [d for d in derived if d.inference.key not in known]
+
+    def _save_inference(self, turn: Turn, d: Derived, outcome: _TurnOutcome) -> None:
+        inference = replace(d.inference, id=self.store.next_id("inferences"))
+        if d.value is not None and not self.toolkit.well_formed(d.value):
+            return  # "入职一周了" is no employer "一周": the turn stays an event
+        if d.value is not None:
+            changes = self._apply_values(turn, [d.value], "inferred", outcome)
+            if changes.touched:
+                inference = replace(inference, derived_fact_id=changes.touched[-1])
+        self.store.save_inferences([inference])
+        outcome.inferences.append(inference)
+        outcome.concluded.append(inference)
+
+    def _retract(self, turn: Turn, outcome: _TurnOutcome) -> None:
+        assert turn.user_id and turn.timestamp
+        ended = {i: outcome.facts[i] for i in outcome.ended if i in outcome.facts}
+        if not ended:
+            return
+        resting = self.store.inferences_resting_on(turn.user_id, list(ended))
+        retracted = retract(resting, ended, turn.timestamp)
+        if retracted:
+            self.store.save_inferences(retracted)
+            outcome.retracted.extend(retracted)
+            gone = {i.id for i in retracted}
+            outcome.inferences = [i for i in outcome.inferences if i.id not in gone]
