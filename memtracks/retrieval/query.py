@@ -26,6 +26,7 @@ from memtracks.data.lexicons import Category, Lexicons
 from memtracks.errors import DataFileError
 from memtracks.pipeline.entities import extract_entities
 from memtracks.pipeline.nlp import Token
+from memtracks.pipeline.subjects.self_words import ASKS_OF_SELF_EN, ASKS_OF_SELF_ZH
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.records import Entity, TimeMention
 from memtracks.retrieval.embedders import Embedder
@@ -183,8 +184,6 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_SELF_EN = re.compile(r"\b(?:i|me|my|mine|i'm|i've|myself)\b", re.IGNORECASE)
-_SELF_ZH = re.compile(r"我(?!们)")
 _RELATION = re.compile(
     r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
     re.IGNORECASE,
@@ -590,7 +589,7 @@ def _subjects(
     for p in people:
         if p not in subjects and re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text, re.IGNORECASE):
             subjects.append(p)
-    own = _SELF_EN.search(text) or _SELF_ZH.search(text)
+    own = ASKS_OF_SELF_EN.search(text) or ASKS_OF_SELF_ZH.search(text)
     if own and not any(s.startswith(f"{speaker}'s ") for s in subjects):
         subjects.append(speaker)
     return tuple(subjects)

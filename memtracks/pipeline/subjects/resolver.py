@@ -15,15 +15,13 @@ from memtracks.data.lexicons import Lexicons, alternation
 from memtracks.pipeline.nlp import ParsedToken, Token
 from memtracks.pipeline.subjects.chinese_names import PREDICATE_STARTS, name_end
 from memtracks.pipeline.subjects.clause import ClauseSubject, clause_subject
+from memtracks.pipeline.subjects.self_words import CLAUSE_WORDS_EN, SUBJECT_WORDS_EN, SUBJECT_WORDS_ZH
 from memtracks.pipeline.subjects.topics import topic_at
 from memtracks.pipeline.text import (
     only_times_and_adverbs,
 )
 from memtracks.records import Entity, TimeMention
 
-_SELF_EN = {"i", "we", "my", "our", "me", "us"}
-_SELF_ZH = ("我们的", "我们", "我的", "我")
-_SELF_WORDS_EN = frozenset({"i", "we", "me", "us", "my", "our", "myself", "ourselves"})
 _THIRD_PERSON_EN = {"he": "m", "him": "m", "his": "m", "she": "f", "her": "f", "hers": "f"}
 _OTHERS_EN = frozenset({"they", "them", "their", "theirs", "you", "your", "yours", "y'all", "everyone", "everybody"})
 _PEOPLE_EN = frozenset(
@@ -122,7 +120,7 @@ class SubjectResolver:
 
     def _english(self, text: str, span: tuple[int, int]) -> str | None:
         lower = re.sub(r"'s$", "", text.lower())
-        if lower in _SELF_EN:
+        if lower in SUBJECT_WORDS_EN:
             return self.speaker
         if lower in ("he", "she"):
             return self._antecedent(span[0], "f" if lower == "she" else "m", by_relation_only=True)
@@ -152,7 +150,7 @@ class SubjectResolver:
         ]
         if any(a < found.span[1] and found.span[0] < b for a, b in captured):
             return ""
-        if any(t.lower in _SELF_WORDS_EN for t in (found.head, *found.others)):
+        if any(t.lower in CLAUSE_WORDS_EN for t in (found.head, *found.others)):
             return self.speaker  # "my brother and I work as nurses": the speaker's too
         if found.others:
             return None  # "Jake and Anna": more than one person
@@ -163,7 +161,7 @@ class SubjectResolver:
 
     def _phrase_subject(self, found: ClauseSubject) -> str | None:
         head, span = found.head, found.span
-        if head.lower in _SELF_WORDS_EN:
+        if head.lower in CLAUSE_WORDS_EN:
             return self.speaker
         if head.lower in _THIRD_PERSON_EN:
             return self._antecedent(head.idx, _THIRD_PERSON_EN[head.lower], by_relation_only=True)
@@ -193,7 +191,7 @@ class SubjectResolver:
             return child
         if text in ("他", "她"):
             return self._antecedent(span[0], "f" if text == "她" else "m")
-        for pronoun in _SELF_ZH:
+        for pronoun in SUBJECT_WORDS_ZH:
             if text.startswith(pronoun):
                 rest = text[len(pronoun) :].lstrip("的")
                 if not rest:
