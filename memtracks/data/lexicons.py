@@ -21,6 +21,7 @@ from pydantic import Field
 
 from memtracks.data.files import Strict, bundled, load_section, read_yaml
 from memtracks.errors import DataFileError
+from memtracks.pipeline.text import surface_key
 from memtracks.records import Entity
 
 
@@ -44,11 +45,6 @@ def _problems(spec: TermSpec):
         for form in getattr(spec, lang):
             if not form.strip():
                 yield f"field '{lang}': empty surface form"
-
-
-def surface_key(text: str) -> str:
-    """Normal form used to look surface forms up: lower case, no spaces."""
-    return re.sub(r"\s+", "", text).lower()
 
 
 def alternation(forms: list[str]) -> str:

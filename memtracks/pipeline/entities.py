@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from memtracks.data.lexicons import Lexicons
 from memtracks.pipeline.nlp import Analysis
+from memtracks.pipeline.text import entity_key
 from memtracks.records import Entity
 
 _SPACY_LABELS = {
@@ -45,13 +46,6 @@ _NOT_NAMES = {"ok", "okay", "app", "wifi", "deadline", "vs", "ps", "lol", "ai", 
 _LEAD = re.compile(r"(?:a|an|the|my|our)\s+", re.IGNORECASE)
 _TRAIL = " .,;:!?'\"”’)"
 _SOURCE_RANK = {"lexicon": 0, "known": 1, "ner": 2, "tagger": 3}
-
-
-def entity_key(text: str) -> str:
-    """Key for an entity the lexicon does not know: lower case, no article or possessive."""
-    key = re.sub(r"\s+", " ", text.strip()).lower()
-    key = re.sub(r"^(?:the|a|an) ", "", key)
-    return re.sub(r"'s$", "", key)
 
 
 def _ner_entities(analysis: Analysis) -> list[Entity]:

@@ -183,11 +183,34 @@ def clean_value(value: str) -> str:
     return value
 
 
+# ---------------------------------------------------------------------- keys
+# The normal forms text is compared and looked up by, side by side: each drops what its
+# comparison must not see, and no more (a stored key never changes its form).
+
+
 def value_key(value: str) -> str:
-    """The comparison key of a value: lower case, no article, single spaces."""
+    """The comparison key of a slot value: lower case, no article or determiner, single spaces,
+    no trailing punctuation ("My Golden Retriever!" and "golden retriever" are one value)."""
     key = re.sub(r"\s+", " ", value.strip().lower())
     key = _ARTICLE.sub("", key)
     return key.strip(" .!?'\"")
+
+
+def entity_key(text: str) -> str:
+    """The key of an entity the lexicon does not know: lower case, no article or possessive."""
+    key = re.sub(r"\s+", " ", text.strip()).lower()
+    key = re.sub(r"^(?:the|a|an) ", "", key)
+    return re.sub(r"'s$", "", key)
+
+
+def surface_key(text: str) -> str:
+    """The form a lexicon's surface forms are looked up by: lower case, no spaces (会计师, "New York")."""
+    return re.sub(r"\s+", "", text).lower()
+
+
+def phrase_key(text: str) -> str:
+    """The lookup key of a matched time phrase: lower case, single spaces, straight apostrophes."""
+    return " ".join(text.lower().replace("\u2019", "'").split())
 
 
 def entities_in(entities: Sequence[Entity], start: int, end: int, label: str | None = None) -> list[Entity]:

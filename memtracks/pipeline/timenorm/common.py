@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from string import Template
 from typing import Any
 
+from memtracks.pipeline.text import phrase_key
 from memtracks.pipeline.timenorm import pieces as pc
 from memtracks.pipeline.timenorm.engine import Context, Piece, Rule
 from memtracks.pipeline.timenorm.resolve import ABSOLUTE, INFERRED_YEAR, safe_date
@@ -26,9 +27,7 @@ B = r"(?<![A-Za-z0-9])"  # a boundary that also holds next to Chinese characters
 E = r"(?![A-Za-z0-9])"
 
 
-def key(text: str) -> str:
-    """Lookup key of a matched phrase: lower case, single spaces, straight apostrophes."""
-    return " ".join(text.lower().replace("’", "'").split())
+key = phrase_key  # the lookup key of a matched phrase (pipeline/text.py)
 
 
 def alt(words: Iterable[str], capitalise: bool = False) -> str:
