@@ -17,6 +17,8 @@ from datetime import timedelta
 from functools import cache
 from typing import Any
 
+from memtracks.data.files import bundled
+from memtracks.data.lexicons import load_traditional
 from memtracks.pipeline.timenorm import calendar as cal
 from memtracks.pipeline.timenorm import pieces as pc
 from memtracks.pipeline.timenorm import resolve as rv
@@ -93,7 +95,7 @@ class Chinese(DayRules):
         self.seasons = lex.table("seasons", "start_month")
         self.directions = lex.table("directions", "sign")
         self.holidays = {e.word: e for e in lex["holidays"]}
-        self.simplified = str.maketrans({e.char: e.simplified for e in lex["traditional"]})
+        self.simplified = str.maketrans(load_traditional(bundled("lexicons", "traditional.yaml")))
 
     # -- patterns ---------------------------------------------------------------------------
 

@@ -140,11 +140,6 @@ class BoundWord(Word):
     place: Literal["prefix", "suffix", "paired"] = "prefix"  # paired: a prefix only with a suffix (从…起)
 
 
-class TraditionalChar(Strict):
-    char: str = Field(min_length=1, max_length=1)
-    simplified: str = Field(min_length=1, max_length=1)
-
-
 class MonthWord(Word):
     number: int = Field(ge=1, le=12)
     ambiguous: bool = False  # also a common word ("may"): needs a capital and a date context
@@ -251,7 +246,6 @@ SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
         "weekday_chars": (WeekdayWord, "word"),
         "year_words": (DayWord, "word"),
         "directions": (SignWord, "word"),
-        "traditional": (TraditionalChar, "char"),
     },
 }
 
