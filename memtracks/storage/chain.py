@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from memtracks.storage.base import SQLStorage
+from memtracks.storage.dialect import marks
 
 CHUNK = 500  # events per query (under every SQLite build's limit on bound parameters)
 
@@ -35,10 +36,10 @@ class StoredChain:
         todo = list(dict.fromkeys(n for n in nodes if isinstance(n, int) and n not in self._out))
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start : start + CHUNK]
-            marks = ",".join("?" * len(chunk))
+            placeholders = marks(chunk)
             out: dict[int, list[tuple[int, str, str]]] = {n: [] for n in chunk}
             rows = self.store._rows(
-                f"SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND src IN ({marks}) "
+                f"SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND src IN ({placeholders}) "
                 "ORDER BY src, dst, kind, key",
                 (self.scope, *chunk),
             )
@@ -46,7 +47,7 @@ class StoredChain:
                 out[src].append((dst, kind, key))
             incoming: dict[int, list[int]] = {n: [] for n in chunk}
             rows = self.store._rows(
-                f"SELECT dst, src FROM event_links WHERE user_id = ? AND dst IN ({marks}) ORDER BY dst, src",
+                f"SELECT dst, src FROM event_links WHERE user_id = ? AND dst IN ({placeholders}) ORDER BY dst, src",
                 (self.scope, *chunk),
             )
             for dst, src in rows:

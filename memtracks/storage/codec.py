@@ -14,6 +14,7 @@ from typing import Any, overload
 
 from memtracks.errors import CorruptionError
 from memtracks.records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
+from memtracks.storage.dialect import marks as placeholders
 
 
 def dt_text(value: datetime | None) -> str | None:
@@ -95,7 +96,7 @@ FACT_COLUMNS = (
 )
 
 
-FACT_MARKS = ",".join("?" * len(FACT_COLUMNS.split(",")))
+FACT_MARKS = placeholders(FACT_COLUMNS.split(","))
 
 
 def fact_row(f: Fact) -> tuple[Any, ...]:
@@ -433,7 +434,7 @@ def _columns(listing: str) -> tuple[str, ...]:
 
 def marks(listing: str) -> str:
     """The placeholders for a column listing."""
-    return ",".join("?" * len(listing.split(",")))
+    return placeholders(listing.split(","))
 
 
 # the columns each table's checksum covers, in order, and each table's key (for messages and repair)

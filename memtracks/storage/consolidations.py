@@ -15,6 +15,7 @@ import numpy as np
 
 from memtracks.storage import codec
 from memtracks.storage.base import SQLStorage
+from memtracks.storage.dialect import marks
 
 TABLES = {"fact": "facts", "inference": "inferences"}
 
@@ -28,7 +29,7 @@ def rows(store: SQLStorage, scope: str, track: str, ids: Iterable[int] | None = 
         wanted = list(ids)
         if not wanted:
             return {}
-        sql = f"SELECT * FROM {table} WHERE +user_id = ? AND id IN ({','.join('?' * len(wanted))})"
+        sql = f"SELECT * FROM {table} WHERE +user_id = ? AND id IN ({marks(wanted)})"
         params += wanted
     return {r["id"]: dict(r) for r in store._rows(sql, params)}
 
@@ -43,7 +44,7 @@ def put_rows(store: SQLStorage, track: str, images: Iterable[Mapping[str, Any]])
         image = {k: v for k, v in image.items() if k != "crc"}
         columns = list(image)
         store.db.execute(
-            f"INSERT OR REPLACE INTO {TABLES[track]} ({','.join(columns)}) VALUES ({','.join('?' * len(columns))})",
+            f"INSERT OR REPLACE INTO {TABLES[track]} ({','.join(columns)}) VALUES ({marks(columns)})",
             [image[c] for c in columns],
         )
     for scope, ids in written.items():
@@ -54,14 +55,14 @@ def delete_created(store: SQLStorage, scope: str, track: str, ids: Sequence[int]
     """Remove rows a run created (an undo takes them back), with their vectors and premises."""
     if not ids:
         return
-    marks = ",".join("?" * len(ids))
-    store.db.execute(f"DELETE FROM {TABLES[track]} WHERE user_id = ? AND id IN ({marks})", (scope, *ids))
+    placeholders = marks(ids)
+    store.db.execute(f"DELETE FROM {TABLES[track]} WHERE user_id = ? AND id IN ({placeholders})", (scope, *ids))
     store.db.execute(
-        f"DELETE FROM vectors WHERE user_id = ? AND track = ? AND item_id IN ({marks})", (scope, track, *ids)
+        f"DELETE FROM vectors WHERE user_id = ? AND track = ? AND item_id IN ({placeholders})", (scope, track, *ids)
     )
     if track == "inference":
         store.db.execute(
-            f"DELETE FROM inference_premises WHERE user_id = ? AND inference_id IN ({marks})", (scope, *ids)
+            f"DELETE FROM inference_premises WHERE user_id = ? AND inference_id IN ({placeholders})", (scope, *ids)
         )
 
 
@@ -70,7 +71,7 @@ def event_metadata(store: SQLStorage, scope: str, ids: Iterable[int]) -> dict[in
     if not wanted:
         return {}
     found = store._rows(
-        f"SELECT id, metadata FROM events WHERE +user_id = ? AND id IN ({','.join('?' * len(wanted))})",
+        f"SELECT id, metadata FROM events WHERE +user_id = ? AND id IN ({marks(wanted)})",
         (scope, *wanted),
     )
     return {r[0]: r[1] for r in found}
@@ -86,7 +87,7 @@ def reseal(store: SQLStorage, table: str, scope: str, ids: Sequence[int]) -> Non
     columns = codec.COLUMNS[table]
     listed = ", ".join(f'"{c}"' for c in columns)
     for row in store._rows(
-        f"SELECT id, {listed} FROM {table} WHERE user_id = ? AND id IN ({','.join('?' * len(ids))})", (scope, *ids)
+        f"SELECT id, {listed} FROM {table} WHERE user_id = ? AND id IN ({marks(ids)})", (scope, *ids)
     ):
         store.db.execute(
             f"UPDATE {table} SET crc = ? WHERE user_id = ? AND id = ?", (codec.checksum(row[1:]), scope, row[0])
@@ -99,7 +100,7 @@ def vectors(store: SQLStorage, scope: str, track: str, ids: Sequence[int]) -> di
         return {}
     found = store._rows(
         f"SELECT item_id, content_hash, vector FROM vectors WHERE user_id = ? AND track = ? "
-        f"AND item_id IN ({','.join('?' * len(ids))})",
+        f"AND item_id IN ({marks(ids)})",
         (scope, track, *ids),
     )
     return {r[0]: (r[1], base64.b64encode(r[2]).decode("ascii")) for r in found}

@@ -18,8 +18,14 @@ Statements Postgres cannot run this way (pragmas, ``json_extract``, SQLite's two
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from functools import lru_cache
+
+
+def marks(values: Sized) -> str:
+    """The placeholders of an ``IN (...)`` list of ``values``: ``?,?,?`` (``IN ()`` for none)."""
+    return ",".join("?" * len(values))
+
 
 _INSERT = re.compile(r"^\s*INSERT\s+OR\s+(IGNORE|REPLACE)\s+INTO\s+(\w+)\s*(\([^)]*\))?", re.IGNORECASE)
 

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memtracks.storage.base import SQLStorage
+from memtracks.storage.dialect import marks
 
 CHUNK = 500
 
@@ -29,7 +30,7 @@ def _delete_in(store: SQLStorage, sql: str, scope: str, items: Iterable[Any]) ->
     """Run ``sql`` (with ``{marks}`` for the placeholders) over ``items`` in chunks."""
     items = list(items)
     for chunk in _chunks(items):
-        store.db.execute(sql.format(marks=",".join("?" * len(chunk))), (scope, *chunk))
+        store.db.execute(sql.format(marks=marks(chunk)), (scope, *chunk))
 
 
 def overwriting(store: SQLStorage) -> AbstractContextManager[None]:

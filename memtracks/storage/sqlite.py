@@ -39,6 +39,7 @@ from memtracks.storage.connection import (
     use_wal,
     writable,
 )
+from memtracks.storage.dialect import marks
 from memtracks.storage.schema import SCHEMA_VERSION, identify, migrate
 
 log = logging.getLogger(__name__)
@@ -414,7 +415,7 @@ class Store:
             sql += " AND ts_epoch < ?"
             params.append(end.timestamp())
         if turn_ids is not None:
-            sql += f" AND turn_id IN ({','.join('?' * len(turn_ids))})"
+            sql += f" AND turn_id IN ({marks(turn_ids)})"
             params += list(turn_ids)
         for key, value in (metadata or {}).items():
             condition, values = self._metadata_holds(key, value)
@@ -431,7 +432,7 @@ class Store:
         if not ids:
             return {}
         rows = self._rows(
-            f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN ({','.join('?' * len(ids))})",
+            f"SELECT turn_id, metadata FROM turns WHERE user_id = ? AND turn_id IN ({marks(ids)})",
             (user_id, *ids),
         )
         return {r[0]: json.loads(r[1]) for r in rows}
@@ -440,9 +441,9 @@ class Store:
         ids = list(dict.fromkeys(turn_ids))
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
+        placeholders = marks(ids)
         rows = self._rows(
-            f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({marks})", (user_id, *ids)
+            f"SELECT turn_id, text FROM turns WHERE user_id = ? AND turn_id IN ({placeholders})", (user_id, *ids)
         )
         return {r[0]: r[1] for r in rows}
 
@@ -471,10 +472,10 @@ class Store:
             sql += " AND id > ?"
             params.append(after)
         if subjects is not None:
-            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            sql += f" AND subject IN ({marks(subjects)})"
             params += list(subjects)
         if slots is not None:
-            sql += f" AND slot IN ({','.join('?' * len(slots))})"
+            sql += f" AND slot IN ({marks(slots)})"
             params += list(slots)
         if current_only:
             sql += " AND superseded_by IS NULL AND valid_to IS NULL AND reason IS NULL"
@@ -483,12 +484,12 @@ class Store:
     def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
         """How many superseded or ended facts there are for these subjects and slots."""
         sql = (
-            f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({','.join('?' * len(slots))}) "
+            f"SELECT COUNT(*) FROM facts WHERE user_id = ? AND slot IN ({marks(slots)}) "
             "AND (superseded_by IS NOT NULL OR valid_to IS NOT NULL OR reason IS NOT NULL)"
         )
         params: list[Any] = [user_id, *slots]
         if subjects is not None:
-            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            sql += f" AND subject IN ({marks(subjects)})"
             params += list(subjects)
         return self._rows(sql, params)[0][0]
 
@@ -496,9 +497,7 @@ class Store:
         ids = list(ids)
         if not ids:
             return []
-        rows = self._rows(
-            f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})", (user_id, *ids)
-        )
+        rows = self._rows(f"SELECT * FROM facts WHERE +user_id = ? AND id IN ({marks(ids)})", (user_id, *ids))
         return [codec.row_fact(r) for r in rows]
 
     def save_facts(self, facts: Iterable[Fact]) -> None:
@@ -539,14 +538,14 @@ class Store:
         if kinds is not None:
             sql = (
                 "SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
-                f"WHERE k.user_id = ? AND k.kind IN ({','.join('?' * len(kinds))}) AND e.user_id = ?"
+                f"WHERE k.user_id = ? AND k.kind IN ({marks(kinds)}) AND e.user_id = ?"
             )
             params = [user_id, *kinds, user_id]
         if ids is not None:
-            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            sql += f" AND id IN ({marks(ids)})"
             params += list(ids)
         if subjects is not None:
-            sql += f" AND subject IN ({','.join('?' * len(subjects))})"
+            sql += f" AND subject IN ({marks(subjects)})"
             params += list(subjects)
         if after:
             sql += " AND id > ?"
@@ -593,7 +592,7 @@ class Store:
         rows = self._rows(
             "SELECT id, subject, speaker, mentioned_epoch, start_epoch, entity_keys, "
             "(rtrim(text) LIKE '%?' OR rtrim(text) LIKE '%？'), session_id, text FROM events "
-            f"WHERE +user_id = ? AND id IN ({','.join('?' * len(ids))})",
+            f"WHERE +user_id = ? AND id IN ({marks(ids)})",
             (user_id, *ids),
         )
         return {
@@ -621,8 +620,7 @@ class Store:
         if not keys:
             return {}
         rows = self._rows(
-            f"SELECT key, MAX(event_id) FROM event_entities WHERE user_id = ? "
-            f"AND key IN ({','.join('?' * len(keys))}) GROUP BY key",
+            f"SELECT key, MAX(event_id) FROM event_entities WHERE user_id = ? AND key IN ({marks(keys)}) GROUP BY key",
             (user_id, *keys),
         )
         return {r[0]: r[1] for r in rows}
@@ -715,10 +713,10 @@ class Store:
         if active_only:
             sql += " AND status = 'active'"
         if kinds is not None:
-            sql += f" AND kind IN ({','.join('?' * len(kinds))})"
+            sql += f" AND kind IN ({marks(kinds)})"
             params += list(kinds)
         if ids is not None:
-            sql += f" AND id IN ({','.join('?' * len(ids))})"
+            sql += f" AND id IN ({marks(ids)})"
             params += list(ids)
         if limit is not None:
             rows = self._rows(sql + f" ORDER BY id DESC LIMIT {int(limit)}", params)[::-1]
@@ -733,7 +731,7 @@ class Store:
         rows = self._rows(
             "SELECT i.* FROM inferences i JOIN inference_premises p ON p.inference_id = i.id "
             "AND p.user_id = i.user_id WHERE i.user_id = ? AND i.status = 'active' AND p.track = ? "
-            f"AND p.premise_id IN ({','.join('?' * len(fact_ids))})",
+            f"AND p.premise_id IN ({marks(fact_ids)})",
             (user_id, track, *fact_ids),
         )
         seen: dict[int, Inference] = {}
@@ -747,7 +745,7 @@ class Store:
             return []
         rows = self._rows(
             "SELECT DISTINCT inference_id FROM inference_premises WHERE user_id = ? AND track = 'fact' "
-            f"AND premise_id IN ({','.join('?' * len(fact_ids))})",
+            f"AND premise_id IN ({marks(fact_ids)})",
             (user_id, *fact_ids),
         )
         return [r[0] for r in rows]
@@ -755,9 +753,7 @@ class Store:
     def known_inference_keys(self, user_id: str, keys: Sequence[str]) -> set[str]:
         if not keys:
             return set()
-        rows = self._rows(
-            f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({','.join('?' * len(keys))})", (user_id, *keys)
-        )
+        rows = self._rows(f"SELECT key FROM inferences WHERE user_id = ? AND key IN ({marks(keys)})", (user_id, *keys))
         return {r[0] for r in rows}
 
     # ---------------------------------------------------------------- vectors
@@ -811,7 +807,7 @@ class Store:
             return {}
         rows = self._rows(
             f"SELECT item_id, content_hash FROM vectors WHERE user_id = ? AND track = ? "
-            f"AND item_id IN ({','.join('?' * len(item_ids))})",
+            f"AND item_id IN ({marks(item_ids)})",
             (user_id, track, *item_ids),
         )
         return {r[0]: r[1] for r in rows}
@@ -835,7 +831,7 @@ class Store:
             raise ValueError(f"not a table of numbered memories: {table!r}")
         if not ids:
             return False
-        return bool(self._rows(f"SELECT 1 FROM {table} WHERE id IN ({','.join('?' * len(ids))}) LIMIT 1", ids))
+        return bool(self._rows(f"SELECT 1 FROM {table} WHERE id IN ({marks(ids)}) LIMIT 1", ids))
 
     def counts(self, user_id: str) -> dict[str, int]:
         out = {}
