@@ -14,82 +14,53 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
 from memtracks.config import WriterConfig, is_assistant
-from memtracks.data.lexicons import Lexicons
 from memtracks.errors import StorageError
 from memtracks.pipeline.changes import CHANGE_KINDS, changed_event, find_target
 from memtracks.pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
 from memtracks.pipeline.corrections import (
-    BareCorrection,
-    Check,
-    correct_within_turn,
     correction_of,
-    default_bare_corrections,
     earlier_candidates,
-    find_bare_corrections,
     pick_target,
     redating,
 )
-from memtracks.pipeline.entities import add_names, extract_entities
 from memtracks.pipeline.events import build_event
-from memtracks.pipeline.happenings import extract_happenings
 from memtracks.pipeline.inference import Context, Derived, infer, retract
 from memtracks.pipeline.language import detect_language
 from memtracks.pipeline.nlp import Analysis
 from memtracks.pipeline.replies import filled_answer
-from memtracks.pipeline.slots import ValueContext, extract_slots
-from memtracks.pipeline.statements import analyze_statements, default_markers
-from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, named_relations, talks_of_children
-from memtracks.pipeline.subjects.topics import asks_about_other
+from memtracks.pipeline.subjects.resolver import named_relations
 from memtracks.pipeline.text import sentences
-from memtracks.pipeline.timenorm import normalize_time
-from memtracks.pipeline.values import check_value
 from memtracks.records import (
-    Entity,
     Event,
     Fact,
     Happening,
     Inference,
     Premise,
     SlotValue,
-    TimeMention,
     Turn,
     WriteResult,
 )
 from memtracks.retrieval.embedders import Embedder
 from memtracks.storage import Storage
 from memtracks.toolkit import Toolkit
-from memtracks.tracks import FACTS, INFERENCES, TRACKS
-from memtracks.tracks.facts import fact_sentence
-from memtracks.tracks.temporal import chain_links, event_text, spoken_text
+from memtracks.tracks import FACTS, INFERENCES, TEMPORAL, TRACKS, Track
+from memtracks.tracks.temporal import chain_links, spoken_text
 from memtracks.write.gate import Screen
+from memtracks.write.stages import Extraction, TurnDoc, extract, names_of
 from memtracks.write.validation import already_written, content_hash
 
 log = logging.getLogger(__name__)
 
 NEARBY_TURNS = 4  # a bare correction reaches back this many of the speaker's turns
 EARLIER_TURNS = 6  # "she" at the start of a turn may refer to someone named in this many turns before
-_ASKS_ON = re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE)
-_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
-
-
-@dataclass(frozen=True)
-class Extraction:
-    """What the language stages found in one turn."""
-
-    entities: tuple[Entity, ...] = ()
-    times: tuple[TimeMention, ...] = ()
-    values: tuple[SlotValue, ...] = ()
-    happenings: tuple[Happening, ...] = ()
-    corrections: tuple[BareCorrection, ...] = ()  # bare corrections of what earlier turns said
-    check: Check | None = None  # the typed value check, with the turn's parse and entities
 
 
 @dataclass
@@ -128,21 +99,6 @@ class _TurnOutcome:
     concluded: list[Inference] = field(default_factory=list)  # conclusions new in this turn, even if retracted
 
 
-def _names(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
-    """Names of pets and people the turn introduces: ``(surface, key, label)``."""
-    names = []
-    for v in values:
-        label = _NAMED_SLOTS.get(v.slot)
-        if label and v.value and not v.negated and (v.qualifier is not None or v.slot in ("partner", "name")):
-            surface = v.value.split(" (")[0].split("（")[0].strip()
-            if surface and surface.lower() not in ("a", "an", "the"):
-                names.append((surface, v.value_key, label))
-    for h in happenings:
-        if h.args.get("name"):
-            names.append((h.args["name"], h.args["name"].lower(), "person"))
-    return names
-
-
 def _shifted(found: Extraction, offset: int) -> Extraction:
     """``found`` (from a sentence that starts at ``offset``) with its spans in the turn's text."""
 
@@ -155,17 +111,6 @@ def _shifted(found: Extraction, offset: int) -> Extraction:
         tuple(replace(v, span=move(v.span)) for v in found.values),
         tuple(replace(h, span=move(h.span)) for h in found.happenings),
     )
-
-
-def _value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
-    """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
-    lang = "zh" if analysis.primary == "zh" else "en"
-
-    def check(value: str, kind: str, span: tuple[int, int]) -> bool:
-        text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
-        return check_value(value, kind, lang, span, text, entities, parsed, tokens, lexicons=lexicons) is None
-
-    return check
 
 
 class Writer:
@@ -223,7 +168,7 @@ class Writer:
                     result, vectors = self._write_turn(turn, warnings, analysis, screen)
                     results.append(result)
                     pending.extend(vectors)
-                self._embed(pending, embedded)
+                self.embed(pending, embedded)
                 for track in (t.stored for t in TRACKS):
                     items = [p for p in pending if p.track == track]
                     for user in {p.user_id for p in items}:
@@ -240,7 +185,7 @@ class Writer:
             raise StorageError(f"writing {len(turns)} turn(s) failed and was rolled back: {exc}") from exc
         return Batch(results, pending, self._links)
 
-    def _embed(self, pending: list[PendingVector], embedded: dict[str, np.ndarray] | None = None) -> None:
+    def embed(self, pending: list[PendingVector], embedded: dict[str, np.ndarray] | None = None) -> None:
         """Give each pending memory its vector: from ``embedded`` (texts embedded earlier), the
         others embedded now in one batch."""
         vectors = dict(embedded or {})
@@ -302,7 +247,7 @@ class Writer:
                     for rel, name in relations
                 ],
             )
-        vectors = [PendingVector("event", user, event.id, event_text(event, self.config), event.entity_keys)]  # type: ignore[arg-type]
+        vectors = [self.pending(TEMPORAL, user, event)]
         vectors += self._new_vectors(user, outcome)
         result = WriteResult(
             turn=turn,
@@ -372,94 +317,31 @@ class Writer:
         in the turn ("I'm married to Sam"), ended or retracted before it was over: every
         stored memory has its vector."""
         facts = [outcome.facts[i] for i in dict.fromkeys(outcome.created) if i in outcome.facts]
-        out = [
-            PendingVector("fact", user, f.id, fact_sentence(f, self.toolkit.catalogue), (f.value_key,))  # type: ignore[arg-type]
-            for f in facts
-        ]
-        return out + [
-            PendingVector("inference", user, i.id, i.text, tuple(i.args.values()))  # type: ignore[arg-type]
-            for i in {i.id: i for i in outcome.concluded}.values()
-        ]
+        concluded = {i.id: i for i in outcome.concluded}.values()
+        return [self.pending(FACTS, user, f) for f in facts] + [self.pending(INFERENCES, user, i) for i in concluded]
+
+    def pending(self, track: Track[Any], user: str, record: Any) -> PendingVector:
+        """A memory of ``track`` to embed: its indexed text and keys, as the track gives them."""
+        text, keys = track.indexed(record, self.toolkit.catalogue, self.config)
+        return PendingVector(track.stored, user, record.id, text, keys)
 
     def speaker_subject(self, speaker: str) -> str:
         return "assistant" if is_assistant(speaker, self.config.assistant_speakers) else speaker
 
     def _extract(self, turn: Turn, analysis: Analysis, subject: str) -> Extraction:
-        tk = self.toolkit
-        assert turn.user_id and turn.timestamp
-        known = self.store.names(turn.user_id)
-        entities = extract_entities(analysis, tk.lexicons, known)
-        if analysis.lang == "other":
-            return Extraction(entities=entities)
-        search = tk.lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
-        times = tuple(
-            replace(t, text=analysis.text[t.span[0] : t.span[1]])
-            for t in normalize_time(search, turn.timestamp, lang=analysis.lang)
-        )
-        self.speakers(turn.user_id).add(turn.speaker)
-        people = frozenset(self.speakers(turn.user_id) - {"user", "assistant"}) | {
-            s for s, (_, label) in known.items() if label == "person"
-        }
-        before = self._turns_before(turn)
-        relations = self.store.relations(turn.user_id)
-        earlier = earlier_mentions(before, subject, tk.lexicons, people, relations)
-        if analysis.primary == "en" and before and before[-1][0] != subject and "?" in before[-1][1]:
-            # "How old is Luna?" - "She is five": the pronoun is whoever was asked about; a
-            # question that itself says "he" ("What does he do there?") asks on about the same one
-            if not _ASKS_ON.search(before[-1][1]):
-                earlier = earlier_mentions(before[-1:], subject, tk.lexicons, people, relations)
-        parent = analysis.primary == "zh" and talks_of_children(
-            [search, *(tk.lexicons.to_simplified(t) for s, t in before if s == subject)]
-        )
-        resolver = SubjectResolver(
-            subject,
-            tk.lexicons,
-            entities,
-            people,
-            analysis.text,
-            earlier=earlier,
-            parent=parent,
-            tokens=analysis.tokens,
-            relatives=tuple(relations),
-        )
-        lang = analysis.primary
-        if lang == "zh":
-            answering = bool(before) and before[-1][0] != subject
-            names = people | {s for s, (_, label) in known.items() if label == "pet"}
-            answering = answering and asks_about_other(tk.lexicons.to_simplified(before[-1][1]), tk.lexicons, names)
-            resolver = resolver.with_topics(search, answering_about_other=answering)
-        statements = analyze_statements(analysis.text, lang, default_markers(), times, analysis.parsed)
-        context = ValueContext(statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, search)
-        values = extract_slots(
-            analysis.text,
-            lang,
-            resolver,
-            tk.slot_patterns,
-            tk.lexicons,
-            times,
-            {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
-            context,
-        )
-        happenings = extract_happenings(
-            analysis.text, lang, resolver, tk.happening_patterns, times, statements, analysis.parsed, search
-        )
-        if subject == "assistant":  # the agent's "I" is not the user; keep what it says about others
-            values = tuple(v for v in values if v.subject != subject)
-            happenings = tuple(h for h in happenings if h.subject != subject)
-            return Extraction(add_names(analysis.text, entities, _names(values, happenings)), times, values, happenings)
-        bare = find_bare_corrections(
-            analysis.text,
-            lang,
-            default_bare_corrections(),
-            times,
-            entities,
-            search if lang == "zh" else None,
-            claimed=[v.span for v in values] + [h.span for h in happenings],
-        )
-        check = _value_check(analysis, entities, tk.lexicons)
-        values, happenings, bare = correct_within_turn(bare, values, happenings, tk.catalogue.kinds, subject, check)
-        entities = add_names(analysis.text, entities, _names(values, happenings))
-        return Extraction(entities, times, values, happenings, bare, check)
+        """The stages of :mod:`memtracks.write.stages` over the turn."""
+        return extract(TurnDoc(turn, analysis, subject, self.toolkit, self))
+
+    # the writer answers the stages' questions about the memory (stages.Sources)
+
+    def known_names(self, user_id: str) -> dict[str, tuple[str, str]]:
+        return self.store.names(user_id)
+
+    def known_relations(self, user_id: str) -> list[tuple[str, str, str]]:
+        return self.store.relations(user_id)
+
+    def turns_before(self, turn: Turn) -> list[tuple[str, str]]:
+        return self._turns_before(turn)
 
     def _read_as_answer(self, turn: Turn, analysis: Analysis, subject: str, found: Extraction) -> Extraction:
         """A bare Chinese answer to the question just before ("你养了什么？" — "一只猫"): the
@@ -530,7 +412,7 @@ class Writer:
         return event
 
     def _save_names(self, user: str, values: Sequence[SlotValue], happenings: Sequence[Happening]) -> None:
-        names = _names(values, happenings)
+        names = names_of(values, happenings)
         if names:
             self.store.save_names(user, names)
 
@@ -563,7 +445,7 @@ class Writer:
         outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
         self._follow(turn, [outcome.facts[i] for i in changes.touched], [], outcome)
         pending = self._new_vectors(user_id, outcome)
-        self._embed(pending)
+        self.embed(pending)
         for track in (FACTS.stored, INFERENCES.stored):
             self.store.save_vectors(
                 user_id,

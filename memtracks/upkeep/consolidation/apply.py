@@ -23,9 +23,7 @@ from memtracks.pipeline.conflicts import FactChanges, supersede
 from memtracks.records import Event, Fact
 from memtracks.storage import consolidations as sql
 from memtracks.tracks import FACTS, TEMPORAL
-from memtracks.tracks.facts import fact_sentence
 from memtracks.upkeep.consolidation.plan import Action
-from memtracks.write.writer import PendingVector
 
 if TYPE_CHECKING:
     from memtracks.parts import Parts
@@ -130,9 +128,9 @@ def apply(parts: Parts, scope: str, actions: Sequence[Action], at: datetime) -> 
 
 def _embed(parts: Parts, scope: str, facts: Sequence[Fact]) -> None:
     """A survivor that took a new wording is searched by it: embed it again."""
-    pending = [PendingVector("fact", scope, f.id, fact_sentence(f, parts.toolkit.catalogue)) for f in facts]  # type: ignore[arg-type]
-    parts.writer._embed(pending)
-    parts.store.save_vectors(scope, "fact", [(p.item_id, p.content_hash, p.vector) for p in pending])  # type: ignore[misc]
+    pending = [parts.writer.pending(FACTS, scope, f) for f in facts]
+    parts.writer.embed(pending)
+    parts.store.save_vectors(scope, FACTS.stored, [(p.item_id, p.content_hash, p.vector) for p in pending])  # type: ignore[misc]
 
 
 def _fold_events(parts: Parts, scope: str, actions: Sequence[Action], operation_id: str) -> None:

@@ -1,0 +1,281 @@
+"""The writer's extraction as a list of stages over one per-turn document.
+
+A :class:`TurnDoc` starts with the turn, its language analysis and whom its "I" is; each
+stage of :data:`STAGES` reads what the stages before it wrote and adds its own part, in order:
+
+    entities -> times -> subjects -> statements -> values -> happenings
+             -> the assistant's own words set aside -> bare corrections -> names
+
+A stage may end the extraction early (a turn in no language memtracks reads has entities
+only; what the assistant says about itself is not the user's), by setting ``doc.done``. The
+stages ask the store only through :class:`Sources` (names known for the user, the turns
+just before, relatives named before, who speaks in this memory), so they can be read, and
+run, without a database. :func:`extract` runs them and returns the :class:`Extraction` the
+writer lands on the tracks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from memtracks.data.lexicons import Lexicons
+from memtracks.pipeline.corrections import (
+    BareCorrection,
+    Check,
+    correct_within_turn,
+    default_bare_corrections,
+    find_bare_corrections,
+)
+from memtracks.pipeline.entities import add_names, extract_entities
+from memtracks.pipeline.happenings import extract_happenings
+from memtracks.pipeline.nlp import Analysis
+from memtracks.pipeline.slots import ValueContext, extract_slots
+from memtracks.pipeline.statements import analyze_statements, default_markers
+from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
+from memtracks.pipeline.subjects.topics import asks_about_other
+from memtracks.pipeline.timenorm import normalize_time
+from memtracks.pipeline.values import check_value
+from memtracks.records import Entity, Happening, SlotValue, TimeMention, Turn
+from memtracks.toolkit import Toolkit
+
+_ASKS_ON = re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE)
+_NAMED_SLOTS = {"pets": "pet", "children": "person", "partner": "person", "name": "person", "family": "person"}
+
+
+class Sources(Protocol):
+    """What the stages read from the memory beside the turn (the writer answers from the store)."""
+
+    def known_names(self, user_id: str) -> dict[str, tuple[str, str]]: ...
+    def turns_before(self, turn: Turn) -> list[tuple[str, str]]: ...
+    def known_relations(self, user_id: str) -> list[tuple[str, str, str]]: ...
+    def speakers(self, user_id: str) -> set[str]: ...
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What the language stages found in one turn."""
+
+    entities: tuple[Entity, ...] = ()
+    times: tuple[TimeMention, ...] = ()
+    values: tuple[SlotValue, ...] = ()
+    happenings: tuple[Happening, ...] = ()
+    corrections: tuple[BareCorrection, ...] = ()  # bare corrections of what earlier turns said
+    check: Check | None = None  # the typed value check, with the turn's parse and entities
+
+
+@dataclass
+class TurnDoc:
+    """One turn as the stages read and extend it."""
+
+    turn: Turn
+    analysis: Analysis
+    subject: str  # whom the turn's "I" is: the speaker, or "assistant"
+    toolkit: Toolkit
+    sources: Sources
+    # written by the stages, in order
+    known: dict[str, tuple[str, str]] = field(default_factory=dict)  # names known for the user
+    entities: tuple[Entity, ...] = ()
+    search: str = ""  # the text the Chinese patterns run on (Traditional read as Simplified)
+    times: tuple[TimeMention, ...] = ()
+    people: frozenset[str] = frozenset()
+    before: list[tuple[str, str]] = field(default_factory=list)  # (subject, text) of the turns just before
+    resolver: SubjectResolver | None = None
+    statements: Any = ()  # the statement of each clause (pipeline/statements.py)
+    values: tuple[SlotValue, ...] = ()
+    happenings: tuple[Happening, ...] = ()
+    corrections: tuple[BareCorrection, ...] = ()
+    check: Check | None = None
+    done: bool = False  # a stage ended the extraction
+
+    @property
+    def lang(self) -> str:
+        return self.analysis.primary
+
+    def extraction(self) -> Extraction:
+        return Extraction(self.entities, self.times, self.values, self.happenings, self.corrections, self.check)
+
+
+def find_entities(doc: TurnDoc) -> None:
+    """Entities: NER, the entity lexicon and the names already known for the user."""
+    assert doc.turn.user_id
+    doc.known = doc.sources.known_names(doc.turn.user_id)
+    doc.entities = extract_entities(doc.analysis, doc.toolkit.lexicons, doc.known)
+    if doc.analysis.lang == "other":
+        doc.done = True  # a language memtracks does not read: entities only
+
+
+def find_times(doc: TurnDoc) -> None:
+    """Time expressions, resolved against the turn's timestamp."""
+    assert doc.turn.timestamp
+    lexicons, analysis = doc.toolkit.lexicons, doc.analysis
+    doc.search = lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
+    doc.times = tuple(
+        replace(t, text=analysis.text[t.span[0] : t.span[1]])
+        for t in normalize_time(doc.search, doc.turn.timestamp, lang=analysis.lang)
+    )
+
+
+def find_subjects(doc: TurnDoc) -> None:
+    """Whom the turn's statements can be about: the speaker, the people and relatives named
+    before, "she" for the one asked about just before; a Chinese clause's topic."""
+    turn, lexicons, sources = doc.turn, doc.toolkit.lexicons, doc.sources
+    assert turn.user_id
+    sources.speakers(turn.user_id).add(turn.speaker)
+    doc.people = frozenset(sources.speakers(turn.user_id) - {"user", "assistant"}) | {
+        s for s, (_, label) in doc.known.items() if label == "person"
+    }
+    doc.before = before = sources.turns_before(turn)
+    relations = sources.known_relations(turn.user_id)
+    earlier = earlier_mentions(before, doc.subject, lexicons, doc.people, relations)
+    if doc.lang == "en" and before and before[-1][0] != doc.subject and "?" in before[-1][1]:
+        # "How old is Luna?" - "She is five": the pronoun is whoever was asked about; a
+        # question that itself says "he" ("What does he do there?") asks on about the same one
+        if not _ASKS_ON.search(before[-1][1]):
+            earlier = earlier_mentions(before[-1:], doc.subject, lexicons, doc.people, relations)
+    parent = doc.lang == "zh" and talks_of_children(
+        [doc.search, *(lexicons.to_simplified(t) for s, t in before if s == doc.subject)]
+    )
+    resolver = SubjectResolver(
+        doc.subject,
+        lexicons,
+        doc.entities,
+        doc.people,
+        doc.analysis.text,
+        earlier=earlier,
+        parent=parent,
+        tokens=doc.analysis.tokens,
+        relatives=tuple(relations),
+    )
+    if doc.lang == "zh":
+        answering = bool(before) and before[-1][0] != doc.subject
+        names = doc.people | {s for s, (_, label) in doc.known.items() if label == "pet"}
+        answering = answering and asks_about_other(lexicons.to_simplified(before[-1][1]), lexicons, names)
+        resolver = resolver.with_topics(doc.search, answering_about_other=answering)
+    doc.resolver = resolver
+
+
+def read_statements(doc: TurnDoc) -> None:
+    """Per clause: affirmed, negated or ceased; stated, asked, wished...; past or planned."""
+    doc.statements = analyze_statements(doc.analysis.text, doc.lang, default_markers(), doc.times, doc.analysis.parsed)
+
+
+def find_values(doc: TurnDoc) -> None:
+    """Slot values the patterns find, each with its subject and statement."""
+    tk, analysis = doc.toolkit, doc.analysis
+    assert doc.resolver is not None
+    context = ValueContext(doc.statements, analysis.parsed, analysis.tokens, tk.catalogue.kinds, doc.search)
+    doc.values = extract_slots(
+        analysis.text,
+        doc.lang,
+        doc.resolver,
+        tk.slot_patterns,
+        tk.lexicons,
+        doc.times,
+        {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
+        context,
+    )
+
+
+def find_happenings(doc: TurnDoc) -> None:
+    """Trips, moves, new jobs, appointments... with their time."""
+    analysis = doc.analysis
+    assert doc.resolver is not None
+    doc.happenings = extract_happenings(
+        analysis.text,
+        doc.lang,
+        doc.resolver,
+        doc.toolkit.happening_patterns,
+        doc.times,
+        doc.statements,
+        analysis.parsed,
+        doc.search,
+    )
+
+
+def set_aside_the_assistant(doc: TurnDoc) -> None:
+    """The agent's "I" is not the user: keep only what it says about others, and stop."""
+    if doc.subject != "assistant":
+        return
+    doc.values = tuple(v for v in doc.values if v.subject != doc.subject)
+    doc.happenings = tuple(h for h in doc.happenings if h.subject != doc.subject)
+    doc.entities = add_names(doc.analysis.text, doc.entities, names_of(doc.values, doc.happenings))
+    doc.done = True
+
+
+def find_corrections(doc: TurnDoc) -> None:
+    """Bare corrections ("sorry, I meant Tuesday", 不对，是周二): those of a value of this turn
+    are applied here; those of earlier turns are kept for the fact stage."""
+    analysis, tk = doc.analysis, doc.toolkit
+    bare = find_bare_corrections(
+        analysis.text,
+        doc.lang,
+        default_bare_corrections(),
+        doc.times,
+        doc.entities,
+        doc.search if doc.lang == "zh" else None,
+        claimed=[v.span for v in doc.values] + [h.span for h in doc.happenings],
+    )
+    doc.check = value_check(analysis, doc.entities, tk.lexicons)
+    doc.values, doc.happenings, doc.corrections = correct_within_turn(
+        bare, doc.values, doc.happenings, tk.catalogue.kinds, doc.subject, doc.check
+    )
+
+
+def add_new_names(doc: TurnDoc) -> None:
+    """Names of pets and people the turn introduces become entities of the turn."""
+    doc.entities = add_names(doc.analysis.text, doc.entities, names_of(doc.values, doc.happenings))
+
+
+Stage = Callable[[TurnDoc], None]
+STAGES: tuple[Stage, ...] = (
+    find_entities,
+    find_times,
+    find_subjects,
+    read_statements,
+    find_values,
+    find_happenings,
+    set_aside_the_assistant,
+    find_corrections,
+    add_new_names,
+)
+
+
+def extract(doc: TurnDoc, stages: tuple[Stage, ...] = STAGES) -> Extraction:
+    """Run ``stages`` over ``doc`` in order until one ends it; what they found."""
+    for stage in stages:
+        stage(doc)
+        if doc.done:
+            break
+    return doc.extraction()
+
+
+def names_of(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> list[tuple[str, str, str]]:
+    """Names of pets and people the turn introduces: ``(surface, key, label)``."""
+    names = []
+    for v in values:
+        label = _NAMED_SLOTS.get(v.slot)
+        if label and v.value and not v.negated and (v.qualifier is not None or v.slot in ("partner", "name")):
+            surface = v.value.split(" (")[0].split("（")[0].strip()
+            if surface and surface.lower() not in ("a", "an", "the"):
+                names.append((surface, v.value_key, label))
+    for h in happenings:
+        if h.args.get("name"):
+            names.append((h.args["name"], h.args["name"].lower(), "person"))
+    return names
+
+
+def value_check(analysis: Analysis, entities: tuple[Entity, ...], lexicons: Lexicons) -> Check:
+    """The typed value check (:mod:`memtracks.pipeline.values`) with the turn's own parse."""
+    lang = "zh" if analysis.primary == "zh" else "en"
+
+    def check(value: str, kind: str, span: tuple[int, int]) -> bool:
+        text, parsed, tokens = analysis.text, analysis.parsed, analysis.tokens
+        return check_value(value, kind, lang, span, text, entities, parsed, tokens, lexicons=lexicons) is None
+
+    return check
+
+
+__all__ = ["STAGES", "Extraction", "Sources", "Stage", "TurnDoc", "extract", "names_of", "value_check"]
