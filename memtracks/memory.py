@@ -36,7 +36,6 @@ from memtracks.retrieval.snapshots import Snapshots
 from memtracks.retrieval.tiers import Tiers
 from memtracks.scopes import check_optional_id, public, scope_key
 from memtracks.storage import SQLStorage, is_postgres, open_store
-from memtracks.storage.chain import StoredChain
 from memtracks.toolkit import Toolkit
 from memtracks.tracks import named
 from memtracks.upkeep.manage import Manage
@@ -134,12 +133,9 @@ class Memory:
             self.toolkit,
             self.embedder,
             self.config,
-            self.indexes.vectors,
-            self.indexes.lexical,
-            lambda scope: StoredChain(self.store, scope),
+            self.indexes,
             self.writer.speakers,
             Tiers(self.config.tiers, self.toolkit.tiers),
-            self.indexes.live,
         )
         self._lock = threading.RLock()
         self.parts = Parts(

@@ -42,7 +42,7 @@ from memtracks.records import Event, Fact, Happening, Inference, Premise, TimeMe
 from memtracks.retrieval.fusion import Ranked
 from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.quoting import inline, quoted
-from memtracks.tracks import TRACKS
+from memtracks.tracks import TRACKS, named
 from memtracks.tracks.facts import FactState, fact_state, value_at
 
 LABELS = {lang: {t.name: t.label[lang] for t in TRACKS} for lang in ("en", "zh")}  # each track's own label
@@ -138,7 +138,7 @@ class Card:
     @property
     def ref(self) -> str:
         """The memory's id for :meth:`Memory.get`: "fact:12", "event:40", "inference:3"."""
-        return f"{'event' if self.track == 'temporal' else self.track}:{self.memory_id}"
+        return f"{named(self.track).stored}:{self.memory_id}"
 
     def to_dict(self) -> dict[str, Any]:
         """The card as plain JSON-ready data; a thread card adds its further ``parts``."""
@@ -612,30 +612,39 @@ def _event_body(
     return body
 
 
-def thread_tokens(
-    catalogue: Catalogue,
-    temporal_weight: float,
-    lookup: Callable[[Premise], Fact | Event | None],
-    terms: Sequence[str],
-    part_budget: int,
-    at: datetime | None = None,
-    bodies: Bodies | None = None,
-    first_budget: int = SNIPPET_TOKENS,
-) -> Callable[[Ranked, bool], int]:
+@dataclass
+class CardContext:
+    """What every card of one question is built with: the slot catalogue, the temporal track's
+    weight, how a conclusion's premises are looked up, the question's terms, the moment the
+    cards speak for, the token room of a thread's parts and of its first event, and ``bodies``,
+    each event's snippet cut once (for sizing a thread and for its card alike)."""
+
+    catalogue: Catalogue
+    temporal_weight: float
+    lookup: Callable[[Premise], Fact | Event | None]
+    terms: Sequence[str] = ()
+    at: datetime | None = None
+    part_budget: int = SNIPPET_TOKENS
+    first_budget: int = SNIPPET_TOKENS
+    bodies: Bodies | None = field(default_factory=dict)
+
+
+def thread_tokens(ctx: CardContext) -> Callable[[Ranked, bool], int]:
     """What a memory costs on a card, for :func:`memtracks.retrieval.fusion.fuse`'s threads: as a
     thread card's first event (its card line, the turn cut to ``first_budget``), or as a
-    further part of a thread. Give the cards of the same question the same ``bodies``, and
-    each turn is cut once."""
+    further part of a thread."""
 
     def cost(ranked: Ranked, as_part: bool) -> int:
         record = ranked.hit.record
         if as_part and isinstance(record, Event):
             separator = PART_SEPARATOR["zh" if record.lang == "zh" else "en"]
-            return count_tokens(separator + inline(event_part_text(record, terms, part_budget, bodies)))
+            return count_tokens(separator + inline(event_part_text(record, ctx.terms, ctx.part_budget, ctx.bodies)))
         if isinstance(record, Event):
-            confidence = event_confidence(record, temporal_weight)
-            return count_tokens(inline(event_card_text(record, confidence, terms, bodies, first_budget)))
-        return count_tokens(build_card(ranked, catalogue, temporal_weight, lookup, terms, at).text)
+            confidence = event_confidence(record, ctx.temporal_weight)
+            return count_tokens(inline(event_card_text(record, confidence, ctx.terms, ctx.bodies, ctx.first_budget)))
+        return count_tokens(
+            build_card(ranked, replace(ctx, part_budget=SNIPPET_TOKENS, first_budget=SNIPPET_TOKENS, bodies=None)).text
+        )
 
     return cost
 
@@ -669,42 +678,32 @@ def event_confidence(event: Event, weight: float) -> float:
     return weight
 
 
-def build_card(
-    ranked: Ranked,
-    catalogue: Catalogue,
-    temporal_weight: float,
-    lookup: Callable[[Premise], Fact | Event | None],
-    terms: Sequence[str] = (),
-    at: datetime | None = None,
-    part_budget: int = SNIPPET_TOKENS,
-    bodies: Bodies | None = None,
-    first_budget: int = SNIPPET_TOKENS,
-    relevance: Relevance | None = None,
-) -> Card:
+def build_card(ranked: Ranked, ctx: CardContext, relevance: Relevance | None = None) -> Card:
     """The card of a fused memory; a thread's further parts (``ranked.parts``, events) follow
     its own text in the order they were said, each shortened to ``part_budget`` tokens (and
     the thread's own event to ``first_budget``)."""
     hit, record = ranked.hit, ranked.hit.record
+    terms, bodies, temporal_weight = ctx.terms, ctx.bodies, ctx.temporal_weight
     turns = _cited(ranked)
     if isinstance(record, Fact):
-        text, confidence, lang = fact_card_text(record, catalogue, at), record.confidence, record.lang
+        text, confidence, lang = fact_card_text(record, ctx.catalogue, ctx.at), record.confidence, record.lang
         valid: tuple[datetime | None, datetime | None] = (record.valid_from, record.valid_to)
     elif isinstance(record, Event):
         confidence = event_confidence(record, temporal_weight)
-        budget = first_budget if ranked.parts else SNIPPET_TOKENS
+        budget = ctx.first_budget if ranked.parts else SNIPPET_TOKENS
         chosen = None if ranked.parts else relevance  # a thread card was sized with its shared-words cuts
         text = event_card_text(record, confidence, terms, bodies, budget, chosen)
         lang, valid = record.lang, (record.start, record.end)
     else:
         assert isinstance(record, Inference)
-        text = inference_card_text(record, describe_premises(record, lookup))
+        text = inference_card_text(record, describe_premises(record, ctx.lookup))
         confidence, lang, valid = record.confidence, record.lang, (record.valid_from, record.valid_to)
     parts = []
     for part in sorted(ranked.parts, key=lambda p: p.hit.record.mentioned_at):  # type: ignore[union-attr]
         event = part.hit.record
         assert isinstance(event, Event)
         own = _cited(part)
-        piece = inline(event_part_text(event, terms, part_budget, bodies))
+        piece = inline(event_part_text(event, terms, ctx.part_budget, bodies))
         text += PART_SEPARATOR["zh" if event.lang == "zh" else "en"] + piece
         turns += [t for t in own if t not in turns]
         parts.append(

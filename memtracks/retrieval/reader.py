@@ -15,17 +15,27 @@ from typing import Any
 from memtracks.config import MemoryConfig, is_assistant
 from memtracks.errors import InvalidTurnError
 from memtracks.records import STORED_AS, Event, Fact, Premise
-from memtracks.retrieval.cards import Recall, Relevance, SentenceMeaning, build_card, thread_tokens, to_fill
+from memtracks.retrieval.cards import (
+    CardContext,
+    Recall,
+    Relevance,
+    SentenceMeaning,
+    build_card,
+    thread_tokens,
+    to_fill,
+)
 from memtracks.retrieval.embedders import Embedder
 from memtracks.retrieval.facts import retrieve_facts
 from memtracks.retrieval.fusion import fuse
 from memtracks.retrieval.hits import Hit, Record, SearchContext
+from memtracks.retrieval.indexes import Indexes
 from memtracks.retrieval.inferences import retrieve_inferences
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
 from memtracks.retrieval.query import Query, analyze_query
 from memtracks.retrieval.temporal import retrieve_events
 from memtracks.retrieval.tiers import TIERED_TRACKS, Reach, Tiers, newest_conclusions, words_asking
-from memtracks.storage import Storage
+from memtracks.storage.base import SQLStorage
+from memtracks.storage.chain import StoredChain
 from memtracks.toolkit import Toolkit
 from memtracks.tracks import track_of
 from memtracks.upkeep.consolidation.folded import credit_folded, fold_hits, folded_events
@@ -80,16 +90,13 @@ def _turn_ids(record: Record) -> tuple[str, ...]:
 
 @dataclass
 class Reader:
-    store: Storage
+    store: SQLStorage
     toolkit: Toolkit
     embedder: Embedder
     config: MemoryConfig
-    vectors: Callable[[str, str], Any]  # (user, track) -> vector index
-    lexical: Callable[[str, str], LexicalIndex]
-    chain: Callable[[str], Any]  # scope -> the event chain (a StoredChain or a networkx graph)
+    indexes: Indexes  # each user's vector and word indexes, whole and live
     speakers: Callable[[str], set[str]]
     tiers: Tiers
-    live: Callable[[str, str, datetime, float], tuple[Any, LexicalIndex]]  # (user, track, since, slack)
 
     def retrieve(
         self,
@@ -134,21 +141,24 @@ class Reader:
             hits = fold_hits(self.store, user_id, hits, folded)
         t2 = clock()
         lookup = self._premise_lookup(user_id)
-        fusion, catalogue = self.config.fusion, self.toolkit.catalogue
-        bodies: dict = {}  # each event's snippet, cut once for sizing threads and for its card
-        part_budget = fusion.thread_part_tokens
-        first = fusion.thread_first_tokens
-        at = as_of or now
-        cost = thread_tokens(catalogue, fusion.temporal, lookup, query.terms, part_budget, at, bodies, first)
-        ranked = fuse(hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, cost)
+        fusion = self.config.fusion
+        cards_ctx = CardContext(
+            self.toolkit.catalogue,
+            fusion.temporal,
+            lookup,
+            query.terms,
+            as_of or now,
+            fusion.thread_part_tokens,
+            fusion.thread_first_tokens,
+        )
+        ranked = fuse(
+            hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, thread_tokens(cards_ctx)
+        )
         relevance = self._relevance(query, ranked[: fusion.snippet_cards])
         shown = fusion.snippet_cards
 
         def card(r: Any, n: int) -> Any:
-            chosen = relevance if n < shown else None
-            return build_card(
-                r, catalogue, fusion.temporal, lookup, query.terms, at, part_budget, bodies, first, chosen
-            )
+            return build_card(r, cards_ctx, relevance if n < shown else None)
 
         cards = [card(r, n) for n, r in enumerate(ranked)]
         if folded:
@@ -289,17 +299,34 @@ class Reader:
         since = reach.live_since() if reach is not None else None
         slack = self.config.tiers.live_slack_days * 86400.0
 
-        def live(track: str) -> bool:
-            return since is not None and STORED_AS.get(track, track) in TIERED_TRACKS
+        def live(track: str) -> datetime | None:
+            """Where the live index of ``track`` starts, if the question searches it."""
+            return since if since is not None and STORED_AS.get(track, track) in TIERED_TRACKS else None
+
+        def vectors(track: str) -> Any:
+            start = live(track)
+            return (
+                self.indexes.vectors(user_id, track)
+                if start is None
+                else self.indexes.live(user_id, track, start, slack)[0]
+            )
+
+        def lexical(track: str) -> LexicalIndex:
+            start = live(track)
+            return (
+                self.indexes.lexical(user_id, track)
+                if start is None
+                else self.indexes.live(user_id, track, start, slack)[1]
+            )
 
         return SearchContext(
             user_id,
             self.store,
             self.config.retrieval,
             self.toolkit.catalogue,
-            lambda track: self.live(user_id, track, since, slack)[0] if live(track) else self.vectors(user_id, track),  # type: ignore[arg-type]
-            lambda track: self.live(user_id, track, since, slack)[1] if live(track) else self.lexical(user_id, track),  # type: ignore[arg-type]
-            lambda: self.chain(user_id),
+            vectors,
+            lexical,
+            lambda: StoredChain(self.store, user_id),  # the event chain, read from the store
             self.toolkit.ranker,
             self._admission(user_id, reach, allowed),
             self.config.writer.assistant_speakers,
