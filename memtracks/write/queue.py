@@ -36,6 +36,7 @@ from memtracks.pipeline.language import detect_language
 from memtracks.records import Event, Turn, WriteResult
 from memtracks.retrieval.cards import Card, event_card_text
 from memtracks.retrieval.substance import content_free
+from memtracks.tracks import TEMPORAL
 from memtracks.write.validation import content_hash
 
 log = logging.getLogger(__name__)
@@ -297,7 +298,7 @@ def admits(filters: Any, turn: Turn, as_of: datetime | None) -> bool:
     when = turn.timestamp
     assert when is not None
     return (
-        "temporal" in filters.tracks
+        TEMPORAL.name in filters.tracks
         and (filters.session_id is None or turn.session_id == filters.session_id)
         and (filters.start is None or when >= filters.start)
         and (filters.end is None or when < filters.end)
@@ -333,7 +334,7 @@ def hot_cards(
         )
         cards.append(
             Card(
-                track="temporal",
+                track=TEMPORAL.name,
                 text=event_card_text(event, HOT_CONFIDENCE),
                 score=float(sim),
                 confidence=HOT_CONFIDENCE,
