@@ -4,6 +4,10 @@ The package was regrouped by role (``write/``, ``retrieval/``, ``upkeep/``, ``in
 ``data/``). Code that imports a module by its old path, ``memtracks.writer`` or
 ``memtracks.consolidation.apply``, gets the module at its new home and a warning naming it;
 the module object is the same one, so patching or reading it through either name agrees.
+A moved package is reached through a stand-in module under its old name that reads every
+attribute from the package itself: importing a submodule by its old path sets an attribute
+on the stand-in, never on the package (where it would hide a function of the same name,
+``consolidation.apply``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ MOVED = {
     "memtracks.markdown_export": "memtracks.upkeep.markdown_export",
     "memtracks.markdown_import": "memtracks.upkeep.markdown_import",
     "memtracks.nlp": "memtracks.pipeline.nlp",
+    "memtracks.pipeline.patterns": "memtracks.data.patterns",
     "memtracks.progress": "memtracks.interfaces.progress",
     "memtracks.queue": "memtracks.write.queue",
     "memtracks.quoting": "memtracks.retrieval.quoting",
@@ -71,10 +76,21 @@ class _Alias(importlib.abc.Loader):
         )
         module = importlib.import_module(self.target)
         self.spec = module.__spec__
+        if hasattr(module, "__path__"):
+            return _stand_in(spec.name, module)
         return module
 
     def exec_module(self, module: ModuleType) -> None:
-        module.__spec__ = self.spec  # the import system set the old name's spec; keep the real one
+        if module.__name__ == self.target:
+            module.__spec__ = self.spec  # the import system set the old name's spec; keep the real one
+
+
+def _stand_in(name: str, package: ModuleType) -> ModuleType:
+    """A module called ``name`` that reads its attributes from ``package``."""
+    stand_in = ModuleType(name, package.__doc__)
+    stand_in.__path__ = list(package.__path__)
+    stand_in.__dict__["__getattr__"] = lambda attribute: getattr(package, attribute)
+    return stand_in
 
 
 class MovedModules(importlib.abc.MetaPathFinder):

@@ -1,0 +1,104 @@
+"""``lexicons/statements.yaml``: the markers that say how a clause is said (negated, ceased,
+asked, wished, reported, past, planned...) and the patterns of a bare correction ("sorry, I
+meant Tuesday", 不对，是周二), compiled and validated: a bad regex fails naming the file, the
+section and the entry. How they are read: :mod:`memtracks.pipeline.statements` and
+:mod:`memtracks.pipeline.corrections`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from memtracks.data.files import bundled, read_yaml
+from memtracks.errors import DataFileError
+
+CATEGORIES = (
+    "negated",
+    "ceased",
+    "question",
+    "hypothetical",
+    "wish",
+    "planned",
+    "reported",
+    "past",
+    "correction",
+    "addition",
+)  # (the parse adds "done": a finished act, in the past tense; "occasion": a past progressive)
+
+
+@dataclass(frozen=True)
+class Markers:
+    """Compiled marker regexes per language and category."""
+
+    by_lang: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
+
+    def found(self, lang: str, text: str) -> frozenset[str]:
+        table = self.by_lang.get(lang, {})
+        return frozenset(c for c, regexes in table.items() if any(r.search(text) for r in regexes))
+
+
+def load_markers(path: Path | None = None) -> Markers:
+    path = path or bundled("lexicons", "statements.yaml")
+    doc = read_yaml(path)
+    section = doc.get("markers") if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        raise DataFileError(str(path), ["missing top-level section 'markers' (language -> category -> regexes)"])
+    problems: list[str] = []
+    out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
+    for lang, table in section.items():
+        if not isinstance(table, dict):
+            problems.append(f"markers.{lang}: must map a category to a list of regexes")
+            continue
+        out[lang] = {}
+        for category, regexes in table.items():
+            if category not in CATEGORIES:
+                problems.append(f"markers.{lang}.{category}: unknown category; known: {', '.join(CATEGORIES)}")
+                continue
+            compiled = []
+            for i, rx in enumerate(regexes or []):
+                try:
+                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
+                except re.error as exc:
+                    problems.append(f"markers.{lang}.{category}[{i}]: bad regex {rx!r}: {exc}")
+            out[lang][category] = tuple(compiled)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Markers(out)
+
+
+@lru_cache(maxsize=1)
+def default_markers() -> Markers:
+    return load_markers()
+
+
+def load_bare_corrections(path: Path | None = None) -> dict[str, tuple[re.Pattern[str], ...]]:
+    path = path or bundled("lexicons", "statements.yaml")
+    doc = read_yaml(path)
+    section = doc.get("bare_corrections") if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        raise DataFileError(str(path), ["missing section 'bare_corrections' (language -> list of regexes)"])
+    problems: list[str] = []
+    out: dict[str, tuple[re.Pattern[str], ...]] = {}
+    for lang, regexes in section.items():
+        compiled = []
+        for i, rx in enumerate(regexes or []):
+            try:
+                pattern = re.compile(rx, re.IGNORECASE if lang == "en" else 0)
+            except re.error as exc:
+                problems.append(f"bare_corrections.{lang}[{i}]: bad regex {rx!r}: {exc}")
+                continue
+            if "value" not in pattern.groupindex:
+                problems.append(f"bare_corrections.{lang}[{i}]: needs a (?P<value>...) group")
+                continue
+            compiled.append(pattern)
+        out[str(lang)] = tuple(compiled)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return out
+
+
+@lru_cache(maxsize=1)
+def default_bare_corrections() -> dict[str, tuple[re.Pattern[str], ...]]:
+    return load_bare_corrections()
