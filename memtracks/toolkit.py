@@ -1,18 +1,32 @@
-"""Everything the writer and the reader load once: language tools, lexicons, rules."""
+"""Everything the writer and the reader load once: language tools, lexicons, rules.
+
+Every data file of ``rules/`` and ``lexicons/`` has one loader and schema in
+:mod:`memtracks.data`; the toolkit holds what they loaded, and the stages read it here. The
+time words (``lexicons/time_*.yaml``) are the one exception: :mod:`memtracks.pipeline.timenorm`
+compiles its grammar from them once, for every memory alike.
+"""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from memtracks.data import userdata
 from memtracks.data.catalogue import Catalogue, default_catalogue
+from memtracks.data.conjecture import Conjecture, default_conjecture
+from memtracks.data.history import History, default_history
 from memtracks.data.lexicons import Lexicons, default_lexicons
+from memtracks.data.patterns import Compiled, default_change_words, default_happening_patterns, default_slot_patterns
+from memtracks.data.polarity import Polarity, default_polarity
 from memtracks.data.ranker import Ranker, default_ranker
+from memtracks.data.rules import RuleSpec, default_rules
+from memtracks.data.statements import Markers, default_bare_corrections, default_markers
 from memtracks.data.tiers import TierRules, default_tier_rules
-from memtracks.pipeline.inference import RuleSpec, default_rules
 from memtracks.pipeline.nlp import NLP
-from memtracks.pipeline.patterns import Compiled, default_happening_patterns, default_slot_patterns
+from memtracks.pipeline.text import value_key
+from memtracks.pipeline.values import check_value
 from memtracks.write.gate import Gate, default_gate
 
 
@@ -32,6 +46,12 @@ class Toolkit:
     gate: Gate = field(default_factory=default_gate)
     tiers: TierRules = field(default_factory=default_tier_rules)
     ranker: Ranker = field(default_factory=default_ranker)
+    markers: Markers = field(default_factory=default_markers)
+    bare_corrections: dict[str, tuple[re.Pattern[str], ...]] = field(default_factory=default_bare_corrections)
+    history: History = field(default_factory=default_history)
+    conjecture: Conjecture = field(default_factory=default_conjecture)
+    polarity: Polarity = field(default_factory=default_polarity)
+    change_words: dict[str, tuple[str, ...]] = field(default_factory=default_change_words)
 
     @classmethod
     def load(
@@ -48,7 +68,6 @@ class Toolkit:
         if rules_dir is None and lexicons_dir is None:
             lexicons = default_lexicons()
             return cls(nlp=nlp or NLP(lexicons, chinese_ner=chinese_ner, hanlp_model=hanlp_model), lexicons=lexicons)
-        from memtracks.data import userdata
 
         data = userdata.load(rules_dir, lexicons_dir)
         if nlp is None or data["lexicons"] is not nlp.lexicons:
@@ -63,13 +82,6 @@ class Toolkit:
         return cls(nlp=nlp, **data)
 
     @cached_property
-    def change_words(self) -> dict[str, tuple[str, ...]]:
-        """Happening kind -> the nouns a cancellation or postponement names it by."""
-        from memtracks.pipeline.patterns import load_change_words
-
-        return load_change_words()
-
-    @cached_property
     def _english_patterns(self) -> tuple:
         return tuple(p.regex for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
 
@@ -79,7 +91,6 @@ class Toolkit:
 
     def well_formed(self, value) -> bool:
         """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""
-        from memtracks.pipeline.values import check_value
 
         spec = self.catalogue.by_name.get(value.slot)
         if spec is None or value.negated:
@@ -93,6 +104,5 @@ class Toolkit:
 
     def key_of(self, value: str) -> str:
         """Canonical key of a value: the lexicon's entity key, else the normalised text."""
-        from memtracks.pipeline.text import value_key
 
         return self.lexicons.entities.key(value) or value_key(value)

@@ -11,8 +11,8 @@ import pytest
 
 from memtracks import Turn
 from memtracks.config import RetrievalConfig
+from memtracks.data.conjecture import default_conjecture, load_conjecture
 from memtracks.errors import DataFileError, InvalidInputError
-from memtracks.retrieval.query import default_conjecture, load_conjecture
 
 T0 = datetime(2024, 3, 4, 19, tzinfo=timezone(timedelta(hours=8)))
 

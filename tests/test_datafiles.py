@@ -8,7 +8,7 @@ from memtracks import DataFileError
 from memtracks.data.catalogue import default_catalogue, load_catalogue
 from memtracks.data.files import bundled
 from memtracks.data.lexicons import load_lexicons
-from memtracks.pipeline.patterns import load_happening_patterns, load_slot_patterns
+from memtracks.data.patterns import load_happening_patterns, load_slot_patterns
 
 
 def test_datafiles_bundled_files_load():

@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import DataFileError, Turn
-from memtracks.pipeline.inference import Context, default_rules, infer, load_rules
+from memtracks.data.rules import default_rules, load_rules
+from memtracks.pipeline.inference import Context, infer
 from memtracks.records import Event, Fact, Happening, Premise
 
 CST = timezone(timedelta(hours=8))

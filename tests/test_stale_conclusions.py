@@ -13,8 +13,8 @@ import pytest
 from conftest import CST, at
 
 from memtracks import Turn
+from memtracks.data.history import default_history, load_history
 from memtracks.errors import DataFileError
-from memtracks.retrieval.query import default_history, load_history
 
 T0 = at(2024, 9, 2, 19, tz=CST)
 NOW = at(2024, 11, 16, 10, tz=CST)

@@ -12,6 +12,7 @@ from pathlib import Path
 from memtracks.data.files import bundled, read_yaml, string_list
 from memtracks.errors import DataFileError
 
+
 @dataclass(frozen=True)
 class Conjecture:
     """The cues of a conjecture question (``lexicons/conjecture.yaml``): one that asks what

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from memtracks.data.files import bundled, read_yaml, string_list
 from memtracks.errors import DataFileError
+
 
 @dataclass(frozen=True)
 class History:

@@ -259,3 +259,8 @@ def default_slot_patterns() -> tuple[Compiled, ...]:
 @lru_cache(maxsize=1)
 def default_happening_patterns() -> tuple[Compiled, ...]:
     return tuple(load_happening_patterns())
+
+
+@lru_cache(maxsize=1)
+def default_change_words() -> dict[str, tuple[str, ...]]:
+    return load_change_words()

@@ -4,13 +4,13 @@ negated restatement apart from what it negates (:mod:`memtracks.upkeep.consolida
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from pathlib import Path
 
-from memtracks.data.files import bundled, read_yaml, string_list
+from memtracks.data.files import bundled, read_yaml
 from memtracks.errors import DataFileError
+
 
 @dataclass(frozen=True)
 class Polarity:

@@ -3,11 +3,8 @@ entries (premises, constraints, conclusions); how they are applied: :mod:`memtra
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -16,8 +13,6 @@ from pydantic import Field
 
 from memtracks.data.catalogue import Catalogue, default_catalogue
 from memtracks.data.files import Strict, bundled, load_section
-from memtracks.records import Event, Fact, Happening, Inference, Premise, SlotValue
-
 
 _VAR = re.compile(r"\{([a-z_]+)(?:\.([a-z_]+))?\}")
 

@@ -42,11 +42,7 @@ from memtracks.data.lexicons import (
     load_vehicles,
     term_check,
 )
-from memtracks.data.ranker import default_ranker, load_ranker
-from memtracks.errors import DataFileError
-from memtracks.pipeline.inference import default_rules
-from memtracks.pipeline.inference import load_rules as load_rule_file
-from memtracks.pipeline.patterns import (
+from memtracks.data.patterns import (
     Compiled,
     default_happening_patterns,
     default_slot_patterns,
@@ -54,6 +50,10 @@ from memtracks.pipeline.patterns import (
     load_happening_patterns,
     load_slot_patterns,
 )
+from memtracks.data.ranker import default_ranker, load_ranker
+from memtracks.data.rules import default_rules
+from memtracks.data.rules import load_rules as load_rule_file
+from memtracks.errors import DataFileError
 from memtracks.write.gate import Gate, default_gate, load_gate
 
 T = TypeVar("T")

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 
 from memtracks.data.catalogue import Catalogue
 from memtracks.records import REASONS, Fact, SlotValue
-from memtracks.tracks.facts import revise
+from memtracks.tracks.facts import VOID_REASONS, revise
 
 CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
 
@@ -86,7 +86,6 @@ def supersede(fact: Fact, at: datetime, by: int | None = None, *, reason: str, l
     questions about the past still reach it. The writer, :func:`correct_fact` and
     :func:`retract_fact` all end facts here.
     """
-    from memtracks.tracks.facts import VOID_REASONS
 
     if reason not in REASONS:
         raise ValueError(f"unknown reason {reason!r}; known: {', '.join(REASONS)}")

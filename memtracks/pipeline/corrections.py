@@ -19,11 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from functools import lru_cache
-from pathlib import Path
 
-from memtracks.data.files import bundled, read_yaml
-from memtracks.errors import DataFileError
 from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.text import clean_value, sentences, value_key
 from memtracks.records import Entity, Event, Fact, Happening, SlotValue, TimeMention
@@ -76,37 +72,6 @@ class Candidate:
     index: int = -1
     fact: Fact | None = None
     event: Event | None = None
-
-
-def load_bare_corrections(path: Path | None = None) -> dict[str, tuple[re.Pattern[str], ...]]:
-    path = path or bundled("lexicons", "statements.yaml")
-    doc = read_yaml(path)
-    section = doc.get("bare_corrections") if isinstance(doc, dict) else None
-    if not isinstance(section, dict):
-        raise DataFileError(str(path), ["missing section 'bare_corrections' (language -> list of regexes)"])
-    problems: list[str] = []
-    out: dict[str, tuple[re.Pattern[str], ...]] = {}
-    for lang, regexes in section.items():
-        compiled = []
-        for i, rx in enumerate(regexes or []):
-            try:
-                pattern = re.compile(rx, re.IGNORECASE if lang == "en" else 0)
-            except re.error as exc:
-                problems.append(f"bare_corrections.{lang}[{i}]: bad regex {rx!r}: {exc}")
-                continue
-            if "value" not in pattern.groupindex:
-                problems.append(f"bare_corrections.{lang}[{i}]: needs a (?P<value>...) group")
-                continue
-            compiled.append(pattern)
-        out[str(lang)] = tuple(compiled)
-    if problems:
-        raise DataFileError(str(path), problems)
-    return out
-
-
-@lru_cache(maxsize=1)
-def default_bare_corrections() -> dict[str, tuple[re.Pattern[str], ...]]:
-    return load_bare_corrections()
 
 
 def find_bare_corrections(

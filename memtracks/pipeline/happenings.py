@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from memtracks.pipeline.patterns import Compiled, base_groups
+from memtracks.data.patterns import Compiled, base_groups
 from memtracks.pipeline.statements import Statement, statement_for
 from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.text import (
@@ -61,8 +62,6 @@ def extract_happenings(
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
             if h is not None and (st.planned or (h.start is not None and h.start > _said(times))):
-                from dataclasses import replace
-
                 h = replace(h, planned=True)
             return h
 

@@ -16,6 +16,7 @@ from typing import Any
 from memtracks.data.lexicons import Lexicons, default_lexicons
 from memtracks.errors import MissingDependencyError, UnknownNameError
 from memtracks.pipeline.language import detect_language, has_han, primary_language
+from memtracks.pipeline.text import sentences
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +187,6 @@ class NLP:
     def _parse(
         self, texts: Sequence[tuple[int, str]], wanted: Callable[[str], bool]
     ) -> dict[int, tuple[ParsedToken, ...]]:
-        from memtracks.pipeline.text import sentences
 
         todo = [
             (i, s.start, text[s.start : s.end])

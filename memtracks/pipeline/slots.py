@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from dataclasses import replace as _replace
 
 from memtracks.data.lexicons import Lexicons
+from memtracks.data.patterns import Compiled, group
+from memtracks.data.statements import default_markers
 from memtracks.pipeline.numerals import parse_number
-from memtracks.pipeline.patterns import Compiled, group
-from memtracks.pipeline.statements import Statement, statement_for
+from memtracks.pipeline.statements import Statement, analyze_statements, statement_for
 from memtracks.pipeline.subjects.kin import kin_values
 from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.text import (
@@ -101,10 +103,6 @@ def extract_slots(
     opposites = opposites or {}
     context = context or ValueContext()
     if not context.statements:
-        from dataclasses import replace as _replace
-
-        from memtracks.pipeline.statements import analyze_statements, default_markers
-
         context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
     search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)
     sents = sentences(text)
@@ -207,7 +205,6 @@ def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "") -> SlotVal
     """ "My sister's name is Anna", 她叫佳慧 (她: the girlfriend): a name said about a relative
     is a fact about the one whose relative they are — partner, children or family; shown with
     the word the turn calls them by (``said_as``: 我表姐 -> 表姐, not the relation's first word)."""
-    from dataclasses import replace
 
     owner, sep, rel = v.subject.rpartition("'s ")
     if v.slot != "name" or not sep or v.negated:
@@ -302,7 +299,6 @@ _PHRASE_KINDS = frozenset({"text"})  # free phrases ("create a safe and loving h
 
 def _whole(v: SlotValue, context: ValueContext, text: str) -> SlotValue:
     """A phrase value as the whole phrase the parse reads, not where the regex stopped."""
-    from dataclasses import replace
 
     if v.lang != "en" or not context.parsed or (context.kinds or {}).get(v.slot, "text") not in _PHRASE_KINDS:
         return v
@@ -336,7 +332,6 @@ class _Said:
 def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said) -> SlotValue | None:
     """The value as the clause says it: negated, a dated plan, historical, a correction, an
     addition; None when it is an undated plan (a goal, not a fact)."""
-    from dataclasses import replace
 
     changes: dict = {}
     if pattern.spec.historical and st.polarity == "negated":

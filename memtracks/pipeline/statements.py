@@ -17,25 +17,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-from memtracks.data.files import bundled, read_yaml
-from memtracks.errors import DataFileError
+from memtracks.data.lexicons import default_lexicons
+from memtracks.data.statements import Markers
 from memtracks.pipeline.nlp import ParsedToken
+from memtracks.pipeline.text import sentence_at, sentences
 from memtracks.records import TimeMention
 
-CATEGORIES = (
-    "negated",
-    "ceased",
-    "question",
-    "hypothetical",
-    "wish",
-    "planned",
-    "reported",
-    "past",
-    "correction",
-    "addition",
-)  # (the parse adds "done": a finished act, in the past tense; "occasion": a past progressive)
 _CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n~～…]+[,;:.!?，。；：！？\n~～…]*")
 _WISH_VERBS = frozenset({"want", "wish", "hope", "dream", "plan", "intend", "consider", "think"})
 _SAY_VERBS = frozenset({"say", "tell", "hear", "claim", "think", "believe", "guess"})
@@ -63,51 +51,6 @@ _STATIVE = frozenset(
 )
 _FUTURE_AUX = frozenset({"will", "shall", "'ll", "wo", "gonna"})
 _HYPOTHETICAL_AUX = frozenset({"would", "could", "might", "'d"})
-
-
-@dataclass(frozen=True)
-class Markers:
-    """Compiled marker regexes per language and category."""
-
-    by_lang: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
-
-    def found(self, lang: str, text: str) -> frozenset[str]:
-        table = self.by_lang.get(lang, {})
-        return frozenset(c for c, regexes in table.items() if any(r.search(text) for r in regexes))
-
-
-def load_markers(path: Path | None = None) -> Markers:
-    path = path or bundled("lexicons", "statements.yaml")
-    doc = read_yaml(path)
-    section = doc.get("markers") if isinstance(doc, dict) else None
-    if not isinstance(section, dict):
-        raise DataFileError(str(path), ["missing top-level section 'markers' (language -> category -> regexes)"])
-    problems: list[str] = []
-    out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
-    for lang, table in section.items():
-        if not isinstance(table, dict):
-            problems.append(f"markers.{lang}: must map a category to a list of regexes")
-            continue
-        out[lang] = {}
-        for category, regexes in table.items():
-            if category not in CATEGORIES:
-                problems.append(f"markers.{lang}.{category}: unknown category; known: {', '.join(CATEGORIES)}")
-                continue
-            compiled = []
-            for i, rx in enumerate(regexes or []):
-                try:
-                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
-                except re.error as exc:
-                    problems.append(f"markers.{lang}.{category}[{i}]: bad regex {rx!r}: {exc}")
-            out[lang][category] = tuple(compiled)
-    if problems:
-        raise DataFileError(str(path), problems)
-    return Markers(out)
-
-
-@lru_cache(maxsize=1)
-def default_markers() -> Markers:
-    return load_markers()
 
 
 @dataclass(frozen=True)
@@ -170,7 +113,6 @@ def analyze_statements(
     said_at=None,
 ) -> tuple[Statement, ...]:
     """One :class:`Statement` per clause of ``text`` (pure)."""
-    from memtracks.pipeline.text import sentence_at, sentences
 
     search = text if lang == "en" else _mask_terms(markers_text(text))
     sents = sentences(text)
@@ -195,7 +137,6 @@ def _marker_only(clause: str) -> bool:
 
 def markers_text(text: str) -> str:
     """Chinese text as the markers see it: Traditional characters mapped to Simplified."""
-    from memtracks.data.lexicons import default_lexicons
 
     return default_lexicons().to_simplified(text)
 
@@ -211,7 +152,6 @@ def _mask_terms(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _marker_words() -> tuple[str, ...]:
-    from memtracks.data.lexicons import default_lexicons
 
     lex = default_lexicons()
     forms = [f for terms in (lex.conditions, lex.activities, lex.jobs) for f in terms.forms("zh")]

@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import ValidationError, field_validator
 
 from memtracks.data.files import Strict, bundled, read_yaml
+from memtracks.data.lexicons import default_lexicons
 from memtracks.errors import DataFileError
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -105,7 +106,6 @@ def stopwords() -> Stopwords:
 
 @lru_cache(maxsize=1)
 def _simplified() -> dict[int, str]:
-    from memtracks.data.lexicons import default_lexicons
 
     return str.maketrans(default_lexicons().traditional)
 

@@ -16,14 +16,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cached_property, lru_cache
-from pathlib import Path
+from functools import lru_cache
 
 import numpy as np
 
-from memtracks.data.files import bundled, read_yaml, string_list
 from memtracks.data.lexicons import Category, Lexicons
-from memtracks.errors import DataFileError
 from memtracks.pipeline.entities import extract_entities
 from memtracks.pipeline.nlp import Token
 from memtracks.pipeline.subjects.self_words import ASKS_OF_SELF_EN, ASKS_OF_SELF_ZH
@@ -32,113 +29,6 @@ from memtracks.records import Entity, TimeMention
 from memtracks.retrieval.embedders import Embedder
 from memtracks.retrieval.lexical import tokenize
 from memtracks.toolkit import Toolkit
-
-
-@dataclass(frozen=True)
-class History:
-    """The cues of a question about how things were before (``lexicons/history.yaml``): "used
-    to", "ever", 以前, 住过 — superseded facts and stale conclusions may answer it."""
-
-    en: tuple[str, ...]
-    zh: tuple[str, ...]
-
-    @cached_property
-    def _pattern(self) -> re.Pattern[str] | None:
-        parts = [rf"\b(?:{'|'.join(self.en)})\b"] if self.en else []
-        parts += [f"(?:{'|'.join(self.zh)})"] if self.zh else []
-        return re.compile("|".join(parts), re.IGNORECASE) if parts else None
-
-    def asks(self, text: str) -> bool:
-        return self._pattern is not None and self._pattern.search(text) is not None
-
-
-def load_history(path: Path) -> History:
-    """The history cues of ``path``, validated: a bad file fails naming it, the field and the entry."""
-    doc = read_yaml(path)
-    if not isinstance(doc, dict):
-        raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
-    problems: list[str] = []
-    en, zh = (string_list(name, doc.get(name), problems, regex=True) for name in ("en", "zh"))
-    if problems:
-        raise DataFileError(str(path), problems)
-    return History(en, zh)
-
-
-@lru_cache(maxsize=1)
-def default_history() -> History:
-    return load_history(bundled("lexicons", "history.yaml"))
-
-
-@dataclass(frozen=True)
-class Conjecture:
-    """The cues of a conjecture question (``lexicons/conjecture.yaml``): one that asks what
-    someone would, might or probably does ("Would Melanie enjoy Vivaldi?", 他可能学的什么专业？).
-    A cue next to an addressee asks the assistant instead ("Could you remind me...")."""
-
-    en: tuple[str, ...]
-    zh: tuple[str, ...]
-    addressee_en: tuple[str, ...]
-    addressee_zh: tuple[str, ...]
-
-    @cached_property
-    def _en(self) -> re.Pattern[str] | None:
-        return re.compile(rf"\b(?:{_alternatives(self.en)})\b", re.IGNORECASE) if self.en else None
-
-    @cached_property
-    def _zh(self) -> re.Pattern[str] | None:
-        return re.compile(_alternatives(self.zh)) if self.zh else None
-
-    def asks(self, text: str) -> bool:
-        """Whether ``text`` (Simplified, for Chinese) is a conjecture question: it holds a cue
-        that no addressee stands right before or after ("Would Tim enjoy..." but not "Could
-        you...", "...if you could remind me", 你会不会...)."""
-        en, zh = self._en, self._zh
-        text = text.replace("’", "'")
-        for m in en.finditer(text) if en else ():
-            before, after = _WORD.findall(text[: m.start()])[-1:], _WORD.findall(text[m.end() :])[:1]
-            if not any(w.lower() in self.addressee_en for w in before + after):
-                return True
-        for m in zh.finditer(text) if zh else ():
-            if (
-                text[m.start() - 1 : m.start()] not in self.addressee_zh
-                and text[m.end() : m.end() + 1] not in self.addressee_zh
-            ):
-                return True
-        return False
-
-
-_WORD = re.compile(r"[A-Za-z']+")
-
-
-def _alternatives(words: Iterable[str]) -> str:
-    """One regex alternation of ``words``, the longest first."""
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
-
-def load_conjecture(path: Path) -> Conjecture:
-    """The conjecture cues of ``path``, validated: a bad file fails naming it and the field."""
-    doc = read_yaml(path)
-    if not isinstance(doc, dict):
-        raise DataFileError(str(path), ["must be a mapping with 'en', 'zh' and 'addressee'"])
-    addressee = doc.get("addressee", {})
-    problems: list[str] = []
-    lists: dict[str, tuple[str, ...]] = {}
-    fields: list[tuple[str, object]] = [("en", doc.get("en")), ("zh", doc.get("zh"))]
-    if not isinstance(addressee, dict):
-        problems.append("field 'addressee': must be a mapping with 'en' and 'zh' lists")
-        addressee = {}
-    fields += [("addressee.en", addressee.get("en", [])), ("addressee.zh", addressee.get("zh", []))]
-    for name, items in fields:
-        lists[name] = tuple(w.lower() for w in string_list(name, items, problems))
-    if problems:
-        raise DataFileError(str(path), problems)
-    return Conjecture(lists["en"], lists["zh"], lists["addressee.en"], lists["addressee.zh"])
-
-
-@lru_cache(maxsize=1)
-def default_conjecture() -> Conjecture:
-    return load_conjecture(bundled("lexicons", "conjecture.yaml"))
-
 
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
@@ -353,7 +243,7 @@ def analyze_query(
         slots=_slots(text, toolkit, analysis.tokens),
         entities=topical,
         times=times,
-        past=default_history().asks(simplified),
+        past=toolkit.history.asks(simplified),
         asks_when=_WHEN.search(text) is not None,
         aggregate=aggregate,
         as_of=as_of,
@@ -361,7 +251,7 @@ def analyze_query(
         vector=embedder.embed_batch([without_names(topic, named)])[0],
         kinds=_kinds(text, toolkit) if aggregate else (),
         compares=compares,
-        conjecture=default_conjecture().asks(simplified),
+        conjecture=toolkit.conjecture.asks(simplified),
         expansions=_member_groups(alone, terms, known),
         sibling_expansions=_member_groups(beside, terms, known),
         category_terms=_category_terms(alone, naming, terms, known),

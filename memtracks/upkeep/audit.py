@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from memtracks.records import Event, Fact, Inference
+from memtracks.scopes import split_scope
 
 if TYPE_CHECKING:
     from memtracks.parts import Parts
@@ -127,7 +128,6 @@ def _normal(text: str, simplify: Callable[[str], str] = str) -> str:
 
 def audit_scopes(parts: Parts, scopes: Sequence[str], near: float = NEAR_DUPLICATE) -> AuditReport:
     """Audit the given storage scopes of ``memory`` (see the module doc for the categories)."""
-    from memtracks.scopes import split_scope
 
     users = []
     for scope in scopes:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from memtracks.config import FusionConfig
 from memtracks.data.catalogue import Catalogue
 from memtracks.errors import InvalidTurnError
-from memtracks.records import Event, Fact
+from memtracks.records import Event, Fact, TimeMention
 from memtracks.retrieval.cards import resolved, status_marker, with_dates
 from memtracks.tracks.facts import FactState, fact_state, value_at
 from memtracks.upkeep.audit import noise_turns
@@ -189,7 +189,6 @@ def _plans(
 
 
 def _day_of(start: datetime, end: datetime | None, granularity: str | None) -> str:
-    from memtracks.records import TimeMention
 
     mention = TimeMention("", start, end or start, granularity or "day", (0, 0), "en")
     return resolved(mention) or start.date().isoformat()

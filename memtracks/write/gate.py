@@ -18,29 +18,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import Literal
 
-from pydantic import Field
-
-from memtracks.data.files import Strict, bundled, load_section, pattern_problems
+from memtracks.data.gate import GateRule, load_gate_rules
 
 KINDS = ("tool_output", "path", "command_log", "greeting", "recall_loop")
 _LINE = re.compile(r"[^\n]*")
 _WORD = re.compile(r"[^\W_]", re.UNICODE)
-
-
-class GateRule(Strict):
-    id: str = Field(pattern=r"^[a-z][a-z0-9_.-]*$")
-    kind: Literal["tool_output", "path", "command_log", "greeting", "recall_loop"]
-    scope: Literal["line", "text", "block"]
-    pattern: str = Field(min_length=1)
-    lang: Literal["en", "zh", "any"] = "any"
-    max_chars: int | None = Field(default=None, gt=0)
-    note: str = ""
-
-
-def _check(rule: GateRule) -> Iterator[str]:
-    return pattern_problems(rule.pattern)
 
 
 @dataclass(frozen=True)
@@ -141,8 +124,8 @@ def _merge(noise: list[Noise]) -> list[Noise]:
 
 
 def load_gate(path: Path | None = None) -> Gate:
-    path = path or bundled("rules", "gate.yaml")
-    return Gate(tuple(load_section(path, "gate", GateRule, check=_check)))
+    """The gate of ``path`` (default: the bundled ``rules/gate.yaml``), validated."""
+    return Gate(load_gate_rules(path))
 
 
 @lru_cache(maxsize=1)

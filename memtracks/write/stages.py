@@ -22,18 +22,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from memtracks.data.lexicons import Lexicons
-from memtracks.pipeline.corrections import (
-    BareCorrection,
-    Check,
-    correct_within_turn,
-    default_bare_corrections,
-    find_bare_corrections,
-)
+from memtracks.pipeline.corrections import BareCorrection, Check, correct_within_turn, find_bare_corrections
 from memtracks.pipeline.entities import add_names, extract_entities
 from memtracks.pipeline.happenings import extract_happenings
 from memtracks.pipeline.nlp import Analysis
 from memtracks.pipeline.slots import ValueContext, extract_slots
-from memtracks.pipeline.statements import analyze_statements, default_markers
+from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
 from memtracks.pipeline.timenorm import normalize_time
@@ -159,7 +153,9 @@ def find_subjects(doc: TurnDoc) -> None:
 
 def read_statements(doc: TurnDoc) -> None:
     """Per clause: affirmed, negated or ceased; stated, asked, wished...; past or planned."""
-    doc.statements = analyze_statements(doc.analysis.text, doc.lang, default_markers(), doc.times, doc.analysis.parsed)
+    doc.statements = analyze_statements(
+        doc.analysis.text, doc.lang, doc.toolkit.markers, doc.times, doc.analysis.parsed
+    )
 
 
 def find_values(doc: TurnDoc) -> None:
@@ -212,7 +208,7 @@ def find_corrections(doc: TurnDoc) -> None:
     bare = find_bare_corrections(
         analysis.text,
         doc.lang,
-        default_bare_corrections(),
+        tk.bare_corrections,
         doc.times,
         doc.entities,
         doc.search if doc.lang == "zh" else None,

@@ -25,12 +25,7 @@ from memtracks.config import WriterConfig, is_assistant
 from memtracks.errors import StorageError
 from memtracks.pipeline.changes import CHANGE_KINDS, changed_event, find_target
 from memtracks.pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
-from memtracks.pipeline.corrections import (
-    correction_of,
-    earlier_candidates,
-    pick_target,
-    redating,
-)
+from memtracks.pipeline.corrections import correction_of, earlier_candidates, pick_target, redating
 from memtracks.pipeline.events import build_event
 from memtracks.pipeline.inference import Context, Derived, infer, retract
 from memtracks.pipeline.language import detect_language

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memtracks.data.lexicons import Lexicons, alternation
 from memtracks.pipeline.nlp import Token
@@ -73,7 +74,6 @@ def kin_values(
 
 
 def _qualified(value: SlotValue, rel: str) -> SlotValue:
-    from dataclasses import replace
 
     return replace(value, qualifier=rel)
 

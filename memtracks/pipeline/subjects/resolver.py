@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memtracks.data.lexicons import Lexicons, alternation
 from memtracks.pipeline.nlp import ParsedToken, Token
 from memtracks.pipeline.subjects.chinese_names import PREDICATE_STARTS, name_end
 from memtracks.pipeline.subjects.clause import ClauseSubject, clause_subject
 from memtracks.pipeline.subjects.self_words import CLAUSE_WORDS_EN, SUBJECT_WORDS_EN, SUBJECT_WORDS_ZH
-from memtracks.pipeline.subjects.topics import topic_at
+from memtracks.pipeline.subjects.topics import clause_topics, topic_at
 from memtracks.pipeline.text import (
     only_times_and_adverbs,
 )
@@ -88,9 +88,6 @@ class SubjectResolver:
 
     def with_topics(self, search: str, answering_about_other: bool = False) -> SubjectResolver:
         """This resolver with the clause topics of the Chinese ``search`` text (Simplified)."""
-        from dataclasses import replace
-
-        from memtracks.pipeline.subjects.topics import clause_topics
 
         def named_at(start: int, end: int) -> str | None:
             head = search[start:end].lstrip()

@@ -22,6 +22,7 @@ from memtracks.pipeline.timenorm.common import (
     alt,
     bound_pattern,
     compile_rules,
+    full_year,
     key,
     stems,
     tokens,
@@ -397,7 +398,6 @@ class English(PeriodRules, ClockRules, RelativeRules):
 
 
 def _full(two: str, ctx: Context) -> int:
-    from memtracks.pipeline.timenorm.common import full_year
 
     return full_year(two, ctx)
 

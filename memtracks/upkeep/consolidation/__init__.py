@@ -21,7 +21,7 @@ from memtracks.llm.extractor import LLMExtractor, LLMReport
 from memtracks.storage import consolidations as sql
 from memtracks.upkeep.consolidation.apply import apply, merge_metadata, undo
 from memtracks.upkeep.consolidation.plan import Action, event_actions, fact_actions
-from memtracks.upkeep.consolidation.similarity import Relation, default_polarity, relation
+from memtracks.upkeep.consolidation.similarity import Relation, relation
 
 if TYPE_CHECKING:
     from memtracks.parts import Parts
@@ -106,7 +106,7 @@ def plan(parts: Parts, scope: str, config: ConsolidationConfig) -> list[Action]:
     """The actions a run would take for ``scope`` (nothing is written)."""
     _check(config)
     store = parts.store
-    polarity = default_polarity()
+    polarity = parts.toolkit.polarity
     folded = sql.merged_events(store, scope)
     events = [e for e in store.events(scope) if e.id not in folded and e.happenings]
 

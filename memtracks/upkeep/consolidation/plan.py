@@ -35,8 +35,9 @@ import numpy as np
 
 from memtracks.config import ConsolidationConfig
 from memtracks.data.catalogue import Catalogue
+from memtracks.data.polarity import Polarity
 from memtracks.records import Event, Fact
-from memtracks.upkeep.consolidation.similarity import Polarity, Relation, relation
+from memtracks.upkeep.consolidation.similarity import Relation, relation
 
 R = TypeVar("R", Fact, Event)
 Vectors = Callable[[str, Sequence[int]], dict[int, np.ndarray]]  # (track, ids) -> unit vectors
