@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memtracks import MemtracksError, Turn, normalize_time
-from memtracks.write import writer as writer_module
+from memtracks.write import stages as stages_module
 
 REF = datetime(2024, 6, 1, 9, tzinfo=timezone.utc)
 EDGES = [REF, datetime(9999, 12, 31, 23, tzinfo=timezone.utc), datetime(1, 1, 1, 1, tzinfo=timezone.utc)]
@@ -122,14 +122,14 @@ def test_a_turn_with_a_huge_number_keeps_its_facts(memory, text, value):
 @pytest.fixture
 def breaking_happenings(monkeypatch):
     """The happenings stage breaks on any sentence that names ``BREAKS`` (a bug in a stage)."""
-    real = writer_module.extract_happenings
+    real = stages_module.extract_happenings
 
     def extract(text, *args, **kwargs):
         if any(word in text for word in ("Zalando", "腾讯")):
             raise RuntimeError("a stage bug")
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(writer_module, "extract_happenings", extract)
+    monkeypatch.setattr(stages_module, "extract_happenings", extract)
 
 
 @pytest.mark.parametrize(

@@ -349,7 +349,7 @@ def test_memory_stage_bug_keeps_the_turn(memory, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("memtracks.write.writer.extract_slots", boom)
+    monkeypatch.setattr("memtracks.write.stages.extract_slots", boom)
     result = memory.write(Turn(text="I live in Paris.", user_id="u1", timestamp=T0))
     assert any("extraction failed" in w for w in result.warnings)
     assert memory.events("u1")[0].text == "I live in Paris."

@@ -97,6 +97,7 @@ class Reader:
     indexes: Indexes  # each user's vector and word indexes, whole and live
     speakers: Callable[[str], set[str]]
     tiers: Tiers
+    chain: Callable[[str], Any] | None = None  # scope -> its event chain; None: read from the store in sets
 
     def retrieve(
         self,
@@ -326,7 +327,7 @@ class Reader:
             self.toolkit.catalogue,
             vectors,
             lexical,
-            lambda: StoredChain(self.store, user_id),  # the event chain, read from the store
+            lambda: self.chain(user_id) if self.chain is not None else StoredChain(self.store, user_id),
             self.toolkit.ranker,
             self._admission(user_id, reach, allowed),
             self.config.writer.assistant_speakers,
