@@ -15,6 +15,7 @@ from typing import Any, overload
 from memtracks.errors import CorruptionError
 from memtracks.records import Event, Fact, FactRevision, Happening, Inference, Premise, TimeMention, Turn
 from memtracks.storage.dialect import marks as placeholders
+from memtracks.storage.tables import TABLES
 
 
 def dt_text(value: datetime | None) -> str | None:
@@ -89,11 +90,7 @@ def damage_message(table: str, row: Any) -> str:
     )
 
 
-FACT_COLUMNS = (
-    "id, user_id, subject, slot, value, value_key, negated, source, confidence, valid_from, "
-    "valid_to, recorded_at, last_seen, last_seen_epoch, superseded_by, mention_count, "
-    "source_turn_ids, lang, origin, reason, superseded_at, planned, revisions, crc"
-)
+FACT_COLUMNS = TABLES["facts"].listing()
 
 
 FACT_MARKS = placeholders(FACT_COLUMNS.split(","))
@@ -246,11 +243,7 @@ def happenings_json(e: Event) -> str:
     return json.dumps([_happening_json(h) for h in e.happenings], ensure_ascii=False)
 
 
-EVENT_COLUMNS = (
-    "id, user_id, session_id, turn_id, speaker, subject, text, lang, mentioned_at, "
-    'mentioned_epoch, start, start_epoch, "end", end_epoch, granularity, times, happenings, '
-    "kinds, entity_keys, source, seq, metadata, crc"
-)
+EVENT_COLUMNS = TABLES["events"].listing()
 
 
 def event_entity_rows(events: Iterable[Event]) -> list[tuple[str, str, int | None]]:
@@ -316,11 +309,7 @@ def row_event(r: sqlite3.Row) -> Event:
     )
 
 
-INFERENCE_COLUMNS = (
-    "id, user_id, rule_id, subject, kind, text, lang, created_at, created_epoch, premises, "
-    "confidence, valid_from, valid_to, status, retracted_at, retracted_because, "
-    "source_turn_ids, derived_fact_id, args, key, crc"
-)
+INFERENCE_COLUMNS = TABLES["inferences"].listing()
 
 
 def inference_row(i: Inference) -> tuple[Any, ...]:
@@ -374,9 +363,7 @@ def row_inference(r: sqlite3.Row) -> Inference:
     )
 
 
-TURN_COLUMNS = (
-    "user_id, turn_id, session_id, speaker, text, lang, ts, ts_epoch, source, metadata, content_hash, seq, crc"
-)
+TURN_COLUMNS = TABLES["turns"].listing()
 
 
 def turn_row(turn: Turn, lang: str, content_hash: str, seq: int) -> tuple[Any, ...]:
