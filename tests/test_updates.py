@@ -81,8 +81,10 @@ def test_update_scenario(memory, lang, scenario):
     last = max(turn[0] for turn in scenario["turns"])
     asked = T0 + timedelta(days=scenario.get("day", last + 1), hours=1)
     everything = memory.facts("u1", include_superseded=True)
-    current = memory.facts("u1", as_of=asked)
-    planned = [f for f in memory.facts("u1", include_planned=True, as_of=asked) if f not in current]
+    current = memory.facts("u1", as_of=asked, include_negated=True)  # "NOT vegetarian" holds too
+    planned = [
+        f for f in memory.facts("u1", include_planned=True, include_negated=True, as_of=asked) if f not in current
+    ]
     for item in scenario.get("current", []):
         assert _has(current, item), f"{item!r} should hold; current: {_show(current)}; all: {_show(everything)}"
     for item in scenario.get("ended", []):

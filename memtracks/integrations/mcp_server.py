@@ -89,6 +89,9 @@ FactId = Annotated[int, Field(description="A fact's id: the number in a card's r
 IncludeSuperseded = Annotated[
     bool, Field(description="Also facts that no longer hold (replaced, ended, corrected), with when and why.")
 ]
+IncludeNegated = Annotated[
+    bool, Field(description='Also what the user said is not so ("I don\'t live in Boston"), marked negated.')
+]
 TurnIds = Annotated[list[str] | None, Field(description="Erase these turns (their ids, from add_memory's turn_id).")]
 SessionErase = Annotated[str | None, Field(description="Erase every turn of this conversation.")]
 Everything = Annotated[
@@ -201,13 +204,21 @@ class Tools:
         )
 
     def list_facts(
-        self, user: str, agent: str | None, slot: str | None = None, include_superseded: IncludeSuperseded = False
+        self,
+        user: str,
+        agent: str | None,
+        slot: str | None = None,
+        include_superseded: IncludeSuperseded = False,
+        include_negated: IncludeNegated = False,
     ) -> dict[str, Any]:
         """Facts known about the user that hold now (with include_superseded, also those that
-        no longer hold, with when and why they ended)."""
+        no longer hold, with when and why they ended; with include_negated, also what the user
+        said is not so)."""
         if slot is not None and slot not in self.memory.toolkit.catalogue:
             raise InvalidTurnError(f"unknown slot {slot!r}; slots: {', '.join(self.slots)}")
-        facts = self.memory.facts(user, agent_id=agent, slot=slot, include_superseded=include_superseded)
+        facts = self.memory.facts(
+            user, agent_id=agent, slot=slot, include_superseded=include_superseded, include_negated=include_negated
+        )
         return {"facts": [fact_json(f) for f in facts]}
 
     def fact_history(self, user: str, agent: str | None, fact_id: FactId) -> dict[str, Any]:

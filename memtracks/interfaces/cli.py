@@ -156,8 +156,14 @@ def _inference_line(i: Inference) -> str:
     return f"  #{i.id} {i.text}  [conf {i.confidence:.2f}; {i.rule_id}; from {premises}; {state}]"
 
 
-def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None) -> None:
-    facts = mem.facts(user, include_superseded=True, as_of=as_of)
+def _stored_facts(mem: Memory, user: str, agent: str | None, as_of: datetime | None, negated: bool) -> list[Fact]:
+    """Every fact stored (recorded by ``as_of``), what was said not to hold only with ``negated``."""
+    facts = mem.facts(user, agent_id=agent, include_superseded=True, as_of=as_of)
+    return [f for f in facts if negated or not f.negated]
+
+
+def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None, negated: bool = False) -> None:
+    facts = _stored_facts(mem, user, None, as_of, negated)
     at = as_of or mem.clock()
     print(f"== {inline(user)}: facts (current first, with supersede chains)")
     shown: set[int] = set()
@@ -181,14 +187,16 @@ def _show_text(mem: Memory, user: str, limit: int, as_of: datetime | None = None
         print(inline(_inference_line(i)))
 
 
-def _show_json(mem: Memory, user: str, agent: str | None = None, as_of: datetime | None = None) -> dict[str, Any]:
+def _show_json(
+    mem: Memory, user: str, agent: str | None = None, as_of: datetime | None = None, negated: bool = False
+) -> dict[str, Any]:
     at = as_of or mem.clock()
     return {
         "user_id": user,
         "agent_id": agent,
         "facts": [
             {**fact_json(f), "state": fact_state(f, at).value, "planned": f.planned}
-            for f in mem.facts(user, agent_id=agent, include_superseded=True, as_of=as_of)
+            for f in _stored_facts(mem, user, agent, as_of, negated)
         ],
         "events": [event_json(e) for e in mem.events(user, agent_id=agent)],
         "inferences": [inference_json(i) for i in mem.inferences(user, agent_id=agent, include_retracted=True)],
@@ -202,10 +210,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     with _open(args, reads_only=True) as mem:
         users = [args.user] if args.user else mem.users()
         if args.json:
-            print(json.dumps([_show_json(mem, u, as_of=args.as_of) for u in users], ensure_ascii=False, indent=2))
+            shown = [_show_json(mem, u, as_of=args.as_of, negated=args.include_negated) for u in users]
+            print(json.dumps(shown, ensure_ascii=False, indent=2))
         else:
             for user in users:
-                _show_text(mem, user, args.limit, args.as_of)
+                _show_text(mem, user, args.limit, args.as_of, args.include_negated)
     return 0
 
 
@@ -492,6 +501,11 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--limit", type=int, default=30, help="events to print per user (text mode)")
     show.add_argument(
         "--as-of", type=_when, default=None, help="facts as they stood then (state by the same as-of rule as recall)"
+    )
+    show.add_argument(
+        "--include-negated",
+        action="store_true",
+        help='also the facts the user said do not hold ("I don\'t live in Boston"), marked NOT',
     )
     show.set_defaults(func=cmd_show)
     recall = sub.add_parser("recall", help="ask a question; print the memory cards that answer it")

@@ -37,6 +37,7 @@ class Browse(Service):
         slot: str | None = None,
         include_superseded: bool = False,
         include_planned: bool = False,
+        include_negated: bool = False,
         as_of: datetime | None = None,
     ) -> list[Fact]:
         """Facts about ``user_id``'s conversations, by the as-of rule
@@ -48,6 +49,9 @@ class Browse(Service):
             include_superseded: every fact stored (recorded by ``as_of``, if given), ended,
                 superseded and corrected ones too, with ``reason``, ``valid_from``/``valid_to``.
             include_planned: also dated plans that have not begun ("moving to Denver next month").
+            include_negated: also what the user said does not hold ("I don't live in Boston",
+                我不住在北京: ``lives_in: Boston`` with ``negated=True``); by default only
+                what holds is listed.
             as_of: the facts that held at this time, as known then; default: those that hold now
                 (the clock), as known now.
         """
@@ -64,6 +68,7 @@ class Browse(Service):
         else:
             states = frozenset({FactState.CURRENT, FactState.PLANNED} if include_planned else {FactState.CURRENT})
             facts = facts_at(facts, as_of or self.parts.clock(), as_of, states)
+            facts = [f for f in facts if include_negated or not f.negated]
         return [public(f, user_id) for f in facts]
 
     def fact_history(self, user_id: str, fact_id: int, *, agent_id: str | None = None) -> list[Fact]:

@@ -134,7 +134,9 @@ def export_markdown(
 
 
 def facts_in(facts: Sequence[Fact], at: datetime, state: FactState) -> list[Fact]:
-    return [f for f in facts if fact_state(f, at) is state and not (f.negated and not f.value)]
+    """The facts in ``state`` at ``at`` that say what is so: a negated one ("I don't live in
+    Boston") is left out, as ``Memory.facts()`` leaves it out."""
+    return [f for f in facts if fact_state(f, at) is state and not f.negated]
 
 
 def _main_language(facts: Sequence[Fact], events: Sequence[Event]) -> str:
