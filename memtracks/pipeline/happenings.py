@@ -95,7 +95,7 @@ def _happening(
         if subject is None:
             return None
     args = _args(m, times, resolver.entities, spec.require_entity, text or m.string)
-    if args is None:
+    if args is None or _a_verb_leads(m, args, parsed):
         return None
     when = _time_for(m.span(), sent, times)
     if "time" in spec.needs and when is None:
@@ -112,6 +112,23 @@ def _happening(
         end=when.when[1] if when else None,
         granularity=when.granularity if when else None,
     )
+
+
+def _a_verb_leads(m: re.Match[str], args: dict[str, str], parsed: Sequence) -> bool:
+    """Does an argument start with a verb in its base form? Then the match read a clause as a
+    thing: "I'm going to start working at Zalando" is "going to" the future, not a trip to
+    "start working at Zalando" (nor "going to buy a bike" one to a bike)."""
+    if not parsed:
+        return False
+    starts = {tok.idx: tok for tok in parsed}
+    for group, value in m.groupdict().items():
+        name = re.sub(r"\d+$", "", group)
+        if not value or name in _NOT_ARGS or name not in args:
+            continue
+        first = starts.get(m.start(group))
+        if first is not None and first.tag == "VB":
+            return True
+    return False
 
 
 def _args(
