@@ -361,7 +361,7 @@ class ConsolidationConfig:
 
 @dataclass(frozen=True)
 class TierConfig:
-    """Tiered storage (``memtracks/tiers.py``): which memories a question searches by default,
+    """Tiered storage (``memtracks/retrieval/tiers.py``): which memories a question searches by default,
     by their age at the question's moment (its ``as_of``, else its ``now``).
 
     Attributes:

@@ -577,7 +577,7 @@ class Store:
 
     def ids_said_since(self, user_id: str, track: str, since: datetime, after: int = 0) -> list[int]:
         """Ids (above ``after``) of the events said, or conclusions drawn, at or after ``since``:
-        what a live index of tiered storage holds (``memtracks/tiers.py``)."""
+        what a live index of tiered storage holds (``memtracks/retrieval/tiers.py``)."""
         table, column = {"event": ("events", "mentioned_epoch"), "inference": ("inferences", "created_epoch")}[track]
         rows = self._rows(
             f"SELECT id FROM {table} WHERE user_id = ? AND {column} >= ? AND id > ? ORDER BY id",
