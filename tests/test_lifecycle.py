@@ -250,7 +250,7 @@ def test_retract_brings_back_conclusions_of_the_reopened_fact(memory, texts, pla
     assert away
     say(memory, "u1", texts[2:], start=2)
     assert not away & {i.id for i in memory.inferences("u1")}
-    marker = next(f for f in memory.facts("u1", slot="lives_in") if f.negated)
+    marker = next(f for f in memory.facts("u1", slot="lives_in", include_negated=True) if f.negated)
     memory.retract("u1", marker.id)
     assert current(memory, "u1", "lives_in") == [place]
     assert away <= {i.id for i in memory.inferences("u1")}
