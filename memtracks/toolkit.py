@@ -1,9 +1,10 @@
 """Everything the writer and the reader load once: language tools, lexicons, rules.
 
 Every data file of ``rules/`` and ``lexicons/`` has one loader and schema in
-:mod:`memtracks.data`; the toolkit holds what they loaded, and the stages read it here. The
-time words (``lexicons/time_*.yaml``) are the one exception: :mod:`memtracks.pipeline.timenorm`
-compiles its grammar from them once, for every memory alike.
+:mod:`memtracks.data`; the toolkit holds what they loaded, and the stages read it here. Two
+exceptions load once for every memory alike: the time words (``lexicons/time_*.yaml``, compiled
+into :mod:`memtracks.pipeline.timenorm`'s grammar) and the stop words
+(``lexicons/stopwords.yaml``, read by the tokenizer in :mod:`memtracks.retrieval.lexical`).
 """
 
 from __future__ import annotations
