@@ -634,6 +634,8 @@ def thread_tokens(ctx: CardContext) -> Callable[[Ranked, bool], int]:
     thread card's first event (its card line, the turn cut to ``first_budget``), or as a
     further part of a thread."""
 
+    plain = replace(ctx, part_budget=SNIPPET_TOKENS, first_budget=SNIPPET_TOKENS, bodies=None)  # a fact or a conclusion
+
     def cost(ranked: Ranked, as_part: bool) -> int:
         record = ranked.hit.record
         if as_part and isinstance(record, Event):
@@ -642,9 +644,7 @@ def thread_tokens(ctx: CardContext) -> Callable[[Ranked, bool], int]:
         if isinstance(record, Event):
             confidence = event_confidence(record, ctx.temporal_weight)
             return count_tokens(inline(event_card_text(record, confidence, ctx.terms, ctx.bodies, ctx.first_budget)))
-        return count_tokens(
-            build_card(ranked, replace(ctx, part_budget=SNIPPET_TOKENS, first_budget=SNIPPET_TOKENS, bodies=None)).text
-        )
+        return count_tokens(build_card(ranked, plain).text)
 
     return cost
 

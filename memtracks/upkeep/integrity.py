@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from memtracks.scopes import SEPARATOR, split_scope
 from memtracks.storage import audit, codec
 from memtracks.storage.schema import APPLICATION_ID
-from memtracks.tracks import TRACKS, named
+from memtracks.tracks import named
 from memtracks.tracks.facts import fact_sentence
 from memtracks.tracks.temporal import event_text
 from memtracks.write.validation import content_hash
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from memtracks.parts import Parts
 
 PSEUDO_TURNS = ("user.",)  # corrections and retractions stand in for a turn id with "user.correct"...
-TABLES = {t.stored: t.table for t in TRACKS}
 
 
 @dataclass(frozen=True)

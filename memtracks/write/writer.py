@@ -335,15 +335,12 @@ class Writer:
     def known_relations(self, user_id: str) -> list[tuple[str, str, str]]:
         return self.store.relations(user_id)
 
-    def turns_before(self, turn: Turn) -> list[tuple[str, str]]:
-        return self._turns_before(turn)
-
     def _read_as_answer(self, turn: Turn, analysis: Analysis, subject: str, found: Extraction) -> Extraction:
         """A bare Chinese answer to the question just before ("你养了什么？" — "一只猫"): the
         values of the question filled with it (:mod:`memtracks.pipeline.replies`)."""
         if analysis.primary != "zh" or subject == "assistant" or len(analysis.text) > 16:
             return found
-        before = self._turns_before(turn)
+        before = self.turns_before(turn)
         if not before or before[-1][0] == subject:
             return found
         asked = before[-1][1]
@@ -380,7 +377,7 @@ class Writer:
                 self._redate(turn, event, target.event, target.index, change, "date corrected", outcome)
         return values
 
-    def _turns_before(self, turn: Turn) -> list[tuple[str, str]]:
+    def turns_before(self, turn: Turn) -> list[tuple[str, str]]:
         """The last turns of the session before ``turn``, oldest first: (speaker subject, text)."""
         assert turn.user_id and turn.session_id
         before = self.store.events_in_session(turn.user_id, turn.session_id, limit=EARLIER_TURNS)
