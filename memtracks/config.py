@@ -227,6 +227,11 @@ class FusionConfig:
             the limit keeps its shared-words cut). Measured beside the default in
             ``benchmarks/RESULTS.md``: the same LoCoMo gain for more tokens, 1.1-1.3x the
             retrieve p50, and one LongMemEval_S answer fewer.
+        latest_window, latest_share: the latest word leads (``retrieval/latest.py``): for a
+            question about how things are now, among the first ``latest_window`` memories,
+            those about the same thing (the same person and slot or value) that score at
+            least ``latest_share`` of the best of their track are put newest first in the
+            places they held. ``latest_window`` 0 turns it off.
     """
 
     fact_slot: float = 0.9
@@ -262,8 +267,15 @@ class FusionConfig:
     snippet_meaning: bool = False
     snippet_min_cosine: float = 0.0
     snippet_sentences: int = 16
+    latest_window: int = 10
+    latest_share: float = 0.5
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.latest_share <= 1.0 or self.latest_window < 0:
+            raise InvalidInputError(
+                "FusionConfig: latest_share must lie in [0, 1] and latest_window be >= 0;"
+                f" found {self.latest_share!r} and {self.latest_window!r}"
+            )
         if self.content_free not in ("drop", "keep"):
             raise InvalidInputError(f"FusionConfig: content_free must be 'drop' or 'keep'; found {self.content_free!r}")
         if self.threads not in THREADS:

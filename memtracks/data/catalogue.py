@@ -35,6 +35,7 @@ class SlotSpec(Strict):
     ]
     label: dict[Literal["en", "zh"], str]
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
+    about: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     opposite: str | None = None
 
 
@@ -42,12 +43,15 @@ def _check(spec: SlotSpec) -> Iterator[str]:
     for lang in ("en", "zh"):
         if lang not in spec.label:
             yield f"field 'label.{lang}': missing"
-    for lang, regexes in spec.ask.items():
-        for i, rx in enumerate(regexes):
-            try:
-                re.compile(rx)
-            except re.error as exc:
-                yield f"field 'ask.{lang}[{i}]': bad regex: {exc}"
+    for field in ("ask", "about"):
+        for lang, regexes in getattr(spec, field).items():
+            for i, rx in enumerate(regexes):
+                try:
+                    re.compile(rx)
+                except re.error as exc:
+                    yield f"field '{field}.{lang}[{i}]': bad regex: {exc}"
+    if spec.about and spec.cardinality != "one":
+        yield "field 'about': only a single-valued slot speaks of one thing (cardinality: one)"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,17 @@ class Catalogue:
         for spec in self.slots:
             for lang, regexes in spec.ask.items():
                 out[lang].extend((spec.name, re.compile(rx, re.IGNORECASE)) for rx in regexes)
+        return out
+
+    @cached_property
+    def about_patterns(self) -> dict[str, re.Pattern[str]]:
+        """Single-valued slot -> one regex of the words by which a turn speaks of it (both
+        languages; Chinese as written, Traditional forms listed beside Simplified)."""
+        out = {}
+        for spec in self.slots:
+            regexes = [rx for lang in ("en", "zh") for rx in spec.about.get(lang, [])]
+            if regexes:
+                out[spec.name] = re.compile("|".join(f"(?:{rx})" for rx in regexes), re.IGNORECASE)
         return out
 
 

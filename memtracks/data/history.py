@@ -19,15 +19,40 @@ class History:
 
     en: tuple[str, ...]
     zh: tuple[str, ...]
+    now: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): asks about the present
+    present: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): present-tense forms
+    then: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): a moment that has passed
 
     @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
-        parts = [rf"\b(?:{'|'.join(self.en)})\b"] if self.en else []
-        parts += [f"(?:{'|'.join(self.zh)})"] if self.zh else []
-        return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        return _cues(self.en, self.zh)
+
+    @cached_property
+    def _patterns(self) -> tuple[re.Pattern[str] | None, ...]:
+        return tuple(_cues(en, zh) for en, zh in (self.now, self.present, self.then))
 
     def asks(self, text: str) -> bool:
         return self._pattern is not None and self._pattern.search(text) is not None
+
+    def asks_now(self, text: str, lang: str) -> bool:
+        """Does the question (as Simplified Chinese) ask how things are now: a `now` cue, or
+        the present tense without a `then` cue — and no cue of the past? Chinese marks no
+        tense, so a Chinese question is in the present unless a `then` cue says otherwise."""
+        if self.asks(text):
+            return False
+        now, present, then = self._patterns
+        if now is not None and now.search(text):
+            return True
+        if then is not None and then.search(text):
+            return False
+        forms = self.present[1 if lang == "zh" else 0]
+        return any(re.search(rx, text, re.IGNORECASE) for rx in forms)
+
+
+def _cues(en: tuple[str, ...], zh: tuple[str, ...]) -> re.Pattern[str] | None:
+    parts = [rf"\b(?:{'|'.join(en)})\b"] if en else []
+    parts += [f"(?:{'|'.join(zh)})"] if zh else []
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 
 def load_history(path: Path) -> History:
@@ -37,9 +62,19 @@ def load_history(path: Path) -> History:
         raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
     problems: list[str] = []
     en, zh = (string_list(name, doc.get(name), problems, regex=True) for name in ("en", "zh"))
+    now, present, then = (_by_language(name, doc.get(name, {}), problems) for name in ("now", "present", "then"))
     if problems:
         raise DataFileError(str(path), problems)
-    return History(en, zh)
+    return History(en, zh, now, present, then)
+
+
+def _by_language(name: str, section: object, problems: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """An optional {en: [...], zh: [...]} section of regular expressions."""
+    if not isinstance(section, dict) or set(section) - {"en", "zh"}:
+        problems.append(f"field '{name}': must be a mapping with 'en' and 'zh' lists of regular expressions")
+        return (), ()
+    en, zh = (string_list(f"{name}.{lang}", section.get(lang, []), problems, regex=True) for lang in ("en", "zh"))
+    return en, zh
 
 
 @lru_cache(maxsize=1)

@@ -196,6 +196,28 @@ def value_key(value: str) -> str:
     return key.strip(" .!?'\"")
 
 
+_VALUE_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}|[\u4e00-\u9fff]{2,}", re.IGNORECASE)
+# words of a value that name nothing on their own ("my old car", "the one in town")
+_EMPTY_WORDS = frozenset("the and with from new old one two our his her their its for about".split())
+
+
+def names_value(text: str, value: str) -> bool:
+    """Does ``text`` name ``value`` by one of its words ("Sold the Civic" names "Honda Civic",
+    我从阿里辞职了 names 阿里; a Chinese value of four or more characters also by its first or
+    last two: 把思域卖了 names 本田思域)? Case is ignored; an English word must stand whole; a
+    qualifier in brackets is no name ("Dan (husband)" is named by "Dan", not by "husband")."""
+    said = text.casefold()
+    for word in _VALUE_WORD.findall(re.sub(r"\(.*?\)|（.*?）", " ", value.casefold())):
+        if word in _EMPTY_WORDS:
+            continue
+        if word.isascii():
+            if re.search(rf"\b{re.escape(word)}\b", said):
+                return True
+        elif word in said or (len(word) >= 4 and (word[:2] in said or word[-2:] in said)):
+            return True
+    return False
+
+
 def entity_key(text: str) -> str:
     """The key of an entity the lexicon does not know: lower case, no article or possessive."""
     key = re.sub(r"\s+", " ", text.strip()).lower()

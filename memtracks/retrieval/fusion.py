@@ -7,6 +7,8 @@
 - source weights: what the user stated > what was inferred > what was imported;
 - recency: ``floor + (1 - floor) * exp(-age / tau)`` with tau 180 days for facts, 7 for
   events, 3 for inferences; age from the question's ``now``, or from the time it names;
+- the latest word leads: for a question about how things are now, the newest of several
+  memories about the same thing takes the best place of them (``retrieval/latest.py``);
 - semantic dedup: near-identical memories merge into one card (keeping every source turn),
   but never two that differ in a number, a date or an entity — "meeting on Tuesday" and
   "meeting on Thursday" look alike to any embedder and must both stay;
@@ -35,6 +37,7 @@ import numpy as np
 from memtracks.config import FusionConfig
 from memtracks.records import Event, Inference
 from memtracks.retrieval.hits import Hit
+from memtracks.retrieval.latest import latest_first
 from memtracks.retrieval.query import Query
 from memtracks.retrieval.substance import content_free, substance
 from memtracks.tracks import named, track_of
@@ -122,6 +125,7 @@ def fuse(
         }
         ranked.append(Ranked(hit, score, explain))
     ranked.sort(key=lambda r: -r.score)
+    ranked = latest_first(ranked, query, config)
     free = config.aggregate_session_free if query.aggregate else config.session_free
     stored = _stored(ranked, vectors)
     kept = _diversify(_dedup(ranked, config, stored), config, free)

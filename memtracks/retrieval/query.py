@@ -168,6 +168,10 @@ class Query:
     # "What's my sister's name?", 我表姐叫什么: (whose, the words such a relative is shown with in
     # a fact's value: sister, sis, 姐姐, 妹妹...), so "family: Leah (sister)" answers it
     kin: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    present: bool = False  # in the present tense or says "now", "still", 现在, 还…吗 (lexicons/history.yaml)
+    # the single-valued slots it asks about, each with the words by which a turn speaks of it
+    # (rules/slots.yaml ``about``): two turns that both speak of it are about the same thing
+    topics: tuple[tuple[str, re.Pattern[str]], ...] = ()
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
@@ -187,6 +191,13 @@ class Query:
     @property
     def entity_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(e.key for e in self.entities))
+
+    @property
+    def about_now(self) -> bool:
+        """Does it ask how things are now ("Where do I work?", "Am I still…", 我现在住哪？), so
+        the newest word on a thing should lead? Not a question about the past or a fixed time,
+        a "when", a count or a comparison, or a conjecture."""
+        return self.present and not (self.wants_history or self.asks_when or self.aggregate or self.conjecture)
 
     @property
     def wants_history(self) -> bool:
@@ -235,12 +246,14 @@ def analyze_query(
     topic = topic if topic.strip() else text
     terms = _terms(topic, topical, named)
     alone, beside, naming = _categories(text, toolkit.lexicons, analysis.tokens)
+    slots = _slots(text, toolkit, analysis.tokens)
+    about = toolkit.catalogue.about_patterns
     return Query(
         text=text,
         lang=analysis.primary if analysis.primary in ("en", "zh") else "en",
         now=now,
         subjects=subjects,
-        slots=_slots(text, toolkit, analysis.tokens),
+        slots=slots,
         entities=topical,
         times=times,
         past=toolkit.history.asks(simplified),
@@ -258,6 +271,8 @@ def analyze_query(
         sibling_category_terms=_category_terms(beside, naming, terms, known),
         categories=tuple(c.key for c in (*alone, *beside)),
         kin=_kin(subjects, toolkit.lexicons),
+        present=toolkit.history.asks_now(simplified, "zh" if analysis.primary == "zh" else "en"),
+        topics=tuple((slot, about[slot]) for slot in slots if slot in about),
     )
 
 

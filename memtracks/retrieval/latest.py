@@ -1,0 +1,148 @@
+"""The latest word leads: for a question about how things are now, the newest of several
+memories about the same thing comes first.
+
+"I work at a bakery downtown." and, a month later, "Big news, my new employer is Spotify!"
+both answer "Where do I work?"; the older one often scores a little higher (it shares the
+question's words), and an agent that reads the first card answers from the past. So when a
+question asks about now (:attr:`Query.about_now`: the present tense, "still", 现在, 还…吗 —
+not "before", "when", a count or a fixed time), the first ``latest_window`` ranked memories
+are grouped by what they are about, and within each group the newest statement takes the
+group's best place; the older ones follow in the places the group held, as earlier context.
+
+Two memories are about the same thing when they come from the same person, one of them at
+least is a fact of a slot the question asks about ("What car do I drive?": car), and
+
+- both are facts of that slot, of the same value or of a single-valued slot;
+- the other is a newer turn that names the fact's value ("car: Honda Civic", then "Sold the
+  Civic last weekend"); for a slot of many values, a value the question names too ("Am I
+  allergic to peanuts?": "allergic to: peanuts", then "I'm not allergic to peanuts anymore"); or
+- the fact is of a single-valued slot and the other an older turn that speaks of that slot
+  by the slot's ``about`` words in ``rules/slots.yaml`` ("employer: Spotify" and "I work at a
+  bakery downtown").
+
+Two turns are never ordered by this rule: that both speak of work, or are close in meaning,
+does not tell that the newer one answers (on LoCoMo and zh_chat, ordering them by meaning
+put the newest of several turns about a topic first and lost the one that held the answer).
+
+A memory joins a group only when it scores at least ``latest_share`` of the best memory of
+its own track (facts and turns score on scales of their own): the rule reorders what the
+question found, it never promotes what it barely found. A plan not yet begun (a fact that
+holds from later, a turn about a later time) keeps its place: it is no word on how things are. Scores
+move with the places (the newest takes the best score of the group), so every later step —
+dedup, session diversity, threads, the score floor — sees the new order. Conclusions
+(inferences) keep their places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol, TypeVar
+
+from memtracks.config import FusionConfig
+from memtracks.pipeline.text import names_value
+from memtracks.records import Event, Fact
+from memtracks.retrieval.hits import Hit
+from memtracks.retrieval.query import Query
+from memtracks.tracks import track_of
+
+
+class Scored(Protocol):
+    """A ranked memory (fusion's ``Ranked``): its hit, its score and the score's breakdown."""
+
+    hit: Hit
+    score: float
+    explain: dict[str, float]
+
+
+Ranked = TypeVar("Ranked", bound=Scored)
+
+
+def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> list[Ranked]:
+    """``ranked`` (best first) with the newest memory of each group in the group's best place."""
+    if not query.about_now or config.latest_window < 2:
+        return ranked
+    head, tail = ranked[: config.latest_window], ranked[config.latest_window :]
+    best: dict[str, float] = {}
+    for r in head:
+        best[r.hit.track] = max(best.get(r.hit.track, 0.0), r.score)
+    found = [r.score >= config.latest_share * best[r.hit.track] and not _ahead(r, query) for r in head]
+    placed: set[int] = set()
+    for i, leader in enumerate(head):
+        if i in placed or not found[i] or _person(leader) is None:
+            continue
+        group = [i]
+        for j in range(i + 1, len(head)):
+            if j in placed or not found[j]:
+                continue
+            if any(_same_thing(head[k], head[j], query) for k in group):
+                group.append(j)
+        if len(group) < 2:
+            continue
+        placed.update(group)
+        newest = sorted(group, key=lambda k: (-_said(head[k]).timestamp(), k))
+        if newest == group:
+            continue
+        scores = [head[k].score for k in group]
+        moved = [head[k] for k in newest]
+        for place, item, score in zip(group, moved, scores, strict=True):
+            if item.score != score:
+                item.explain["latest"] = score / item.score if item.score else 1.0
+                item.score = score
+            head[place] = item
+    return head + tail
+
+
+def _same_thing(a: Scored, b: Scored, query: Query) -> bool:
+    person_a, person_b = _person(a), _person(b)
+    if person_a is None or person_b is None or person_a != person_b:
+        return False
+    x, y = a.hit.record, b.hit.record
+    if isinstance(x, Fact) and isinstance(y, Fact):
+        return x.slot == y.slot and x.slot in query.slots and (x.value_key == y.value_key or x.slot in _single(query))
+    if isinstance(x, Fact) == isinstance(y, Fact):
+        return False  # two turns: what each says is not known well enough to order them
+    fact, turn = (x, y) if isinstance(x, Fact) else (y, x)
+    assert isinstance(turn, Event)
+    if fact.slot not in query.slots:
+        return False  # about something the question does not ask
+    if track_of(turn).said_at(turn) > track_of(fact).said_at(fact):
+        # "Sold the Civic" after "car: Honda Civic"; of a slot of many values ("likes"), only
+        # the value the question names ("Do I like sushi?": "I've gone off sushi lately")
+        asked = fact.slot in _single(query) or names_value(query.text, fact.value)
+        return asked and names_value(turn.text, fact.value)
+    # a newer fact on a single-valued slot leads the older turns that speak of that slot
+    # ("employer: Spotify" before "I work at a bakery downtown")
+    return fact.slot in _single(query) and _speaks_of(turn.text, fact.slot, query)
+
+
+def _ahead(r: Scored, query: Query) -> bool:
+    """A plan not yet begun (a fact that holds from later, a turn about a later time): not the
+    latest word on how things are, so it keeps its place."""
+    record = r.hit.record
+    if isinstance(record, Fact):
+        return record.planned or record.valid_from > query.now
+    return isinstance(record, Event) and record.start is not None and record.start > query.now
+
+
+def _person(r: Scored) -> str | None:
+    """Whose word it is: a fact's subject, a turn's speaker; None for a conclusion."""
+    record = r.hit.record
+    if isinstance(record, Fact):
+        return record.subject.casefold()
+    if isinstance(record, Event):
+        return record.speaker.casefold()
+    return None
+
+
+def _said(r: Scored) -> datetime:
+    return track_of(r.hit.record).said_at(r.hit.record)
+
+
+def _single(query: Query) -> Sequence[str]:
+    """The single-valued slots the question asks about."""
+    return [slot for slot, _ in query.topics]
+
+
+def _speaks_of(text: str, slot: str, query: Query) -> bool:
+    return any(name == slot and pattern.search(text) for name, pattern in query.topics)
