@@ -103,7 +103,8 @@ def _same_thing(a: Scored, b: Scored, query: Query) -> bool:
     if isinstance(x, Fact) == isinstance(y, Fact):
         return False  # two turns: what each says is not known well enough to order them
     fact, turn = (x, y) if isinstance(x, Fact) else (y, x)
-    assert isinstance(turn, Event)
+    if not isinstance(fact, Fact) or not isinstance(turn, Event):
+        return False
     if fact.slot not in query.slots:
         return False  # about something the question does not ask
     if track_of(turn).said_at(turn) > track_of(fact).said_at(fact):
