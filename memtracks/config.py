@@ -33,6 +33,13 @@ class WriterConfig:
         gate: screen turns with the write gate (``rules/gate.yaml``): tool output, paths,
             command logs, pure greetings and recalled memory blocks give no facts (the turn
             is still stored).
+        statement_reader: read, with the learned statement reader
+            (``pipeline/statement_reader.py``), the clauses that name a value the speaker holds
+            now, and end that value when the reader finds the clause ends or replaces it ("Sold
+            the Civic last weekend", "Dan and I are getting divorced", 我对花生不过敏了) or
+            calls off a plan of it — the change in words no rule lists. On only with the
+            embedder the reader was trained for (the default one).
+        reader_min_probability: the reader's probability a clause must reach to end a value.
     """
 
     max_analyzed_chars: int = 100_000
@@ -41,6 +48,8 @@ class WriterConfig:
     inference_rounds: int = 3
     context_events: int = 50
     gate: bool = True
+    statement_reader: bool = True
+    reader_min_probability: float = 0.6
 
 
 @dataclass(frozen=True)

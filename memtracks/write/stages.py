@@ -4,7 +4,8 @@ A :class:`TurnDoc` starts with the turn, its language analysis and whom its "I" 
 stage of :data:`STAGES` reads what the stages before it wrote and adds its own part, in order:
 
     entities -> times -> subjects -> statements -> values -> happenings
-             -> the assistant's own words set aside -> bare corrections -> names
+             -> the assistant's own words set aside -> bare corrections
+             -> changes the statement reader finds -> names
 
 A stage may end the extraction early (a turn in no language memtracks reads has entities
 only; what the assistant says about itself is not the user's), by setting ``doc.done``. The
@@ -30,9 +31,10 @@ from memtracks.pipeline.slots import ValueContext, extract_slots
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
+from memtracks.pipeline.text import names_value
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
-from memtracks.records import Entity, Happening, SlotValue, TimeMention, Turn
+from memtracks.records import Entity, Fact, Happening, SlotValue, TimeMention, Turn
 from memtracks.toolkit import Toolkit
 
 _ASKS_ON = re.compile(r"\b(?:he|she|him|her|his)\b", re.IGNORECASE)
@@ -46,6 +48,7 @@ class Sources(Protocol):
     def turns_before(self, turn: Turn) -> list[tuple[str, str]]: ...
     def known_relations(self, user_id: str) -> list[tuple[str, str, str]]: ...
     def speakers(self, user_id: str) -> set[str]: ...
+    def held_values(self, user_id: str, subject: str) -> list[Fact]: ...
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,9 @@ class TurnDoc:
     corrections: tuple[BareCorrection, ...] = ()
     check: Check | None = None
     done: bool = False  # a stage ended the extraction
+    # the statement reader over clauses (kind -> probability each), with its threshold; None: off
+    read: Callable[[list[str]], list[dict[str, float]]] | None = None
+    min_probability: float = 0.6
 
     @property
     def lang(self) -> str:
@@ -220,6 +226,59 @@ def find_corrections(doc: TurnDoc) -> None:
     )
 
 
+def read_changes(doc: TurnDoc) -> None:
+    """Change in words no rule lists: a stated clause that names a value the speaker holds now
+    (or plans), which no rule read, goes to the statement reader; when it finds the clause
+    ends or replaces that value ("Sold the Civic last weekend", "Dan and I are getting
+    divorced", 我对花生不过敏了) or calls off the plan, the value ends (a negation that ends
+    it and is no fact itself). The rules found every value and time; the reader only decides
+    what the clause does with the one it names."""
+    if doc.read is None or doc.subject == "assistant" or not doc.statements:
+        return
+    assert doc.turn.user_id
+    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject) if not f.negated]
+    if not held:
+        return
+    text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    found: list[tuple[Any, str, list[Fact]]] = []
+    for st in doc.statements:
+        if not st.states:
+            continue  # asked, wished, imagined: it ends nothing
+        clause = text[st.start : st.end]
+        named = [f for f in held if names_value(clause, f.value_key) and not _read_by_rules(doc.values, st, f)]
+        if named:
+            found.append((st, doc.analysis.text[st.start : st.end], named))
+    if not found:
+        return
+    ended = []
+    for (st, _, named), kinds in zip(found, doc.read([c for _, c, _ in found]), strict=True):
+        kind = max(kinds, key=kinds.__getitem__)
+        ends = kind in ("ends", "replaces") or (kind == "cancels" and all(f.planned for f in named))
+        if not ends or kinds[kind] < doc.min_probability:
+            continue
+        ended += [
+            SlotValue(
+                subject=f.subject,
+                slot=f.slot,
+                value=f.value,
+                value_key=f.value_key,
+                span=(st.start, st.end),
+                pattern_id=f"reader.{kind}",
+                lang=doc.lang,
+                confidence=round(kinds[kind], 3),
+                negated=True,
+                ends_only=True,
+            )
+            for f in named
+        ]
+    doc.values = (*doc.values, *ended)
+
+
+def _read_by_rules(values: Sequence[SlotValue], st: Any, fact: Fact) -> bool:
+    """Did a rule already read the clause's word on the fact's slot?"""
+    return any(v.slot == fact.slot and st.start <= v.span[0] < st.end for v in values)
+
+
 def add_new_names(doc: TurnDoc) -> None:
     """Names of pets and people the turn introduces become entities of the turn."""
     doc.entities = add_names(doc.analysis.text, doc.entities, names_of(doc.values, doc.happenings))
@@ -235,6 +294,7 @@ STAGES: tuple[Stage, ...] = (
     find_happenings,
     set_aside_the_assistant,
     find_corrections,
+    read_changes,
     add_new_names,
 )
 

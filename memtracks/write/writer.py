@@ -31,6 +31,7 @@ from memtracks.pipeline.inference import Context, Derived, infer, retract
 from memtracks.pipeline.language import detect_language
 from memtracks.pipeline.nlp import Analysis
 from memtracks.pipeline.replies import filled_answer
+from memtracks.pipeline.statement_reader import reader_for
 from memtracks.pipeline.subjects.resolver import named_relations
 from memtracks.pipeline.text import sentences
 from memtracks.records import (
@@ -115,6 +116,7 @@ class Writer:
         self.store = store
         self.toolkit = toolkit
         self.embedder = embedder
+        self._reader = reader_for(embedder) if config.statement_reader else None
         self.config = config
         self._speakers: dict[str, set[str]] = {}
         self._links: list[tuple[str, int, int, str, str]] = []
@@ -325,12 +327,21 @@ class Writer:
 
     def _extract(self, turn: Turn, analysis: Analysis, subject: str) -> Extraction:
         """The stages of :mod:`memtracks.write.stages` over the turn."""
-        return extract(TurnDoc(turn, analysis, subject, self.toolkit, self))
+        doc = TurnDoc(turn, analysis, subject, self.toolkit, self)
+        if self._reader is not None:
+            reader = self._reader
+            doc.read = lambda clauses: reader.read(clauses, self.embedder, self.toolkit)
+            doc.min_probability = self.config.reader_min_probability
+        return extract(doc)
 
     # the writer answers the stages' questions about the memory (stages.Sources)
 
     def known_names(self, user_id: str) -> dict[str, tuple[str, str]]:
         return self.store.names(user_id)
+
+    def held_values(self, user_id: str, subject: str) -> list[Fact]:
+        """The values ``subject`` holds now or plans (the statement reader's candidates)."""
+        return [f for f in self.store.facts(user_id, subjects=[subject], current_only=True) if f.is_current]
 
     def known_relations(self, user_id: str) -> list[tuple[str, str, str]]:
         return self.store.relations(user_id)
