@@ -40,6 +40,7 @@ MOVED = {
     "memtracks.markdown_import": "memtracks.upkeep.markdown_import",
     "memtracks.nlp": "memtracks.pipeline.nlp",
     "memtracks.pipeline.patterns": "memtracks.data.patterns",
+    "memtracks.pipeline.timenorm.lexicon": "memtracks.data.time_words",
     "memtracks.progress": "memtracks.interfaces.progress",
     "memtracks.queue": "memtracks.write.queue",
     "memtracks.quoting": "memtracks.retrieval.quoting",

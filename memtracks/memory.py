@@ -31,6 +31,7 @@ from memtracks.retrieval.browse import Browse
 from memtracks.retrieval.cards import Recall
 from memtracks.retrieval.embedders import Embedder, get_embedder
 from memtracks.retrieval.indexes import Indexes
+from memtracks.retrieval.lexical import tokenizer_stamp
 from memtracks.retrieval.reader import Filters, Reader
 from memtracks.retrieval.snapshots import Snapshots
 from memtracks.retrieval.tiers import Tiers
@@ -123,9 +124,16 @@ class Memory:
                 self._signature,
                 self.config.snapshot_min,
                 save_after_rebuild=self.config.snapshot_after_rebuild,
+                tokenizer=tokenizer_stamp(self.toolkit.stopwords),
             )
         self.indexes = Indexes(
-            self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
+            self.store,
+            self.embedder.dim,
+            self.config.index,
+            self._documents,
+            self.config.cache_bytes,
+            snapshots,
+            self.toolkit.stopwords,
         )
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
         self.reader = Reader(

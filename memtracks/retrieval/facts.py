@@ -111,7 +111,7 @@ def _someones_relation(fact: Fact) -> bool:
 
 def _value_named(fact: Fact, query: Query) -> bool:
     """The question names the fact's value ("Do I like coffee?" and likes: coffee)."""
-    words = tokenize(fact.value_key)
+    words = tokenize(fact.value_key, stop=query.stopwords)
     return bool(words) and set(words) <= set(query.terms)
 
 
