@@ -445,7 +445,6 @@ class Memory:
             if value is not None:
                 check_aware(value, name)
         chosen = named_preset(preset or DEFAULT)
-        config = chosen.config(self.config)
         top_n = top_n if top_n is not None else chosen.top_n or DEFAULT_TOP_N
         check_count(top_n, "top_n")
         k = check_k(k, ("fact", "temporal", "inference"))
@@ -464,12 +463,12 @@ class Memory:
                 as_of=as_of,
                 k=k,
                 filters=filters,
-                config=config,
+                config=chosen.config(self.reader.config),  # the reader's own, unless a preset says
             )
         queued = self._queue.hot(scope) if self._queue else []
         if queued:
             queued = [t for t in queued if admits(filters, t, as_of)]
-            drop = config.fusion.content_free == "drop"
+            drop = chosen.config(self.config).fusion.content_free == "drop"
             fresh = hot_cards(queued, question, self.embedder.embed_batch, drop)
             recall.cards = (fresh + [c for c in recall.cards if not set(c.source_turn_ids) & _turn_ids(fresh)])[:top_n]
         return recall
