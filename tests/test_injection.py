@@ -12,7 +12,7 @@ import pytest
 from memtracks import InvalidTurnError, Turn
 from memtracks.interfaces.cli import main
 from memtracks.retrieval.cards import NOTICE
-from memtracks.retrieval.quoting import inline, quoted
+from memtracks.tracks.quoting import inline, quoted
 from memtracks.storage.schema import seal_all
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)

@@ -41,10 +41,10 @@ from memtracks.interfaces.views import event_json, fact_json, inference_json, re
 from memtracks.memory import Memory
 from memtracks.records import Event, Fact, Inference
 from memtracks.retrieval.presets import PRESETS
-from memtracks.retrieval.quoting import inline as _inline
 from memtracks.storage import is_postgres
 from memtracks.storage.codec import dt_text
 from memtracks.tracks.facts import FactState, fact_state, supersede_chain
+from memtracks.tracks.quoting import inline as _inline
 
 DEFAULT_DB = "memtracks.db"
 
