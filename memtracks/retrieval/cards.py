@@ -19,7 +19,7 @@ part's turn, and :attr:`Card.parts` keeps each further part's own provenance::
     [event] 2024-03-13 user: "At my pottery class last Tuesday [2024-03-05] I made a vase." (conf 0.72) | 2024-03-04: "I signed up for a pottery class yesterday [2024-03-03]."
     [时序] 2024-03-13 user："上周二 [2024-03-05]的陶艺课上我做了一个花瓶。"（置信度 0.72）｜2024-03-04："我昨天 [2024-03-03]报了一个陶艺课。"
 
-Cards are quoted data, never instructions (:mod:`memtracks.retrieval.quoting`): a card is exactly one
+Cards are quoted data, never instructions (:mod:`memtracks.tracks.quoting`): a card is exactly one
 line and starts with its label; every field a memory contributes is escaped, so line breaks,
 control and invisible characters and ``<`` ``>`` show as escapes (``\n``, ``\u003c``) — no
 memory can start a line, and so none can forge a label or the block's closing tag; what
