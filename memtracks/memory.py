@@ -31,6 +31,9 @@ from memtracks.retrieval.browse import Browse
 from memtracks.retrieval.cards import Recall
 from memtracks.retrieval.embedders import Embedder, get_embedder
 from memtracks.retrieval.indexes import Indexes
+from memtracks.retrieval.lexical import tokenizer_stamp
+from memtracks.retrieval.presets import DEFAULT, DEFAULT_TOP_N
+from memtracks.retrieval.presets import preset as named_preset
 from memtracks.retrieval.reader import Filters, Reader
 from memtracks.retrieval.snapshots import Snapshots
 from memtracks.retrieval.tiers import Tiers
@@ -123,9 +126,16 @@ class Memory:
                 self._signature,
                 self.config.snapshot_min,
                 save_after_rebuild=self.config.snapshot_after_rebuild,
+                tokenizer=tokenizer_stamp(self.toolkit.stopwords),
             )
         self.indexes = Indexes(
-            self.store, self.embedder.dim, self.config.index, self._documents, self.config.cache_bytes, snapshots
+            self.store,
+            self.embedder.dim,
+            self.config.index,
+            self._documents,
+            self.config.cache_bytes,
+            snapshots,
+            self.toolkit.stopwords,
         )
         self.writer = Writer(self.store, self.toolkit, self.embedder, self.config.writer)
         self.reader = Reader(
@@ -390,7 +400,7 @@ class Memory:
         user_id: str,
         agent_id: str | None = None,
         now: datetime | None = None,
-        top_n: int = 5,
+        top_n: int | None = None,
         speaker: str | None = None,
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
@@ -399,6 +409,7 @@ class Memory:
         end: datetime | None = None,
         tracks: Sequence[str] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        preset: str | None = None,
     ) -> Recall:
         """The memories that matter to ``question``, as ranked cards.
 
@@ -408,7 +419,7 @@ class Memory:
             agent_id: search this agent's own memories of the user instead of the shared ones.
             now: when the question is asked (default: the clock); relative times in the
                 question ("last week", 上周) and recency are measured from it.
-            top_n: how many cards to return.
+            top_n: how many cards to return (default 5, or the preset's).
             speaker: who "I" / 我 in the question is. By default "user" when the user's turns
                 are spoken as "user" (a turn's default speaker), else the user's own id when
                 their turns are spoken under it, else the one person besides the assistant who
@@ -419,6 +430,12 @@ class Memory:
             session_id, start, end, metadata: only memories that come from turns of this
                 session, said within ``[start, end)``, whose metadata has these values.
             tracks: only these tracks ("fact", "temporal", "inference").
+            preset: a named bundle of search settings for this call (``retrieval/presets.py``):
+                "default" (the memory's own), "facts_first", "recent", "wide" or "precise".
+                ``top_n`` and ``k`` given here win over the preset's.
+
+        Raises:
+            UnknownNameError: ``preset`` names no preset (the message lists them).
         """
         scope = scope_key(user_id, agent_id)
         question = clean_question(question, self.config.limits.max_question_chars)
@@ -427,6 +444,8 @@ class Memory:
         for value, name in ((now, "now"), (as_of, "as_of"), (start, "start"), (end, "end")):
             if value is not None:
                 check_aware(value, name)
+        chosen = named_preset(preset or DEFAULT)
+        top_n = top_n if top_n is not None else chosen.top_n or DEFAULT_TOP_N
         check_count(top_n, "top_n")
         k = check_k(k, ("fact", "temporal", "inference"))
         check_optional_id(speaker, "speaker")
@@ -436,12 +455,20 @@ class Memory:
             self._fresh()
             speaker = speaker if speaker is not None else self.reader.asker(scope, user_id)
             recall = self.reader.retrieve(
-                question, user_id=scope, now=now, top_n=top_n, speaker=speaker, as_of=as_of, k=k, filters=filters
+                question,
+                user_id=scope,
+                now=now,
+                top_n=top_n,
+                speaker=speaker,
+                as_of=as_of,
+                k=k,
+                filters=filters,
+                config=chosen.config(self.reader.config),  # the reader's own, unless a preset says
             )
         queued = self._queue.hot(scope) if self._queue else []
         if queued:
             queued = [t for t in queued if admits(filters, t, as_of)]
-            drop = self.config.fusion.content_free == "drop"
+            drop = chosen.config(self.config).fusion.content_free == "drop"
             fresh = hot_cards(queued, question, self.embedder.embed_batch, drop)
             recall.cards = (fresh + [c for c in recall.cards if not set(c.source_turn_ids) & _turn_ids(fresh)])[:top_n]
         return recall

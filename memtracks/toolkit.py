@@ -1,10 +1,7 @@
 """Everything the writer and the reader load once: language tools, lexicons, rules.
 
 Every data file of ``rules/`` and ``lexicons/`` has one loader and schema in
-:mod:`memtracks.data`; the toolkit holds what they loaded, and the stages read it here. Two
-exceptions load once for every memory alike: the time words (``lexicons/time_*.yaml``, compiled
-into :mod:`memtracks.pipeline.timenorm`'s grammar) and the stop words
-(``lexicons/stopwords.yaml``, read by the tokenizer in :mod:`memtracks.retrieval.lexical`).
+:mod:`memtracks.data`; the toolkit holds what they loaded, and the stages read it here.
 """
 
 from __future__ import annotations
@@ -24,7 +21,9 @@ from memtracks.data.polarity import Polarity, default_polarity
 from memtracks.data.ranker import Ranker, default_ranker
 from memtracks.data.rules import RuleSpec, default_rules
 from memtracks.data.statements import Markers, default_bare_corrections, default_markers
+from memtracks.data.stopwords import Stopwords, default_stopwords
 from memtracks.data.tiers import TierRules, default_tier_rules
+from memtracks.data.time_words import TimeWords, default_time_words
 from memtracks.pipeline.nlp import NLP
 from memtracks.pipeline.text import value_key
 from memtracks.pipeline.values import check_value
@@ -53,6 +52,8 @@ class Toolkit:
     conjecture: Conjecture = field(default_factory=default_conjecture)
     polarity: Polarity = field(default_factory=default_polarity)
     change_words: dict[str, tuple[str, ...]] = field(default_factory=default_change_words)
+    time_words: TimeWords = field(default_factory=default_time_words)  # the grammars of timenorm
+    stopwords: Stopwords = field(default_factory=default_stopwords)  # what lexical search leaves out
 
     @classmethod
     def load(

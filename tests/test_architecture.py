@@ -11,6 +11,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "memtracks"
 TRACK_NAMES = frozenset({"fact", "event", "inference", "temporal"})
 MAX_TOP_LEVEL = 12
 MAX_TRACK_SWITCHES = 3  # outside tracks/: the storage's premise table, Premise.on_fact
+RECORD_TYPES = frozenset({"Fact", "Event", "Inference"})
+# outside tracks/: the tiers (5) and fusion (8: sessions, threads, content-free turns); the
+# cards ask the tracks for their text (10 before)
+MAX_RECORD_SWITCHES = 13
 
 
 def modules() -> dict[str, tuple[Path, bool]]:
@@ -94,6 +98,19 @@ def track_switches() -> Iterator[str]:
                     break
 
 
+def record_switches() -> Iterator[str]:
+    """``isinstance(x, Fact)``, ``isinstance(x, Event | Inference)`` outside tracks/: a track's
+    record asked what it is rather than its track what to do."""
+    for path in PACKAGE.rglob("*.py"):
+        if "tracks" in path.relative_to(PACKAGE).parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"):
+                continue
+            if len(node.args) == 2 and RECORD_TYPES & {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}:
+                yield f"{path.relative_to(PACKAGE)}:{node.lineno}"
+
+
 def test_the_package_has_no_import_circles() -> None:
     known = modules()
     graph = {name: imports(name, path, is_package, known) for name, (path, is_package) in known.items()}
@@ -114,3 +131,9 @@ def test_the_top_level_keeps_the_public_face_only() -> None:
 def test_the_tracks_are_asked_not_switched_on() -> None:
     found = list(track_switches())
     assert len(found) <= MAX_TRACK_SWITCHES, found
+
+
+def test_the_records_are_not_asked_what_they_are() -> None:
+    found = list(record_switches())
+    assert len(found) <= MAX_RECORD_SWITCHES, found
+    assert not [f for f in found if f.startswith("retrieval/cards.py")], found

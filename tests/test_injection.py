@@ -12,8 +12,8 @@ import pytest
 from memtracks import InvalidTurnError, Turn
 from memtracks.interfaces.cli import main
 from memtracks.retrieval.cards import NOTICE
-from memtracks.retrieval.quoting import inline, quoted
 from memtracks.storage.schema import seal_all
+from memtracks.tracks.quoting import inline, quoted
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 NOW = T0 + timedelta(days=2)

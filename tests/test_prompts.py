@@ -275,8 +275,8 @@ def test_a_budget_too_small_still_shows_the_best_card_and_counts_the_rest(memory
 
 def test_a_bad_pleasantry_fails_naming_the_file_and_the_field(tmp_path):
     from memtracks.data.files import bundled
+    from memtracks.data.stopwords import load_stopwords
     from memtracks.errors import DataFileError
-    from memtracks.retrieval.lexical import load_stopwords
 
     text = bundled("lexicons", "stopwords.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "stopwords.yaml"

@@ -85,8 +85,8 @@ def test_lexical_traditional_meets_simplified():
 
 
 def test_lexical_stopwords_file_is_validated(tmp_path):
+    from memtracks.data.stopwords import load_stopwords
     from memtracks.errors import DataFileError
-    from memtracks.retrieval.lexical import load_stopwords
 
     bad = tmp_path / "stopwords.yaml"
     bad.write_text("en: a the\nzh_chars: 的\nzh_words: [什么, 吗]\n", encoding="utf-8")

@@ -12,9 +12,9 @@ import yaml
 from timegolden import check_golden, golden_cases
 
 from memtracks.data.files import bundled
+from memtracks.data.time_words import default_time_words
 from memtracks.errors import DataFileError, InvalidTimeError, UnsupportedLanguageError
 from memtracks.pipeline.timenorm import load_lexicon, normalize_time
-from memtracks.pipeline.timenorm.lexicon import lexicon
 from memtracks.records import TimeMention
 
 GOLDEN = Path(__file__).parent / "data" / "time_golden_en.yaml"
@@ -210,9 +210,10 @@ def write_lexicon(tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
 
 
 def test_timenorm_bundled_lexicons_load_once() -> None:
-    assert lexicon("en") is lexicon("en")
-    assert lexicon("zh") is lexicon("zh")
-    assert load_lexicon(bundled("lexicons", "time_en.yaml"), "en").sections.keys() == lexicon("en").sections.keys()
+    assert default_time_words() is default_time_words()
+    assert default_time_words()["zh"] is default_time_words().zh
+    english = default_time_words()["en"]
+    assert load_lexicon(bundled("lexicons", "time_en.yaml"), "en").sections.keys() == english.sections.keys()
 
 
 def test_timenorm_bad_lexicon_names_file_entry_and_field(tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ patterns are tried before the bundled ones, and may use the bundled macros (``@s
                                                      vehicles.yaml
 
 Each file is validated like the bundled ones: a bad entry fails naming your file, the entry
-and the field. Time words (``time_en.yaml`` / ``time_zh.yaml``) are not read from here.
+and the field. Time words (``time_en.yaml`` / ``time_zh.yaml``) and stop words
+(``stopwords.yaml``) are not read from here: pass your own through the toolkit's fields.
 """
 
 from __future__ import annotations

@@ -40,10 +40,11 @@ from memtracks.interfaces.io import detect_format, read_jsonl, read_locomo, read
 from memtracks.interfaces.views import event_json, fact_json, inference_json, record_json
 from memtracks.memory import Memory
 from memtracks.records import Event, Fact, Inference
-from memtracks.retrieval.quoting import inline as _inline
+from memtracks.retrieval.presets import PRESETS
 from memtracks.storage import is_postgres
 from memtracks.storage.codec import dt_text
 from memtracks.tracks.facts import FactState, fact_state, supersede_chain
+from memtracks.tracks.quoting import inline as _inline
 
 DEFAULT_DB = "memtracks.db"
 
@@ -254,6 +255,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
             as_of=args.as_of,
             session_id=args.session,
             tracks=args.track,
+            preset=args.preset,
         )
         if args.json:
             print(
@@ -523,7 +525,13 @@ def build_parser() -> argparse.ArgumentParser:
     recall.add_argument(
         "--track", action="append", choices=["fact", "temporal", "inference"], help="only this track (repeatable)"
     )
-    recall.add_argument("--top", type=int, default=5, help="cards to return (default 5)")
+    recall.add_argument("--top", type=int, default=None, help="cards to return (default 5, or the preset's)")
+    recall.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default=None,
+        help="named search settings (memtracks/retrieval/presets.py); default: the memory's own",
+    )
     recall.add_argument("--max-tokens", type=int, default=300, help="token budget of the rendered cards")
     recall.add_argument("--json", action="store_true", help="JSON with scores and breakdowns")
     recall.set_defaults(func=cmd_recall)

@@ -1,5 +1,6 @@
-"""The text floor every stage stands on: sentences, match loops, clause openings, and the
-cleaning and key of a captured value. It knows nothing of subjects or lexicons."""
+"""The text floor every stage stands on: sentences, match loops, clause openings, the
+cleaning and key of a captured value, and the light English stemmer of search words. It knows
+nothing of subjects or lexicons."""
 
 from __future__ import annotations
 
@@ -237,3 +238,16 @@ def phrase_key(text: str) -> str:
 
 def entities_in(entities: Sequence[Entity], start: int, end: int, label: str | None = None) -> list[Entity]:
     return [e for e in entities if e.span[0] >= start and e.span[1] <= end and (label is None or e.label == label)]
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: enough to meet "hiking"/"hike", "cats"/"cat", "moved"/"move"."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "ls":
+                word = word[:-1]  # "stopped" -> "stop"
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word

@@ -16,7 +16,7 @@ from memtracks.parts import Service
 from memtracks.records import Event, Fact, Inference, Turn
 from memtracks.retrieval.lexical import LexicalIndex
 from memtracks.scopes import check_optional_id, public, scope_key, split_scope
-from memtracks.tracks.facts import FactState, as_known, facts_at, supersede_chain
+from memtracks.tracks.facts import FACTS, FactState, facts_at, supersede_chain
 from memtracks.upkeep import lifecycle
 from memtracks.write.validation import check_aware, check_item_id
 
@@ -64,7 +64,7 @@ class Browse(Service):
         self.parts.drain(scope)
         facts = self.parts.store.facts(scope, subjects=[subject] if subject else None, slots=[slot] if slot else None)
         if include_superseded:
-            facts = [f for f in (as_known(f, as_of) for f in facts) if f is not None]
+            facts = [f for f in (FACTS.visible_at(f, as_of) for f in facts) if f is not None]
         else:
             states = frozenset({FactState.CURRENT, FactState.PLANNED} if include_planned else {FactState.CURRENT})
             facts = facts_at(facts, as_of or self.parts.clock(), as_of, states)

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from memtracks.retrieval.lexical import TOKENIZER, LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize
+from memtracks.data.stopwords import Stopwords
+from memtracks.retrieval.lexical import LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize, tokenizer_stamp
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
@@ -54,9 +55,10 @@ class DatabaseVectors:
 class DatabaseLexical:
     """One scope's BM25 index on one track, in the database (see the module docstring)."""
 
-    def __init__(self, store: Any, scope: str, track: str, documents: Documents):
+    def __init__(self, store: Any, scope: str, track: str, documents: Documents, stopwords: Stopwords | None = None):
         self.store, self.scope, self.track = store, scope, track
         self.documents = documents
+        self.stopwords, self.tokenizer = stopwords, tokenizer_stamp(stopwords)
         self.k1, self.b = LexicalIndex().k1, LexicalIndex().b
 
     def _state(self) -> tuple[int, float]:
@@ -65,7 +67,7 @@ class DatabaseLexical:
         state = store.lexical_state(scope, track)
         if (
             state is not None
-            and state["tokenizer"] == TOKENIZER
+            and state["tokenizer"] == self.tokenizer
             and state["generation"] == store.generation(scope)
             and state["erased"] == store.erased_seq(scope)
             and state["synced"] >= store.max_item_id(scope, track)
@@ -81,7 +83,7 @@ class DatabaseLexical:
         store, scope, track = self.store, self.scope, self.track
         state = store.lexical_state(scope, track)  # again, now that the write lock is held
         generation, erased = store.generation(scope), store.erased_seq(scope)
-        if state is None or state["generation"] != generation or state["tokenizer"] != TOKENIZER:
+        if state is None or state["generation"] != generation or state["tokenizer"] != self.tokenizer:
             store.lexical_reset(scope, track)
             synced, count, total = 0, 0, 0.0
         else:
@@ -91,7 +93,10 @@ class DatabaseLexical:
                 gone = [i for i in items.get(track, ()) if i <= synced]
                 total -= store.lexical_remove(scope, track, gone)
                 count -= len(gone)
-        fresh = [(item_id, tokenize(text, keys)) for item_id, text, keys in self.documents(scope, track, synced)]
+        fresh = [
+            (item_id, tokenize(text, keys, self.stopwords))
+            for item_id, text, keys in self.documents(scope, track, synced)
+        ]
         total += store.lexical_add(scope, track, fresh)
         count += len(fresh)
         synced = max([synced, *(item_id for item_id, _ in fresh)])
@@ -103,7 +108,7 @@ class DatabaseLexical:
             erased=erased,
             documents=count,
             total=total,
-            tokenizer=TOKENIZER,
+            tokenizer=self.tokenizer,
         )
         return count, total
 

@@ -14,7 +14,7 @@ from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
 from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.query import Query
 from memtracks.storage.vectors import similarity
-from memtracks.tracks.facts import FactState, as_known, fact_state
+from memtracks.tracks.facts import FACTS, FactState, fact_state
 
 SLOT_MATCH = 1.0
 MANY_SLOT_BASE = 0.5
@@ -58,7 +58,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         state = fact_state(stored, moment, query.as_of)
         if state is FactState.UNKNOWN:
             continue
-        fact = as_known(stored, query.as_of) or stored
+        fact = FACTS.visible_at(stored, query.as_of) or stored
         explain = evidence[item]
         relevance = max(explain.get(key, 0.0) for key in ("slot", "kin", "value", "entity", "relevance"))
         if not _wanted(fact, state, query):  # type: ignore[arg-type]
@@ -111,7 +111,7 @@ def _someones_relation(fact: Fact) -> bool:
 
 def _value_named(fact: Fact, query: Query) -> bool:
     """The question names the fact's value ("Do I like coffee?" and likes: coffee)."""
-    words = tokenize(fact.value_key)
+    words = tokenize(fact.value_key, stop=query.stopwords)
     return bool(words) and set(words) <= set(query.terms)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import networkx as nx
 
+from memtracks.data.stopwords import Stopwords
 from memtracks.errors import UnknownNameError
 from memtracks.records import STORED_AS
 from memtracks.retrieval.database import DatabaseLexical, DatabaseVectors
@@ -97,12 +98,21 @@ class Indexes:
             ids above ``after``, for the BM25 index.
         budget_bytes: scopes are evicted, least recently used first, past this estimate.
         snapshots: where vector indexes are saved and loaded (None: always rebuild).
+        stopwords: what the BM25 terms leave out (the toolkit's; None: the bundled ones).
     """
 
     def __init__(
-        self, store: Storage, dim: int, kind: str, documents: Documents, budget_bytes: int, snapshots: Any = None
+        self,
+        store: Storage,
+        dim: int,
+        kind: str,
+        documents: Documents,
+        budget_bytes: int,
+        snapshots: Any = None,
+        stopwords: Stopwords | None = None,
     ):
         self.store = store
+        self.stopwords = stopwords
         self.dim = dim
         self.kind = kind
         self.documents = documents
@@ -186,7 +196,7 @@ class Indexes:
         by itself gets indexes that ask it (:mod:`memtracks.retrieval.database`)."""
         if self.store.searches_in_database:
             entry.vectors[track] = DatabaseVectors(self.store, scope, track)
-            entry.lexical[track] = DatabaseLexical(self.store, scope, track, self.documents)  # type: ignore[assignment]
+            entry.lexical[track] = DatabaseLexical(self.store, scope, track, self.documents, self.stopwords)  # type: ignore[assignment]
             return
         index, lexical, vectors_from, lexical_from = None, None, 0, 0
         if self.snapshots is not None and entry.since is None:
@@ -212,7 +222,7 @@ class Indexes:
         rebuilt = len(ids)
         for item_id, text, keys in self.documents(scope, track, lexical_from if after is None else after):
             if keep is None or item_id in keep:
-                lexical.add(item_id, tokenize(text, keys))
+                lexical.add(item_id, tokenize(text, keys, self.stopwords))
                 rebuilt += 1
             last = max(last, item_id)
         entry.vectors[track], entry.lexical[track], entry.synced[track] = index, lexical, last
@@ -241,7 +251,7 @@ class Indexes:
             if vector is not None and item_id not in entry.vectors[track]:
                 entry.vectors[track].add([item_id], vector[None, :])
             if item_id not in entry.lexical[track]:
-                entry.lexical[track].add(item_id, tokenize(text, keys))
+                entry.lexical[track].add(item_id, tokenize(text, keys, self.stopwords))
             entry.pending[track] = max(entry.pending.get(track, 0), item_id)
 
     def linked(self, scope: str, links: Iterable[tuple[int, int, str, str]]) -> None:
@@ -308,7 +318,7 @@ class Indexes:
             last = int(ids.max()) if len(ids) else after
             for item_id, text, keys in self.documents(scope, track, after):
                 if item_id not in lexical and (keep is None or item_id in keep):
-                    lexical.add(item_id, tokenize(text, keys))
+                    lexical.add(item_id, tokenize(text, keys, self.stopwords))
                 last = max(last, item_id)
             entry.synced[track] = last
         if entry.graph is not None:

@@ -10,12 +10,11 @@ as-of rule, :func:`~memtracks.tracks.facts.fact_state`).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from memtracks.records import Fact, Inference
 from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
 from memtracks.retrieval.query import Query
 from memtracks.tracks.facts import FactState, fact_state
+from memtracks.tracks.inferences import INFERENCES
 
 KIND_MATCH = 0.9
 KIND_LIMIT = 20  # the latest conclusions of a kind the question asks about
@@ -42,12 +41,10 @@ def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[
     stale: list[float] = []
     for item, parts in scored.items():
         found = records.get(item)
-        as_of = query.as_of
-        if found is None or (as_of is not None and found.created_at > as_of):
+        seen = INFERENCES.visible_at(found, query.as_of) if found is not None else None
+        if seen is None:
             continue
-        inference = found
-        if as_of is not None and inference.retracted_at is not None and inference.retracted_at > as_of:
-            inference = replace(inference, status="active", retracted_at=None, retracted_because=None)
+        inference = seen
         if query.subjects and inference.subject not in query.subjects:
             continue
         explain = dict(parts)

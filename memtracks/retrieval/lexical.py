@@ -4,7 +4,9 @@ English text is split into lower-cased words (stop words dropped, plural and -in
 folded); Chinese text into single characters and character bigrams, which need no
 segmenter and match 上海 inside 上海浦东. Chinese function words (什么, 怎么, 哪里...) are cut
 out first and Traditional characters read as Simplified (們 as 们), so 什麼 and 什么 both say
-nothing and 台北 meets 臺北. Stop words are data: ``lexicons/stopwords.yaml``. Entity keys are
+nothing and 台北 meets 臺北. Stop words are data: ``lexicons/stopwords.yaml``, loaded by
+:mod:`memtracks.data.stopwords` and held by the toolkit; a memory's indexes and questions use
+its toolkit's, a caller with none the bundled ones. Entity keys are
 added as ``ent:<key>`` terms on both sides, so a Chinese query about 上海 finds an English
 memory about Shanghai.
 
@@ -17,17 +19,15 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError, field_validator
 
-from memtracks.data.files import Strict, bundled, read_yaml
 from memtracks.data.lexicons import default_lexicons
-from memtracks.errors import DataFileError
+from memtracks.data.stopwords import HAN_RUN, Stopwords, default_stopwords
+from memtracks.pipeline.text import stem
 
 _WORD = re.compile(r"[a-z0-9]+")
 # "can't" and "won't" say "can not" and "will not"; every other "n't" is "not" after its verb
@@ -35,92 +35,13 @@ _WORD = re.compile(r"[a-z0-9]+")
 # "sister's" meets "sister" and "what's" is the stop word "what".
 _NEGATED = (re.compile(r"\b(ca|wo|sha)n't\b"), re.compile(r"n't\b"))
 _CLITIC = re.compile(r"(?<=[a-z0-9])'(?:(?:s|re|ve|m|ll|d)\b|(?![a-z]))")
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 TOKENIZER = "bm25-terms.v3"  # saved BM25 indexes made with another tokenizer are rebuilt
-
-
-class StopwordSpec(Strict):
-    en: str
-    zh_chars: str
-    zh_words: list[str]
-    chitchat_en: str = ""
-    chitchat_zh: list[str] = []
-    pleasantries_en: list[str] = []
-    pleasantries_zh: list[str] = []
-
-    @field_validator("zh_words", "chitchat_zh", "pleasantries_zh")
-    @classmethod
-    def _words(cls, words: list[str]) -> list[str]:
-        for word in words:
-            if len(word) < 2 or not _HAN_RUN.fullmatch(word):
-                raise ValueError(f"{word!r}: a function word of two or more Chinese characters")
-        return words
-
-
-@dataclass(frozen=True)
-class Stopwords:
-    en: frozenset[str]
-    zh_chars: frozenset[str]
-    zh_words: re.Pattern[str]  # longest first
-    chitchat_en: frozenset[str] = frozenset()  # stemmed
-    chitchat_zh: re.Pattern[str] = re.compile("(?!)")
-    pleasantries_en: re.Pattern[str] = re.compile("(?!)")  # whole words and phrases, lower case
-    pleasantries_zh: re.Pattern[str] = re.compile("(?!)")  # with the function words and chitchat
-
-
-def _alternation(words: Iterable[str]) -> re.Pattern[str]:
-    return re.compile("|".join(sorted(set(words), key=len, reverse=True)) or "(?!)")
-
-
-def _phrases(phrases: Iterable[str]) -> re.Pattern[str]:
-    """Whole-word phrases, longest first, with any run of spaces between their words."""
-    words = sorted({" ".join(p.lower().split()) for p in phrases if p.strip()}, key=len, reverse=True)
-    if not words:
-        return re.compile("(?!)")
-    return re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words) + r")(?![\w'])")
-
-
-def load_stopwords(path: Path) -> Stopwords:
-    doc = read_yaml(path)
-    try:
-        spec = StopwordSpec(**(doc if isinstance(doc, dict) else {}))
-    except ValidationError as exc:
-        raise DataFileError(
-            str(path), [f"field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors()]
-        ) from None
-    return Stopwords(
-        frozenset(spec.en.split()),
-        frozenset(spec.zh_chars),
-        _alternation(spec.zh_words),
-        frozenset(_stem(w) for w in spec.chitchat_en.lower().split()),
-        _alternation(spec.zh_words + spec.chitchat_zh),
-        _phrases(spec.pleasantries_en),
-        _alternation(spec.zh_words + spec.chitchat_zh + spec.pleasantries_zh),
-    )
-
-
-@lru_cache(maxsize=1)
-def stopwords() -> Stopwords:
-    return load_stopwords(bundled("lexicons", "stopwords.yaml"))
 
 
 @lru_cache(maxsize=1)
 def _simplified() -> dict[int, str]:
 
     return str.maketrans(default_lexicons().traditional)
-
-
-def _stem(word: str) -> str:
-    """A light English stemmer: enough to meet "hiking"/"hike", "cats"/"cat", "moved"/"move"."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)] + replacement
-            if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "ls":
-                word = word[:-1]  # "stopped" -> "stop"
-            break
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
 
 
 def english_words(lowered: str) -> list[str]:
@@ -133,12 +54,22 @@ def english_words(lowered: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def tokenize(text: str, keys: Iterable[str] = ()) -> list[str]:
-    """Terms of ``text`` for BM25, plus ``ent:`` terms for entity keys."""
-    stop = stopwords()
+def tokenizer_stamp(stop: Stopwords | None = None) -> str:
+    """What saved BM25 indexes made with the stop words ``stop`` are stamped with: the
+    tokenizer's version, and with stop words other than the bundled ones, their fingerprint."""
+    if stop is None or stop is default_stopwords() or stop.fingerprint() == default_stopwords().fingerprint():
+        return TOKENIZER
+    return f"{TOKENIZER}+{stop.fingerprint()}"
+
+
+def tokenize(text: str, keys: Iterable[str] = (), stop: Stopwords | None = None) -> list[str]:
+    """Terms of ``text`` for BM25, plus ``ent:`` terms for entity keys. ``stop``: the stop
+    words left out (a toolkit's ``stopwords``; None: the bundled ones)."""
+    if stop is None:
+        stop = default_stopwords()
     lowered = text.lower()
-    terms = [_stem(w) for w in english_words(lowered) if w not in stop.en]
-    for han in _HAN_RUN.findall(lowered):
+    terms = [stem(w) for w in english_words(lowered) if w not in stop.en]
+    for han in HAN_RUN.findall(lowered):
         for run in stop.zh_words.split(han.translate(_simplified())):
             terms.extend(c for c in run if c not in stop.zh_chars)
             terms.extend(a + b for a, b in zip(run, run[1:], strict=False) if not {a, b} <= stop.zh_chars)

@@ -21,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from memtracks.data.lexicons import Category, Lexicons
+from memtracks.data.stopwords import Stopwords
 from memtracks.pipeline.entities import extract_entities
 from memtracks.pipeline.nlp import Token
 from memtracks.pipeline.subjects.self_words import ASKS_OF_SELF_EN, ASKS_OF_SELF_ZH
@@ -172,6 +173,7 @@ class Query:
     # the single-valued slots it asks about, each with the words by which a turn speaks of it
     # (rules/slots.yaml ``about``): two turns that both speak of it are about the same thing
     topics: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    stopwords: Stopwords | None = None  # what its terms leave out (the toolkit's); a text's words met with them too
 
     @property
     def window(self) -> tuple[datetime, datetime] | None:
@@ -230,7 +232,7 @@ def analyze_query(
     analysis = toolkit.nlp.analyze([text])[0]
     entities = extract_entities(analysis, toolkit.lexicons, known)
     lang = analysis.lang if analysis.lang in ("en", "zh", "mixed") else "en"
-    times = tuple(normalize_time(text, now, lang=lang))
+    times = tuple(normalize_time(text, now, lang=lang, time_words=toolkit.time_words))
     subjects = _subjects(text, entities, speaker, toolkit, people, relations)
     named = (speakers if speakers is not None else people) & set(subjects)
     participants = {p.lower() for p in named}
@@ -244,8 +246,9 @@ def analyze_query(
     form = _quantity_spans(text) + ([m.span() for m in _ORDER_WORDS.finditer(simplified)] if compares else [])
     topic = _without_spans(text, form)
     topic = topic if topic.strip() else text
-    terms = _terms(topic, topical, named)
-    alone, beside, naming = _categories(text, toolkit.lexicons, analysis.tokens)
+    stop = toolkit.stopwords
+    terms = _terms(topic, topical, named, stop)
+    alone, beside, naming = _categories(text, toolkit.lexicons, analysis.tokens, stop)
     slots = _slots(text, toolkit, analysis.tokens)
     about = toolkit.catalogue.about_patterns
     return Query(
@@ -265,14 +268,15 @@ def analyze_query(
         kinds=_kinds(text, toolkit) if aggregate else (),
         compares=compares,
         conjecture=toolkit.conjecture.asks(simplified),
-        expansions=_member_groups(alone, terms, known),
-        sibling_expansions=_member_groups(beside, terms, known),
-        category_terms=_category_terms(alone, naming, terms, known),
-        sibling_category_terms=_category_terms(beside, naming, terms, known),
+        expansions=_member_groups(alone, terms, known, stop),
+        sibling_expansions=_member_groups(beside, terms, known, stop),
+        category_terms=_category_terms(alone, naming, terms, known, stop),
+        sibling_category_terms=_category_terms(beside, naming, terms, known, stop),
         categories=tuple(c.key for c in (*alone, *beside)),
         kin=_kin(subjects, toolkit.lexicons),
         present=toolkit.history.asks_now(simplified, "zh" if analysis.primary == "zh" else "en"),
         topics=tuple((slot, about[slot]) for slot in slots if slot in about),
+        stopwords=stop,
     )
 
 
@@ -293,7 +297,7 @@ def _kin(subjects: Sequence[str], lexicons: Lexicons) -> tuple[tuple[str, tuple[
 
 
 def _categories(
-    text: str, lexicons: Lexicons, words: Sequence[Token]
+    text: str, lexicons: Lexicons, words: Sequence[Token], stop: Stopwords | None = None
 ) -> tuple[list[Category], list[Category], dict[str, tuple[str, ...]]]:
     """The categories ``text`` names ("martial arts", 乐器; ``lexicons/categories.yaml``), split
     into those it names alone and those it names beside one of their members ("sports besides
@@ -327,7 +331,7 @@ def _categories(
         members = [*category.member_en.finditer(text), *category.member_zh.finditer(simplified)]
         named_member = any(not any(s <= m.start() and m.end() <= e for s, e in names) for m in members)
         (beside if named_member else alone).append(category)
-        named[category.key] = tuple(dict.fromkeys(t for s, e in names for t in tokenize(simplified[s:e])))
+        named[category.key] = tuple(dict.fromkeys(t for s, e in names for t in tokenize(simplified[s:e], stop=stop)))
     return alone, beside, named
 
 
@@ -353,17 +357,20 @@ def _asks_members_zh(text: str, match: re.Match[str]) -> bool:
 
 
 def _member_groups(
-    categories: Sequence[Category], terms: tuple[str, ...], known: Mapping[str, tuple[str, str]] | None = None
+    categories: Sequence[Category],
+    terms: tuple[str, ...],
+    known: Mapping[str, tuple[str, str]] | None = None,
+    stop: Stopwords | None = None,
 ) -> tuple[tuple[str, ...], ...]:
     """The search-term groups of the categories' members, less those the question holds. The
     names the memory knows with a category's ``known`` labels are members too (the pets' names
     for "pets": a turn about Bailey may never say "dog")."""
     own = set(terms)
-    groups = [g for c in categories for g in _groups_of(c.members_en + c.members_zh)]
+    groups = [g for c in categories for g in _groups_of(c.members_en + c.members_zh, stop)]
     labels = {label for c in categories for label in c.known}
     for surface, (key, label) in (known or {}).items() if labels else ():
         if label in labels:
-            groups += [*_groups_of((surface,)), (f"ent:{key}",)]
+            groups += [*_groups_of((surface,), stop), (f"ent:{key}",)]
     return tuple(g for g in dict.fromkeys(groups) if not set(g) <= own)
 
 
@@ -372,6 +379,7 @@ def _category_terms(
     named: Mapping[str, tuple[str, ...]],
     terms: tuple[str, ...],
     known: Mapping[str, tuple[str, str]] | None = None,
+    stop: Stopwords | None = None,
 ) -> tuple[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], ...]:
     """Per category: the question's terms of the names it is named by and its members' search
     groups (``_member_groups``)."""
@@ -379,20 +387,20 @@ def _category_terms(
     out = []
     for category in categories:
         held = tuple(t for t in named.get(category.key, ()) if t in own)
-        groups = _member_groups([category], terms, known)
+        groups = _member_groups([category], terms, known, stop)
         if held and groups:
             out.append((held, groups))
     return tuple(out)
 
 
 @lru_cache(maxsize=256)
-def _groups_of(forms: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+def _groups_of(forms: tuple[str, ...], stop: Stopwords | None = None) -> tuple[tuple[str, ...], ...]:
     """Each member as the terms a turn must all hold to name it: a phrase's words ("ice
     hockey"), a Chinese word's character bigrams (跆拳道: 跆拳 + 拳道; a one-character word its
     character)."""
     out = []
     for form in forms:
-        words = tokenize(form)
+        words = tokenize(form, stop=stop)
         if _HAN.search(form):
             pairs = tuple(t for t in words if len(t) == 2 and _HAN.match(t))
             words = list(pairs) if pairs else words
@@ -412,13 +420,15 @@ def without_names(text: str, names: Set[str]) -> str:
     return " ".join(text.split()) or text
 
 
-def _terms(text: str, entities: tuple[Entity, ...], participants: Set[str]) -> tuple[str, ...]:
+def _terms(
+    text: str, entities: tuple[Entity, ...], participants: Set[str], stop: Stopwords | None = None
+) -> tuple[str, ...]:
     """Search terms of the question, without the names of the people talking: they are in
     nearly every turn of their conversation and would drown the words that matter. Who is
     asked about is matched through the speaker instead (see the temporal retriever); the
     question is embedded without those names for the same reason."""
-    names = {t for p in participants for t in tokenize(p)}
-    return tuple(t for t in tokenize(text, [e.key for e in entities]) if t not in names)
+    names = {t for p in participants for t in tokenize(p, stop=stop)}
+    return tuple(t for t in tokenize(text, [e.key for e in entities], stop) if t not in names)
 
 
 def _kinds(text: str, toolkit: Toolkit) -> tuple[str, ...]:

@@ -43,6 +43,7 @@ from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.substance import substance
 
 if TYPE_CHECKING:
+    from memtracks.data.stopwords import Stopwords
     from memtracks.retrieval.query import Query
     from memtracks.storage.sqlite import EventHead
 
@@ -51,8 +52,8 @@ _CACHE = 100_000
 
 
 @lru_cache(maxsize=_CACHE)
-def _terms_of(text: str, keys: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(tokenize(text, keys))
+def _terms_of(text: str, keys: tuple[str, ...], stop: Stopwords | None = None) -> frozenset[str]:
+    return frozenset(tokenize(text, keys, stop))
 
 
 def features(
@@ -94,7 +95,7 @@ def features(
         _, how, explain = scored[i]
         head = heads[i]
         r, s = rel[n], sem[n]
-        said = _terms_of(head.text, tuple(head.entity_keys))
+        said = _terms_of(head.text, tuple(head.entity_keys), query.stopwords)
         coverage = len(held(terms, said, expanded)) / len(terms) if terms else 0.0
         closeness = explain.get("time_closeness", 0.0)
         if explain.get("answer", 0.0) > 0 and (origin := scored.get(int(explain.get("from_event", -1)))):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from memtracks.config import MemoryConfig, is_assistant
+from memtracks.config import FusionConfig, MemoryConfig, RetrievalConfig, is_assistant
 from memtracks.errors import InvalidTurnError
 from memtracks.records import STORED_AS, Event, Fact, Premise
 from memtracks.retrieval.cards import (
@@ -110,13 +110,17 @@ class Reader:
         as_of: datetime | None = None,
         k: dict[str, int] | None = None,
         filters: Filters | None = None,
+        config: MemoryConfig | None = None,
     ) -> Recall:
+        """``config``: the settings of this retrieval (a preset's, ``retrieval/presets.py``;
+        None: the memory's own)."""
+        config = config or self.config
         filters = filters or Filters()
         clock = time.perf_counter
         t0 = clock()
         query = self.analyze(question, user_id=user_id, now=now, speaker=speaker, as_of=as_of)
         t1 = clock()
-        cfg = self.config.retrieval
+        cfg = config.retrieval
         ks = {
             "fact": cfg.k_fact,
             "temporal": cfg.k_conjecture if query.conjecture else cfg.k_temporal,
@@ -132,17 +136,17 @@ class Reader:
         )
         simplified = self.toolkit.lexicons.to_simplified(question)
         reach = self.tiers.reach(query, simplified)
-        ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
+        ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed, cfg)
         slot_words = words_asking(question, simplified, self.toolkit.catalogue.ask_patterns)
         if self.tiers.fallback(hits, reach, query, self._people(user_id), slot_words):
             reach = reach.widened("fallback")
-            ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed)
+            ctx, hits, stale = self._search(query, user_id, reach, ks, filters, allowed, cfg)
         folded = folded_events(self.store, user_id)
         if folded:
             hits = fold_hits(self.store, user_id, hits, folded)
         t2 = clock()
         lookup = self._premise_lookup(user_id)
-        fusion = self.config.fusion
+        fusion = config.fusion
         cards_ctx = CardContext(
             self.toolkit.catalogue,
             fusion.temporal,
@@ -155,7 +159,7 @@ class Reader:
         ranked = fuse(
             hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, thread_tokens(cards_ctx)
         )
-        relevance = self._relevance(query, ranked[: fusion.snippet_cards])
+        relevance = self._relevance(query, ranked[: fusion.snippet_cards], fusion)
         shown = fusion.snippet_cards
 
         def card(r: Any, n: int) -> Any:
@@ -178,11 +182,10 @@ class Reader:
             as_of=as_of,
         )
 
-    def _relevance(self, query: Query, first: Sequence[Any]) -> Relevance | None:
+    def _relevance(self, query: Query, first: Sequence[Any], fusion: FusionConfig) -> Relevance | None:
         """How the first cards' long turns fill the room their shared-words cut leaves
         (``FusionConfig.snippet_neighbours``; ``snippet_meaning``: by meaning, their
         statements embedded in one call)."""
-        fusion = self.config.fusion
         named = tuple(g for g in (tuple(dict.fromkeys(tokenize(e.text))) for e in query.entities) if g)
         if fusion.snippet_neighbours:
             return Relevance(None, named=named, neighbours=True)
@@ -200,10 +203,11 @@ class Reader:
         ks: dict[str, int],
         filters: Filters,
         allowed: set[str] | None,
+        retrieval: RetrievalConfig,
     ) -> tuple[SearchContext, list[Hit], int]:
         """Each chosen track's candidates within ``reach`` and ``allowed`` turns, and how many
         stale ones were held back."""
-        ctx = self.context(user_id, reach, allowed)
+        ctx = self.context(user_id, reach, allowed, retrieval)
         widening = FILTER_WIDENING if allowed is not None else 1
         hits: list[Hit] = []
         stale = 0
@@ -292,11 +296,18 @@ class Reader:
         speakers = self._speakers(user_id) if speakers is None else speakers
         return speakers | {name for name, (_, label) in known.items() if label == "person"}
 
-    def context(self, user_id: str, reach: Reach | None = None, allowed: set[str] | None = None) -> SearchContext:
+    def context(
+        self,
+        user_id: str,
+        reach: Reach | None = None,
+        allowed: set[str] | None = None,
+        retrieval: RetrievalConfig | None = None,
+    ) -> SearchContext:
         """What the track retrievers search for this user: store, config, indexes, chain, and
         what the filters admit. Within a ``reach`` of the live tiers, events and conclusions
         come from the live index and are admitted by the tiers; ``allowed``: the turns the
-        retrieval is limited to (None: any)."""
+        retrieval is limited to (None: any); ``retrieval``: how the tracks are searched (None:
+        the memory's own settings)."""
         since = reach.live_since() if reach is not None else None
         slack = self.config.tiers.live_slack_days * 86400.0
 
@@ -323,7 +334,7 @@ class Reader:
         return SearchContext(
             user_id,
             self.store,
-            self.config.retrieval,
+            retrieval or self.config.retrieval,
             self.toolkit.catalogue,
             vectors,
             lexical,

@@ -47,7 +47,9 @@ class Snapshots:
         embedder: str,
         min_items: int = MIN_ITEMS,
         save_after_rebuild: int = SAVE_AFTER_REBUILD,
+        tokenizer: str = TOKENIZER,
     ):
+        self.tokenizer = tokenizer  # what BM25 indexes are stamped with (lexical.tokenizer_stamp)
         self.min_items = min_items
         self.save_after_rebuild = save_after_rebuild
         self.dir = Path(f"{db_path}.snapshots")
@@ -82,7 +84,7 @@ class Snapshots:
             f"{track}.lexical",
             track,
             generation,
-            TOKENIZER,
+            self.tokenizer,
             lambda upto: self.store.item_count(scope, track, upto),
             LexicalIndex.load,
         )
@@ -125,7 +127,7 @@ class Snapshots:
         if len(index) < self.min_items:
             return 0
         meta = self._meta(scope, name)
-        kind = TOKENIZER if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
+        kind = self.tokenizer if isinstance(index, LexicalIndex) else type(index).__name__.removesuffix("Index").lower()
         same = {
             "count": len(index),
             "last_id": last_id,

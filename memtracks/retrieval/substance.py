@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from memtracks.pipeline.text import sentences
-from memtracks.retrieval.lexical import _HAN_RUN, _simplified, _stem, english_words, stopwords
+from memtracks.data.stopwords import HAN_RUN, default_stopwords
+from memtracks.pipeline.text import sentences, stem
+from memtracks.retrieval.lexical import _simplified, english_words
 
 HAN_WORD_SHARE = 0.5  # a content character counts as half a word
 _CACHE = 100_000
@@ -26,7 +27,7 @@ _CACHE = 100_000
 @lru_cache(maxsize=_CACHE)
 def substance(text: str) -> float:
     """Distinct content words in the statements of ``text`` (questions left out)."""
-    stop = stopwords()
+    stop = default_stopwords()
     words: set[str] = set()
     chars: set[str] = set()
     for sent in sentences(text):
@@ -34,9 +35,9 @@ def substance(text: str) -> float:
             continue
         piece = text[sent.start : sent.end].lower()
         words.update(
-            w for w in (_stem(x) for x in english_words(piece) if x not in stop.en) if w not in stop.chitchat_en
+            w for w in (stem(x) for x in english_words(piece) if x not in stop.en) if w not in stop.chitchat_en
         )
-        for run in _HAN_RUN.findall(piece):
+        for run in HAN_RUN.findall(piece):
             for part in stop.chitchat_zh.split(run.translate(_simplified())):
                 chars.update(c for c in part if c not in stop.zh_chars)
     return len(words) + HAN_WORD_SHARE * len(chars)
@@ -58,14 +59,14 @@ def content_free(text: str) -> bool:
     small talk ("Thanks!", "ok", "Nice to meet you!", 谢谢！, 你好，很高兴认识你)? Questions count
     too ("What did you do last weekend?" says something), and so does any digit. Such a turn
     is kept, but never takes a card's place: there is nothing in it to answer with."""
-    stop = stopwords()
+    stop = default_stopwords()
     lowered = stop.pleasantries_en.sub(" ", text.lower().translate(_CURLY))
     if any(ch.isdigit() for ch in lowered):
         return False
     for word in english_words(lowered):
-        if word not in stop.en and _stem(word) not in stop.chitchat_en:
+        if word not in stop.en and stem(word) not in stop.chitchat_en:
             return False
-    for run in _HAN_RUN.findall(lowered):
+    for run in HAN_RUN.findall(lowered):
         for part in stop.pleasantries_zh.split(run.translate(_simplified())):
             if any(c not in stop.zh_chars for c in part):
                 return False

@@ -22,7 +22,7 @@ from memtracks.retrieval.ranker import learned_order
 from memtracks.retrieval.substance import evidence_prior
 from memtracks.storage.sqlite import EventHead
 from memtracks.storage.vectors import similarity
-from memtracks.tracks.temporal import answers, neighbourhoods
+from memtracks.tracks.temporal import answers, neighbourhoods, said_by
 
 WINDOW_LIMIT = 300
 KIND_LIMIT = 50  # the latest events of a happening kind an aggregate question names
@@ -289,5 +289,5 @@ def _admitted(ids: set[int], ctx: SearchContext) -> set[int]:
 
 
 def _visible(head: EventHead, query: Query, cfg: RetrievalConfig) -> bool:
-    """With ``as_of``, what was said after that time is not known yet."""
-    return query.as_of is None or head.mentioned_epoch <= query.as_of.timestamp()
+    """With ``as_of``, what was said after that time is not known yet (the as-of rule of events)."""
+    return said_by(head.mentioned_epoch, query.as_of)

@@ -38,10 +38,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, TypeVar
 
 from memtracks.config import TierConfig
+from memtracks.data.stopwords import default_stopwords
 from memtracks.data.tiers import ImportantRule, TierRules
 from memtracks.moments import shifted
 from memtracks.records import Event, Fact, Inference
-from memtracks.retrieval.lexical import stopwords, tokenize
+from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.substance import substance
 from memtracks.tracks import track_of
 
@@ -205,7 +206,7 @@ def asked_words(question: str, names: Iterable[str]) -> set[str]:
     terms = [t for t in tokenize(text) if not t.startswith("ent:")]
     han = [t for t in terms if _HAN.match(t)]
     pairs = {t for t in han if len(t) > 1}
-    function = stopwords().zh_chars
+    function = default_stopwords().zh_chars
     content = {p for p in pairs if not function.intersection(p)} or pairs
     singles = set() if pairs else {t for t in han if len(t) == 1}
     return {t for t in terms if not _HAN.match(t)} | content | singles

@@ -9,22 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from memtracks.errors import InvalidInputError
-from memtracks.tracks.base import Track
+from memtracks.tracks.base import Track, track_of
 from memtracks.tracks.facts import FACTS
 from memtracks.tracks.inferences import INFERENCES
 from memtracks.tracks.temporal import TEMPORAL
 
 TRACKS: tuple[Track[Any], ...] = (FACTS, TEMPORAL, INFERENCES)
-_BY_TYPE = {t.record: t for t in TRACKS}
 _BY_NAME = {n: t for t in TRACKS for n in (t.name, t.stored)}
-
-
-def track_of(record: Any) -> Track[Any]:
-    """The track a fact, event or conclusion belongs to."""
-    try:
-        return _BY_TYPE[type(record)]
-    except KeyError:
-        raise TypeError(f"{type(record).__name__} is not a record of a track") from None
 
 
 def named(name: str) -> Track[Any]:

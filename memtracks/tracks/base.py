@@ -1,29 +1,91 @@
 """What every track is asked: the one place a record's track decides how it is indexed, dated,
-shown and fetched.
+seen as of a moment, shown on a card and fetched.
 
 A track has two names: the one its hits and cards carry (``name``: "fact", "temporal",
 "inference") and the one its rows and indexes are kept under (``stored``: "fact", "event",
 "inference"). Fusion, cards, tiers, views, transfer, integrity and the indexes ask the
 record's track (:func:`memtracks.tracks.track_of`) instead of switching on a name.
+
+**The as-of rule**, asked as :meth:`Track.visible_at`: what memtracks knew of a record at a
+moment. A fact recorded later is unknown, and its ending is read as it stood then
+(:func:`memtracks.tracks.facts.as_known`); an event said later is unknown; a conclusion drawn
+later is unknown, and one retracted later was still active then.
+
+**A card's text**, asked as :meth:`Track.card_text`: the line a record reads as on a card
+(its label first), in the record's language. A card is built with a :class:`Rendering`:
+:class:`memtracks.retrieval.cards.CardContext`, which also cuts a long turn down to what
+answers the question.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
     from memtracks.data.catalogue import Catalogue
+    from memtracks.records import Event, Premise
     from memtracks.storage.base import Storage
 
 R = TypeVar("R")
+SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
+
+
+def day(moment: datetime | None) -> str:
+    """The day of ``moment`` as a card shows it (ISO), "?" for none."""
+    return moment.date().isoformat() if moment else "?"
+
+
+class Rendering(Protocol):
+    """What the cards of one question are built with (:class:`memtracks.retrieval.cards.CardContext`)."""
+
+    @property
+    def catalogue(self) -> Catalogue:
+        """How a fact's slot is named."""
+        ...
+
+    @property
+    def temporal_weight(self) -> float:
+        """The temporal track's weight: an event card's confidence."""
+        ...
+
+    @property
+    def lookup(self) -> Callable[[Premise], Any]:
+        """A conclusion's premise as a record (None: gone)."""
+        ...
+
+    @property
+    def at(self) -> datetime | None:
+        """The moment the cards speak for (the as-of rule; None: each record's own end)."""
+        ...
+
+    @property
+    def bodies(self) -> dict[tuple[int | None, int, bool], str] | None:
+        """Each event's quoted cut, made once for the question (None: not kept)."""
+        ...
+
+    def cut(self, event: Event, budget: int, relevance: Any = None) -> str:
+        """The event's turn with its dates, cut to ``budget`` tokens of what answers the question."""
+        ...
+
+
+_BY_TYPE: dict[type, Track[Any]] = {}  # each track object, by its record type (see track_of)
+
+
+def track_of(record: Any) -> Track[Any]:
+    """The track a fact, event or conclusion belongs to."""
+    try:
+        return _BY_TYPE[type(record)]
+    except KeyError:
+        raise TypeError(f"{type(record).__name__} is not a record of a track") from None
 
 
 class Track(ABC, Generic[R]):
-    """One track of memory: its names, its record type and what is asked of its records."""
+    """One track of memory: its names, its record type and what is asked of its records.
+    Making a track's object makes it the track of its record type (:func:`track_of`)."""
 
     name: ClassVar[str]  # the name hits and cards carry
     stored: ClassVar[str]  # the name rows, vectors and indexes are kept under
@@ -33,6 +95,7 @@ class Track(ABC, Generic[R]):
     keeps_history: ClassVar[bool] = (
         False  # ended records stay readable: a question about the past is not penalised by their age
     )
+    threads: ClassVar[bool] = False  # its cards quote a turn, cut to a budget, and fold further mentions in
 
     @abstractmethod
     def indexed(self, record: R, catalogue: Catalogue, config: WriterConfig) -> tuple[str, tuple[str, ...]]:
@@ -63,6 +126,32 @@ class Track(ABC, Generic[R]):
         """The time the record is about, for its age."""
 
     @abstractmethod
+    def visible_at(self, record: R, moment: datetime | None) -> R | None:
+        """The record as memtracks knew it at ``moment`` (the as-of rule): None when it was not
+        known yet; ``moment`` None: as it is stored now."""
+
+    @abstractmethod
+    def card_text(self, record: R, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
+        """The record's card line, its label first (before any escaping). ``budget`` and
+        ``relevance``: how a quoted turn is cut (:meth:`Rendering.cut`)."""
+
+    @abstractmethod
+    def card_confidence(self, record: R, ctx: Rendering) -> float:
+        """How sure the record's card is."""
+
+    @abstractmethod
+    def card_interval(self, record: R) -> tuple[datetime | None, datetime | None]:
+        """The time the card says the record is about or held (``Card.valid_from``, ``valid_to``)."""
+
+    def premise_name(self, record: R, lang: str) -> str:
+        """How a conclusion's card names this record as its premise ("" : not named)."""
+        return ""
+
+    def part_text(self, record: R, ctx: Rendering, budget: int) -> str:
+        """The record as a further part of a thread card (for a track that ``threads``)."""
+        raise TypeError(f"a {self.name} record is never part of a thread card")
+
+    @abstractmethod
     def json(self, record: R) -> dict[str, Any]:
         """The record as JSON-ready data, with a ``ref`` that ``Memory.get`` takes."""
 
@@ -79,6 +168,9 @@ class Track(ABC, Generic[R]):
     ) -> list[tuple[int, str, tuple[str, ...]]]:
         """``(id, indexed text, keys)`` of the records after ``after``: what an index is built from."""
         return [(r.id, *self.indexed(r, catalogue, config)) for r in self.after(store, scope, after)]  # type: ignore[attr-defined]
+
+    def __init__(self) -> None:
+        _BY_TYPE[self.record] = self
 
     def __repr__(self) -> str:
         return f"<track {self.name}>"

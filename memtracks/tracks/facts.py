@@ -1,5 +1,5 @@
-"""The fact track: the as-of rule, reason codes, how facts read as text, supersede chains,
-and :data:`FACTS`, the track object the rest of memtracks asks about a fact.
+"""The fact track: the as-of rule, reason codes, how facts read as text and on a card,
+supersede chains, and :data:`FACTS`, the track object the rest of memtracks asks about a fact.
 
 **The as-of rule** (written once, used by ``Memory.facts()``, ``retrieve()``, the cards and
 the CLI). Facts are bi-temporal: ``valid_from``/``valid_to`` say when a value held in the
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from memtracks.data.catalogue import Catalogue
 from memtracks.records import Fact, FactRevision
 from memtracks.storage.codec import dt_text
-from memtracks.tracks.base import Track
+from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, day
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
@@ -151,6 +151,21 @@ def fact_sentence(fact: Fact, catalogue: Catalogue) -> str:
     return f"{fact.subject} {'no longer ' if fact.negated else ''}{label}: {value}"
 
 
+_REASON_EN = {"replaced": "superseded", "merged": "merged into a duplicate"}  # how a card says it
+_REASON_ZH = {
+    "replaced": "已被取代",
+    "ended": "已结束",
+    "corrected": "已更正",
+    "retracted": "已撤回",
+    "cancelled": "已取消",
+    "merged": "已合并",
+}
+
+
+def _month_or_day(moment: datetime) -> str:
+    return f"{moment:%Y-%m}" if moment.day == 1 and moment.hour == 0 else day(moment)
+
+
 def supersede_chain(fact: Fact, facts: Iterable[Fact]) -> list[Fact]:
     """The facts ``fact`` descends from and leads to, oldest first, through ``superseded_by``."""
     by_id = {f.id: f for f in facts}
@@ -190,6 +205,54 @@ class FactTrack(Track[Fact]):
 
     def said_at(self, record: Fact) -> datetime:
         return record.last_seen
+
+    def visible_at(self, record: Fact, moment: datetime | None) -> Fact | None:
+        return as_known(record, moment)
+
+    def card_text(self, record: Fact, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
+        """The fact as it stands at ``ctx.at`` (the as-of rule; None: at its own end)."""
+        fact, at = record, ctx.at
+        zh = fact.lang == "zh"
+        label = ctx.catalogue.label(fact.slot, fact.lang)
+        state = fact_state(fact, at) if at is not None else (FactState.CURRENT if fact.is_current else FactState.PAST)
+        value = value_at(fact, at) if at is not None and state is FactState.CURRENT else fact.value
+        if value != fact.value:
+            value = (
+                f"{value}（{day(fact.valid_from)} 时 {fact.value}）"
+                if zh
+                else f"{value} ({fact.value} on {day(fact.valid_from)})"
+            )
+        if fact.negated:
+            value = (f"不再是{value}" if zh else f"not {value}") if value else ("无" if zh else "none")
+        reason = fact.reason or ("superseded" if fact.superseded_by else "ended")
+        if state is FactState.PLANNED:
+            when = _month_or_day(fact.valid_from)
+            since = f"计划 {when} 起" if zh else f"planned from {when}"
+        elif state is FactState.CURRENT:
+            since = f"自 {day(fact.valid_from)}" if zh else f"since {day(fact.valid_from)}"
+            if fact.valid_to is not None:
+                since += f"，至 {day(fact.valid_to)}" if zh else f", until {day(fact.valid_to)}"
+        elif zh:
+            since = f"{day(fact.valid_from)} 至 {day(fact.valid_to)}，{_REASON_ZH.get(reason, reason)}"
+        elif state is FactState.VOID:
+            since = f"said {day(fact.recorded_at)}, {reason}"
+        else:
+            since = f"{day(fact.valid_from)} → {day(fact.valid_to)}, {_REASON_EN.get(reason, reason)}"
+        origin = ("推断" if zh else "inferred") if fact.source == "inferred" else None
+        if zh:
+            extra = f"，{origin}" if origin else ""
+            return f"{self.label['zh']} {fact.subject} {label}：{value}（置信度 {fact.confidence:.2f}，{since}{extra}）"
+        extra = f", {origin}" if origin else ""
+        return f"{self.label['en']} {fact.subject} {label}: {value} (conf {fact.confidence:.2f}, {since}{extra})"
+
+    def card_confidence(self, record: Fact, ctx: Rendering) -> float:
+        return record.confidence
+
+    def card_interval(self, record: Fact) -> tuple[datetime | None, datetime | None]:
+        return record.valid_from, record.valid_to
+
+    def premise_name(self, record: Fact, lang: str) -> str:
+        return f"{record.slot}事实" if lang == "zh" else f"{record.slot} fact"
 
     def interval(self, record: Fact) -> tuple[datetime, datetime]:
         return record.last_seen, record.last_seen

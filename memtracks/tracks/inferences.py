@@ -5,12 +5,13 @@ with its premises, kept until a premise ends or is corrected (then retracted, ne
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memtracks.records import Inference
 from memtracks.storage.codec import dt_text
-from memtracks.tracks.base import Track
+from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, track_of
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
@@ -48,6 +49,30 @@ class InferenceTrack(Track[Inference]):
     def interval(self, record: Inference) -> tuple[datetime, datetime]:
         start = record.valid_from or record.created_at
         return start, record.valid_to or start
+
+    def visible_at(self, record: Inference, moment: datetime | None) -> Inference | None:
+        """Unknown when drawn after ``moment``; still active then when retracted after it."""
+        if moment is None:
+            return record
+        if record.created_at > moment:
+            return None
+        if record.retracted_at is not None and record.retracted_at > moment:
+            return replace(record, status="active", retracted_at=None, retracted_because=None)
+        return record
+
+    def card_text(self, record: Inference, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
+        """The conclusion, its confidence and what it was drawn from (its premises, by name)."""
+        named = (track_of(p).premise_name(p, record.lang) for p in map(ctx.lookup, record.premises) if p is not None)
+        premises = ", ".join(n for n in named if n) or record.rule_id
+        if record.lang == "zh":
+            return f"{self.label['zh']} {record.text}（置信度 {record.confidence:.2f}，来源：{premises}）"
+        return f"{self.label['en']} {record.text} (conf {record.confidence:.2f}, from: {premises})"
+
+    def card_confidence(self, record: Inference, ctx: Rendering) -> float:
+        return record.confidence
+
+    def card_interval(self, record: Inference) -> tuple[datetime | None, datetime | None]:
+        return record.valid_from, record.valid_to
 
     def json(self, record: Inference) -> dict[str, Any]:
         return {

@@ -3,10 +3,12 @@ across sessions through the entities they share ("entity": the last earlier even
 mentioned the same pet, person or place). Links are stored in SQLite and read into a
 networkx graph for walking the chain. :data:`TEMPORAL` is the track object the rest of
 memtracks asks about an event: how it is indexed (its text, led by the speaker's name in
-named chats), dated and shown."""
+named chats), dated, seen as of a moment and shown on a card (its turn quoted, cut to what
+answers the question, with the changes of its happenings)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from memtracks.config import is_assistant
-from memtracks.records import Event
+from memtracks.records import Event, Happening
 from memtracks.storage.codec import dt_text
-from memtracks.tracks.base import Track
+from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, day
+from memtracks.tracks.quoting import quoted
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
@@ -24,6 +27,9 @@ if TYPE_CHECKING:
     from memtracks.storage.base import Storage
 
 MAX_ENTITY_LINKS = 8
+MAX_EVENT_CHARS = 400  # a quoted turn is clipped to this many characters
+_NOTE_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_STATUS_WORDS = {"en": {"cancelled": "cancelled", "moved": "moved"}, "zh": {"cancelled": "已取消", "moved": "改期"}}
 
 
 def chain_links(
@@ -103,6 +109,43 @@ def spoken_text(speaker: str, text: str, config: WriterConfig) -> str:
     return f"{speaker}: {text}"
 
 
+def said_by(epoch: float, moment: datetime | None) -> bool:
+    """Was something said at ``epoch`` known at ``moment`` (the as-of rule of events; None:
+    everything stored is known)?"""
+    return moment is None or epoch <= moment.timestamp()
+
+
+def status_marker(happening: Happening, lang: str) -> str:
+    """How a changed happening reads on a card, in the card's language, with dates and no
+    internal ids: "cancelled on 2024-06-02", "moved on 2024-06-02 to 2024-06-20";
+    "2024-06-02 已取消", "2024-06-02 改期至 2024-06-20". The day it changed comes from the
+    stored note (which also names the turn, for the audit trail)."""
+    zh = lang == "zh"
+    word = _STATUS_WORDS["zh" if zh else "en"].get(happening.status, happening.status)
+    found = _NOTE_DAY.search(happening.note)
+    changed = found.group() if found else ""
+    to = ""
+    if happening.status == "moved" and happening.start is not None:
+        new = f"{happening.start:%Y-%m}" if happening.granularity in ("month", "year") else day(happening.start)
+        to = f"至 {new}" if zh else f" to {new}"
+    if zh:
+        return f"{changed} {word}{to}".strip()
+    return f"{word} on {changed}{to}" if changed else f"{word}{to}"
+
+
+def clip(text: str, limit: int = MAX_EVENT_CHARS) -> str:
+    """``text`` on one line of single spaces, cut to ``limit`` characters (with "…")."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def event_confidence(event: Event, weight: float) -> float:
+    """How sure a dated event card is: the track weight, times its time's confidence."""
+    if event.times:
+        return round(weight * max(t.confidence for t in event.times), 2)
+    return weight
+
+
 class TemporalTrack(Track[Event]):
     """Events: every turn worth keeping, dated, in the order it was said, linked in a chain."""
 
@@ -111,6 +154,7 @@ class TemporalTrack(Track[Event]):
     record = Event
     table = "events"
     label = {"en": "[event]", "zh": "[时序]"}
+    threads = True
 
     def weight(self, how: str, config: FusionConfig) -> float:
         return config.temporal
@@ -135,6 +179,53 @@ class TemporalTrack(Track[Event]):
         if record.start:
             return record.start, record.end or record.start
         return record.mentioned_at, record.mentioned_at
+
+    def visible_at(self, record: Event, moment: datetime | None) -> Event | None:
+        return record if said_by(record.mentioned_at.timestamp(), moment) else None
+
+    def card_text(self, record: Event, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
+        """The day it was said, the speaker, the turn quoted (cut to ``budget`` tokens of what
+        answers the question) with the changes of its happenings, and the card's confidence."""
+        zh = record.lang == "zh"
+        label = self.label["zh" if zh else "en"]
+        body = self.body(record, ctx, budget, relevance)
+        confidence = self.card_confidence(record, ctx)
+        if zh:
+            return f"{label} {day(record.mentioned_at)} {record.speaker}：{body}（置信度 {confidence:.2f}）"
+        return f"{label} {day(record.mentioned_at)} {record.speaker}: {body} (conf {confidence:.2f})"
+
+    def part_text(self, record: Event, ctx: Rendering, budget: int) -> str:
+        """A further part of a thread card, after the separator that starts it: the day it was
+        said and the turn's most relevant sentences with their resolved dates. The speaker is
+        the card's (a thread only joins one speaker's turns)."""
+        zh = record.lang == "zh"
+        return f"{day(record.mentioned_at)}{'：' if zh else ': '}{self.body(record, ctx, budget)}"
+
+    def body(self, record: Event, ctx: Rendering, budget: int, relevance: Any = None) -> str:
+        """The event's quoted cut and status notes; ``ctx.bodies`` keeps them for the question,
+        so that sizing a thread and building its card cut each turn once."""
+        key = (record.id, budget, relevance is not None)
+        bodies = ctx.bodies
+        if bodies is not None and record.id is not None and key in bodies:
+            return bodies[key]
+        zh = record.lang == "zh"
+        body = quoted(clip(ctx.cut(record, budget, relevance)))
+        notes = [status_marker(h, record.lang) for h in record.happenings if h.status != "active"]
+        if notes:
+            body += f"［{'；'.join(notes)}］" if zh else f" [{'; '.join(notes)}]"
+        if bodies is not None and record.id is not None:
+            bodies[key] = body
+        return body
+
+    def card_confidence(self, record: Event, ctx: Rendering) -> float:
+        return event_confidence(record, ctx.temporal_weight)
+
+    def card_interval(self, record: Event) -> tuple[datetime | None, datetime | None]:
+        return record.start, record.end
+
+    def premise_name(self, record: Event, lang: str) -> str:
+        kind = record.kinds[0] if record.kinds else "event"
+        return f"{kind}事件 {day(record.mentioned_at)}" if lang == "zh" else f"{kind} event {day(record.mentioned_at)}"
 
     def json(self, record: Event) -> dict[str, Any]:
         return {

@@ -30,8 +30,9 @@ from memtracks.config import FusionConfig
 from memtracks.data.catalogue import Catalogue
 from memtracks.errors import InvalidTurnError
 from memtracks.records import Event, Fact, TimeMention
-from memtracks.retrieval.cards import resolved, status_marker, with_dates
+from memtracks.retrieval.cards import resolved, with_dates
 from memtracks.tracks.facts import FactState, fact_state, value_at
+from memtracks.tracks.temporal import status_marker
 from memtracks.upkeep.audit import noise_turns
 
 if TYPE_CHECKING:

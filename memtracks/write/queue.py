@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from memtracks.data.catalogue import default_catalogue
 from memtracks.errors import DuplicateTurnError, MemtracksError, StorageError
 from memtracks.pipeline.language import detect_language
 from memtracks.records import Event, Turn, WriteResult
-from memtracks.retrieval.cards import Card, event_card_text
+from memtracks.retrieval.cards import Card, CardContext
 from memtracks.retrieval.substance import content_free
 from memtracks.tracks import TEMPORAL
 from memtracks.write.validation import content_hash
@@ -318,6 +319,7 @@ def hot_cards(
     norms = np.linalg.norm(matrix, axis=1)
     sims = matrix[1:] @ matrix[0] / np.maximum(norms[1:] * norms[0], 1e-12)
     cards = []
+    hot = CardContext(default_catalogue(), HOT_CONFIDENCE, lambda premise: None, bodies=None)  # no question's cut
     for turn, sim in zip(turns, sims.tolist(), strict=True):
         if sim < HOT_RELEVANCE or (drop_content_free and content_free(turn.text)):
             continue
@@ -335,7 +337,7 @@ def hot_cards(
         cards.append(
             Card(
                 track=TEMPORAL.name,
-                text=event_card_text(event, HOT_CONFIDENCE),
+                text=TEMPORAL.card_text(event, hot),
                 score=float(sim),
                 confidence=HOT_CONFIDENCE,
                 source_turn_ids=(event.turn_id,),

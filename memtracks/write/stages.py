@@ -114,7 +114,7 @@ def find_times(doc: TurnDoc) -> None:
     doc.search = lexicons.to_simplified(analysis.text) if analysis.primary == "zh" else analysis.text
     doc.times = tuple(
         replace(t, text=analysis.text[t.span[0] : t.span[1]])
-        for t in normalize_time(doc.search, doc.turn.timestamp, lang=analysis.lang)
+        for t in normalize_time(doc.search, doc.turn.timestamp, lang=analysis.lang, time_words=doc.toolkit.time_words)
     )
 
 

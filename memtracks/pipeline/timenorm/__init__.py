@@ -10,7 +10,8 @@ own timestamp and timezone into an interval ``[start, end)``.
 The conventions (weeks, parts of the day, the year rule for a date said without one, offsets,
 ranges, open bounds, durations, and where memtracks differs from Microsoft Recognizers-Text)
 are written down once, in ``docs/time.md``. The grammars are data: ``lexicons/time_en.yaml``
-and ``lexicons/time_zh.yaml``.
+and ``lexicons/time_zh.yaml``, loaded by :mod:`memtracks.data.time_words`; a memory reads the
+time words its :class:`~memtracks.toolkit.Toolkit` holds, a caller with none the bundled ones.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from memtracks.data.time_words import TimeWords, default_time_words, load_lexicon
 from memtracks.errors import InvalidTimeError, UnsupportedLanguageError
 from memtracks.pipeline.timenorm.compose import compose
 from memtracks.pipeline.timenorm.engine import Context, Found, Grammar, pieces_of, select, units_of
 from memtracks.pipeline.timenorm.habits import Run, without_habits
-from memtracks.pipeline.timenorm.lexicon import load_lexicon
 from memtracks.pipeline.timenorm.spans import GRANULARITIES
 from memtracks.records import TimeMention
 
@@ -36,7 +37,11 @@ _DIGIT = re.compile(r"\d")
 
 
 def normalize_time(
-    text: str, reference_time: datetime, lang: str | None = None, date_order: str = "mdy"
+    text: str,
+    reference_time: datetime,
+    lang: str | None = None,
+    date_order: str = "mdy",
+    time_words: TimeWords | None = None,
 ) -> list[TimeMention]:
     """Find the time expressions in ``text`` and resolve them against ``reference_time``.
 
@@ -49,6 +54,8 @@ def normalize_time(
             are read too, by the other grammar, whatever ``lang`` says.
         date_order: how ``5/8/2023`` is read: "mdy" (month first, the default) or "dmy".
             Day first is used anyway where the first number cannot be a month (23/12).
+        time_words: the time words the grammars are compiled from (a toolkit's
+            ``time_words``); None: the bundled ones.
 
     Returns:
         The mentions in text order; where two readings overlap, the earlier (then longer)
@@ -64,7 +71,7 @@ def normalize_time(
         raise UnsupportedLanguageError(f"unsupported date_order {date_order!r}; expected 'mdy' or 'dmy'")
     read: list[tuple[str, Grammar, Context]] = []
     runs: list[Run] = []
-    for code, grammar in _grammars(text, lang):
+    for code, grammar in _grammars(text, lang, time_words or default_time_words()):
         prepared = grammar.prepare(text)
         if grammar.trigger.search(prepared.lower()):
             ctx = Context(prepared, reference_time, grammar.cues, date_order)
@@ -89,7 +96,7 @@ def _check_reference(reference_time: object) -> None:
         )
 
 
-def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
+def _grammars(text: str, lang: str | None, words: TimeWords) -> list[tuple[str, Grammar]]:
     if lang not in LANGUAGES:
         raise UnsupportedLanguageError(
             f"unsupported language {lang!r} for time normalization; expected one of None (detect), 'en', 'zh', 'mixed'"
@@ -105,9 +112,9 @@ def _grammars(text: str, lang: str | None) -> list[tuple[str, Grammar]]:
     )
     chosen = []
     if use_zh:
-        chosen.append(("zh", chinese.grammar()))
+        chosen.append(("zh", chinese.grammar(words.zh)))
     if use_en:
-        chosen.append(("en", english.grammar()))
+        chosen.append(("en", english.grammar(words.en)))
     return chosen
 
 

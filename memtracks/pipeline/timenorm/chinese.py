@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import timedelta
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from memtracks.data.files import bundled
 from memtracks.data.lexicons import load_traditional
+from memtracks.data.time_words import Lexicon, PeriodWord
 from memtracks.pipeline.timenorm import calendar as cal
 from memtracks.pipeline.timenorm import pieces as pc
 from memtracks.pipeline.timenorm import resolve as rv
@@ -35,7 +36,6 @@ from memtracks.pipeline.timenorm.common import (
 from memtracks.pipeline.timenorm.compose import Connectors
 from memtracks.pipeline.timenorm.engine import Context, Grammar, Piece, Rule
 from memtracks.pipeline.timenorm.habits import compile_habits
-from memtracks.pipeline.timenorm.lexicon import Lexicon, PeriodWord, lexicon
 from memtracks.pipeline.timenorm.tense import compile_cues
 
 JOINER = re.compile(r"\s*的?\s*")
@@ -476,10 +476,9 @@ def _guarded(word: str, not_after: str) -> str:
     return f"(?<![{re.escape(not_after)}]){re.escape(word)}" if not_after else re.escape(word)
 
 
-@cache
-def grammar() -> Grammar:
-    """The compiled Chinese grammar (built once)."""
-    lex = lexicon("zh")
+@lru_cache(maxsize=4)
+def grammar(lex: Lexicon) -> Grammar:
+    """The Chinese grammar compiled from the time words ``lex`` (once for each lexicon)."""
     chinese = Chinese(lex)
     table = chinese.simplified
     connectors = chinese.connectors()

@@ -12,8 +12,9 @@ sat and sun need on / next / last ... before them or a date or clock time after 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 
+from memtracks.data.time_words import Lexicon
 from memtracks.pipeline.timenorm import pieces as pc
 from memtracks.pipeline.timenorm import resolve as rv
 from memtracks.pipeline.timenorm.common import (
@@ -33,7 +34,6 @@ from memtracks.pipeline.timenorm.english_clock import ClockRules
 from memtracks.pipeline.timenorm.english_periods import DECADE_WORDS, PeriodRules
 from memtracks.pipeline.timenorm.english_relative import ORDINAL_SELECT, RelativeRules
 from memtracks.pipeline.timenorm.habits import compile_habits
-from memtracks.pipeline.timenorm.lexicon import Lexicon, lexicon
 from memtracks.pipeline.timenorm.tense import compile_cues
 
 YEAR = r"(?:19|20)\d{2}"
@@ -402,10 +402,9 @@ def _full(two: str, ctx: Context) -> int:
     return full_year(two, ctx)
 
 
-@cache
-def grammar() -> Grammar:
-    """The compiled English grammar (built once)."""
-    lex = lexicon("en")
+@lru_cache(maxsize=4)
+def grammar(lex: Lexicon) -> Grammar:
+    """The English grammar compiled from the time words ``lex`` (once for each lexicon)."""
     english = English(lex)
     connectors = english.connectors()
     return Grammar(

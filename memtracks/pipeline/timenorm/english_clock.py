@@ -15,11 +15,11 @@ from datetime import timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memtracks.data.time_words import Lexicon
 from memtracks.pipeline.timenorm import pieces as pc
 from memtracks.pipeline.timenorm import resolve as rv
 from memtracks.pipeline.timenorm.common import Handler, alt, key
 from memtracks.pipeline.timenorm.engine import Clock, Context, Piece
-from memtracks.pipeline.timenorm.lexicon import Lexicon
 
 AMPM = r"(?:[ap]\s?\.\s?m\b\.?|[ap]\s?m\b|[ap]\.(?!\w))"
 _NOT_CLOCK_AFTER = (

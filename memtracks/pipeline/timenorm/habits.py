@@ -32,8 +32,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from memtracks.data.time_words import Lexicon
 from memtracks.pipeline.timenorm.engine import Context, Piece
-from memtracks.pipeline.timenorm.lexicon import Lexicon
 from memtracks.pipeline.timenorm.spans import Connectors
 from memtracks.pipeline.timenorm.tense import clause_of, clause_tense, literal, sentence_of
 

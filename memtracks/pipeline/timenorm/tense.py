@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtracks.pipeline.timenorm.lexicon import Lexicon
+from memtracks.data.time_words import Lexicon
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…]")
 MENTION = "\ue000"  # stands for the mention's characters during the cue search (not a word character)

@@ -1,8 +1,10 @@
-"""Time-word lexicons: the schemas of ``lexicons/time_en.yaml`` / ``time_zh.yaml`` and their loader.
+"""The time words: the schemas of ``lexicons/time_en.yaml`` / ``time_zh.yaml`` and their loader.
 
-A lexicon file is a mapping of sections, each a list of entries. Every entry is validated
+A time-word file is a mapping of sections, each a list of entries. Every entry is validated
 against a pydantic model (unknown fields are errors); every problem, naming the file, the entry
-and the field, is collected and raised once as :class:`~memtracks.errors.DataFileError`.
+and the field, is collected and raised once as :class:`~memtracks.errors.DataFileError`. The
+grammars of :mod:`memtracks.pipeline.timenorm` are compiled from what they hold; the
+:class:`~memtracks.toolkit.Toolkit` carries the pair a memory reads (:class:`TimeWords`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -250,9 +252,10 @@ SCHEMAS: dict[str, dict[str, tuple[type[BaseModel], str]]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lexicon:
-    """A validated lexicon: ``lexicon["months"]`` is the tuple of that section's entries."""
+    """A validated time-word file: ``lexicon["months"]`` is the tuple of that section's
+    entries. Compared (and hashed) by identity: a grammar is compiled once per lexicon."""
 
     language: str
     path: Path
@@ -328,7 +331,33 @@ def _unknown_parts(sections: dict[str, tuple[Any, ...]]) -> Iterable[str]:
                 )
 
 
-@cache
-def lexicon(language: str) -> Lexicon:
-    """The bundled lexicon for ``language``, loaded and validated once."""
-    return load_lexicon(bundled("lexicons", f"time_{language}.yaml"), language)
+@dataclass(frozen=True, eq=False)
+class TimeWords:
+    """The time words of both grammars: ``time_words["en"]`` is the English lexicon."""
+
+    en: Lexicon
+    zh: Lexicon
+
+    def __getitem__(self, language: str) -> Lexicon:
+        if language not in SCHEMAS:
+            raise UnsupportedLanguageError(
+                f"no time words for language {language!r}; expected one of {sorted(SCHEMAS)}"
+            )
+        return self.en if language == "en" else self.zh
+
+
+def load_time_words(directory: str | Path | None = None) -> TimeWords:
+    """``time_en.yaml`` and ``time_zh.yaml`` from ``directory`` (default: the bundled ``lexicons/``)."""
+
+    def path(language: str) -> Path:
+        name = f"time_{language}.yaml"
+        return Path(directory) / name if directory is not None else bundled("lexicons", name)
+
+    return TimeWords(load_lexicon(path("en"), "en"), load_lexicon(path("zh"), "zh"))
+
+
+@lru_cache(maxsize=1)
+def default_time_words() -> TimeWords:
+    """The bundled time words, loaded and validated once (the toolkit's, and the grammars'
+    for a caller with no toolkit)."""
+    return load_time_words()
