@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.config import FusionConfig, MemoryConfig
+from memtracks.config import FusionConfig, MemoryConfig, WriterConfig
 
 T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
 
@@ -69,7 +69,9 @@ def test_a_newer_turn_that_names_the_value_leads_a_question_about_now(memory, tu
 
 
 def test_off_the_older_fact_leads(make_memory):
-    memory = make_memory(config=MemoryConfig(fusion=FusionConfig(latest_window=0)))
+    # the statement reader off too: it would end the Civic, and the question would have no fact
+    off = MemoryConfig(writer=WriterConfig(statement_reader=False), fusion=FusionConfig(latest_window=0))
+    memory = make_memory(config=off)
     _write(memory, NEWER_FIRST[0][0])
     cards = _cards(memory, "What car do I drive?")
     assert "car: Honda Civic" in cards[0], cards

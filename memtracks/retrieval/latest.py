@@ -40,8 +40,7 @@ from datetime import datetime
 from typing import Protocol, TypeVar
 
 from memtracks.config import FusionConfig
-from memtracks.pipeline.text import names_value
-from memtracks.records import Event, Fact
+from memtracks.pipeline.text import names_value, value_key
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.query import Query
 from memtracks.tracks import track_of
@@ -94,46 +93,44 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
 
 
 def _same_thing(a: Scored, b: Scored, query: Query) -> bool:
-    person_a, person_b = _person(a), _person(b)
-    if person_a is None or person_b is None or person_a != person_b:
-        return False
     x, y = a.hit.record, b.hit.record
-    if isinstance(x, Fact) and isinstance(y, Fact):
-        return x.slot == y.slot and x.slot in query.slots and (x.value_key == y.value_key or x.slot in _single(query))
-    if isinstance(x, Fact) == isinstance(y, Fact):
-        return False  # two turns: what each says is not known well enough to order them
-    fact, turn = (x, y) if isinstance(x, Fact) else (y, x)
-    if not isinstance(fact, Fact) or not isinstance(turn, Event):
+    tx, ty = track_of(x), track_of(y)
+    person_x, person_y = tx.person(x), ty.person(y)
+    if person_x is None or person_y is None or person_x.casefold() != person_y.casefold():
         return False
-    if fact.slot not in query.slots:
-        return False  # about something the question does not ask
+    held_x, held_y = tx.holds(x), ty.holds(y)
+    if held_x and held_y:
+        (slot, value), (other_slot, other_value) = held_x, held_y
+        same_value = value_key(value) == value_key(other_value)
+        return slot == other_slot and slot in query.slots and (same_value or slot in _single(query))
+    if held_x:
+        fact, held, turn, words = x, held_x, y, ty.said(y)
+    elif held_y:
+        fact, held, turn, words = y, held_y, x, tx.said(x)
+    else:
+        return False  # two turns: what each says is not known well enough to order them
+    slot, value = held
+    if words is None or slot not in query.slots:
+        return False  # no turn, or about something the question does not ask
     if track_of(turn).said_at(turn) > track_of(fact).said_at(fact):
         # "Sold the Civic" after "car: Honda Civic"; of a slot of many values ("likes"), only
         # the value the question names ("Do I like sushi?": "I've gone off sushi lately")
-        asked = fact.slot in _single(query) or names_value(query.text, fact.value)
-        return asked and names_value(turn.text, fact.value)
+        asked = slot in _single(query) or names_value(query.text, value)
+        return asked and names_value(words, value)
     # a newer fact on a single-valued slot leads the older turns that speak of that slot
     # ("employer: Spotify" before "I work at a bakery downtown")
-    return fact.slot in _single(query) and _speaks_of(turn.text, fact.slot, query)
+    return slot in _single(query) and _speaks_of(words, slot, query)
 
 
 def _ahead(r: Scored, query: Query) -> bool:
     """A plan not yet begun (a fact that holds from later, a turn about a later time): not the
     latest word on how things are, so it keeps its place."""
-    record = r.hit.record
-    if isinstance(record, Fact):
-        return record.planned or record.valid_from > query.now
-    return isinstance(record, Event) and record.start is not None and record.start > query.now
+    return track_of(r.hit.record).ahead(r.hit.record, query.now)
 
 
 def _person(r: Scored) -> str | None:
     """Whose word it is: a fact's subject, a turn's speaker; None for a conclusion."""
-    record = r.hit.record
-    if isinstance(record, Fact):
-        return record.subject.casefold()
-    if isinstance(record, Event):
-        return record.speaker.casefold()
-    return None
+    return track_of(r.hit.record).person(r.hit.record)
 
 
 def _said(r: Scored) -> datetime:

@@ -109,6 +109,22 @@ class Track(ABC, Generic[R]):
     def words(self, record: R) -> str:
         """The record's words for coverage of a question (its text, a fact's slot spelled out)."""
 
+    def person(self, record: R) -> str | None:
+        """Whose word the record is: a fact's subject, a turn's speaker; None for a conclusion."""
+        return None
+
+    def holds(self, record: R) -> tuple[str, str] | None:
+        """(slot, value) of a fact; None for a record that holds no slot value."""
+        return None
+
+    def said(self, record: R) -> str | None:
+        """A turn's own words; None for a record that is no turn."""
+        return None
+
+    def ahead(self, record: R, now: datetime) -> bool:
+        """A plan not yet begun at ``now`` (a fact that holds from later, a turn about later)."""
+        return False
+
     @abstractmethod
     def content(self, record: R) -> tuple[str, tuple[str, ...]]:
         """What two lookalike records are compared by when the cards drop near-duplicates."""

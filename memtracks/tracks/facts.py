@@ -197,6 +197,15 @@ class FactTrack(Track[Fact]):
     def words(self, record: Fact) -> str:
         return f"{record.subject} {record.slot.replace('_', ' ')} {record.value}"
 
+    def person(self, record: Fact) -> str | None:
+        return record.subject
+
+    def holds(self, record: Fact) -> tuple[str, str] | None:
+        return record.slot, record.value
+
+    def ahead(self, record: Fact, now: datetime) -> bool:
+        return record.planned or record.valid_from > now
+
     def content(self, record: Fact) -> tuple[str, tuple[str, ...]]:
         return f"{record.subject} {record.slot} {record.value}", (record.value_key,)
 

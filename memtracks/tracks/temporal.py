@@ -165,6 +165,15 @@ class TemporalTrack(Track[Event]):
     def words(self, record: Event) -> str:
         return record.text
 
+    def person(self, record: Event) -> str | None:
+        return record.speaker
+
+    def said(self, record: Event) -> str | None:
+        return record.text
+
+    def ahead(self, record: Event, now: datetime) -> bool:
+        return record.start is not None and record.start > now
+
     def content(self, record: Event) -> tuple[str, tuple[str, ...]]:
         when = record.start.date().isoformat() if record.start else ""
         return f"{record.text} {when}", record.entity_keys
