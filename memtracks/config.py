@@ -39,7 +39,9 @@ class WriterConfig:
             the Civic last weekend", "Dan and I are getting divorced", 我对花生不过敏了) or
             calls off a plan of it — the change in words no rule lists. On only with the
             embedder the reader was trained for (the default one).
-        reader_min_probability: the reader's probability a clause must reach to end a value.
+        reader_min_probability: how likely, by the reader, a clause's sentence must be to end
+            what it names (ends + replaces, + cancels for a plan), and more likely than that it
+            states it, for the value to end.
     """
 
     max_analyzed_chars: int = 100_000

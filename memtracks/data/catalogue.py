@@ -36,6 +36,7 @@ class SlotSpec(Strict):
     label: dict[Literal["en", "zh"], str]
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     about: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
+    read_for_change: bool = False
     opposite: str | None = None
 
 
@@ -102,6 +103,11 @@ class Catalogue:
             if regexes:
                 out[spec.name] = re.compile("|".join(f"(?:{rx})" for rx in regexes), re.IGNORECASE)
         return out
+
+    @cached_property
+    def read_for_change(self) -> frozenset[str]:
+        """The slots whose values the statement reader may end (``read_for_change``)."""
+        return frozenset(s.name for s in self.slots if s.read_for_change)
 
 
 def load_catalogue(path: Path | None = None) -> Catalogue:

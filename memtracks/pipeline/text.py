@@ -205,14 +205,16 @@ _EMPTY_WORDS = frozenset("the and with from new old one two our his her their it
 def names_value(text: str, value: str) -> bool:
     """Does ``text`` name ``value`` by one of its words ("Sold the Civic" names "Honda Civic",
     我从阿里辞职了 names 阿里; a Chinese value of four or more characters also by its first or
-    last two: 把思域卖了 names 本田思域)? Case is ignored; an English word must stand whole; a
+    last two: 把思域卖了 names 本田思域)? Case is ignored; an English word must stand whole (a
+    plural "s" aside: "my egg allergy" names "eggs"); a
     qualifier in brackets is no name ("Dan (husband)" is named by "Dan", not by "husband")."""
     said = text.casefold()
     for word in _VALUE_WORD.findall(re.sub(r"\(.*?\)|（.*?）", " ", value.casefold())):
         if word in _EMPTY_WORDS:
             continue
         if word.isascii():
-            if re.search(rf"\b{re.escape(word)}\b", said):
+            stem = re.escape(word[:-1] if word.endswith("s") and len(word) > 3 else word)
+            if re.search(rf"\b{stem}(?:s|es)?\b", said):  # "my egg allergy" names "eggs"
                 return True
         elif word in said or (len(word) >= 4 and (word[:2] in said or word[-2:] in said)):
             return True

@@ -31,7 +31,7 @@ from memtracks.pipeline.slots import ValueContext, extract_slots
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
-from memtracks.pipeline.text import names_value
+from memtracks.pipeline.text import names_value, sentence_at, sentences
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
 from memtracks.records import Entity, Fact, Happening, SlotValue, TimeMention, Turn
@@ -228,34 +228,50 @@ def find_corrections(doc: TurnDoc) -> None:
 
 def read_changes(doc: TurnDoc) -> None:
     """Change in words no rule lists: a stated clause that names a value the speaker holds now
-    (or plans), which no rule read, goes to the statement reader; when it finds the clause
-    ends or replaces that value ("Sold the Civic last weekend", "Dan and I are getting
-    divorced", 我对花生不过敏了) or calls off the plan, the value ends (a negation that ends
-    it and is no fact itself). The rules found every value and time; the reader only decides
-    what the clause does with the one it names."""
+    (or plans) of a slot read for change (``rules/slots.yaml``: a car, a partner, a pet, an
+    employer... not tastes or aims), which no rule read, goes to the statement reader with its
+    sentence; when it finds the clause or the sentence ends or replaces that value ("Sold the
+    Civic last weekend", "Dan and I are getting divorced", 我对花生不过敏了) or calls off the
+    plan, and the clause does not state it, the value ends (a negation that ends it and is no
+    fact itself). The rules found every value and time; the reader only decides what the
+    clause does with the one it names."""
     if doc.read is None or doc.subject == "assistant" or not doc.statements:
         return
     assert doc.turn.user_id
-    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject) if not f.negated]
+    readable = doc.toolkit.catalogue.read_for_change
+    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject) if not f.negated and f.slot in readable]
     if not held:
         return
     text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
-    found: list[tuple[Any, str, list[Fact]]] = []
+    sents = sentences(doc.analysis.text)
+    found: list[tuple[Any, str, str, list[Fact]]] = []
     for st in doc.statements:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
-        clause = text[st.start : st.end]
-        named = [f for f in held if names_value(clause, f.value_key) and not _read_by_rules(doc.values, st, f)]
+        named = [f for f in held if names_value(text[st.start : st.end], f.value_key)]
+        named = [f for f in named if not _read_by_rules(doc.values, st, f)]
         if named:
-            found.append((st, doc.analysis.text[st.start : st.end], named))
+            sent = sentence_at(sents, st.start)
+            clause, whole = (
+                doc.analysis.text[st.start : st.end].strip(),
+                doc.analysis.text[sent.start : sent.end].strip(),
+            )
+            found.append((st, clause, whole, named))
     if not found:
         return
+    read = doc.read([t for _, clause, whole, _ in found for t in (clause, whole)])
     ended = []
-    for (st, _, named), kinds in zip(found, doc.read([c for _, c, _ in found]), strict=True):
-        kind = max(kinds, key=kinds.__getitem__)
-        ends = kind in ("ends", "replaces") or (kind == "cancels" and all(f.planned for f in named))
-        if not ends or kinds[kind] < doc.min_probability:
+    for i, (st, _, _, named) in enumerate(found):
+        # the clause, and its sentence ("…totalled my Fit, so I'm carless"): how likely each
+        # ends what it names (ends, replaces, or calls off a plan); a clause that states it
+        # ("…but I still drive my Civic") ends nothing whatever its sentence does
+        plan = all(f.planned for f in named)
+        endings = [k["ends"] + k["replaces"] + (k["cancels"] if plan else 0.0) for k in read[2 * i : 2 * i + 2]]
+        kinds = read[2 * i] if endings[0] >= endings[1] else read[2 * i + 1]
+        ending = max(endings)
+        if ending < doc.min_probability or read[2 * i]["states"] >= 0.5:
             continue
+        kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
         ended += [
             SlotValue(
                 subject=f.subject,
@@ -265,7 +281,7 @@ def read_changes(doc: TurnDoc) -> None:
                 span=(st.start, st.end),
                 pattern_id=f"reader.{kind}",
                 lang=doc.lang,
-                confidence=round(kinds[kind], 3),
+                confidence=round(ending, 3),
                 negated=True,
                 ends_only=True,
             )
