@@ -180,3 +180,63 @@ def test_slots_since_sets_valid_from(toolkit):
     resolver = SubjectResolver("user", toolkit.lexicons, entities)
     [value] = extract_slots(analysis.text, "en", resolver, toolkit.slot_patterns, toolkit.lexicons, times)
     assert value.slot == "lives_in" and value.valid_from is not None and value.valid_from.year == 2020
+
+
+# ---------------------------------------------------------------------- stated tastes, hobbies, aims, homes, cars
+
+
+def _stored(memory, text):
+    facts = memory.write(text, user_id="u", timestamp=REF).facts
+    return {(f.subject, f.slot, f.value) for f in facts if not f.negated}
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # an exclamation mark makes the tagger read "love" as an auxiliary: still a taste
+        ("I love bowling!", ("user", "likes", "bowling")),
+        ("I do love watching classics.", ("user", "likes", "watching classics")),
+        ("I'm all about dramas and romcoms.", ("user", "likes", "romcoms")),
+        ("Dancing has been my passion since I was a kid.", ("user", "likes", "Dancing")),
+        ("跳舞是我的最爱。", ("user", "likes", "跳舞")),
+        ("Playing video games and watching movies are my main hobbies.", ("user", "hobbies", "watching movies")),
+        ("Hiking is one of my hobbies.", ("user", "hobbies", "Hiking")),
+        # 主要 is no "要" of a plan
+        ("游泳是我的主要爱好。", ("user", "hobbies", "游泳")),
+        ("It's been a dream to have a family.", ("user", "goals", "have a family")),
+        ("I've always wanted to open a bakery.", ("user", "goals", "open a bakery")),
+        ("我一直想做电驱方面的开发。", ("user", "goals", "做电驱方面的开发")),
+        ("My mom is back in our hometown of Shaoxing.", ("user's mother", "lives_in", "Shaoxing")),
+        ("我妈在老家绍兴。", ("user's mother", "lives_in", "绍兴")),
+        ("I have to take my old Corolla to the shop again.", ("user", "car", "Corolla")),
+        ("我那辆卡罗拉又出毛病了。", ("user", "car", "卡罗拉")),
+        ("I ordered a Tesla Model 3 last week.", ("user", "car", "Tesla Model 3")),
+        ("我订了一辆比亚迪汉。", ("user", "car", "比亚迪汉")),
+        ("我报了个吉他班，每周三晚上上课。", ("user", "hobbies", "吉他")),
+        # a hyphen inside a word does not end the value; a comma before a new clause ends the list
+        ("I love action and sci-fi movies, the effects are so cool!", ("user", "likes", "sci-fi movies")),
+        ("I love hiking, reading, and jazz.", ("user", "likes", "jazz")),
+        ("我喜欢科幻电影，特效太酷了！", ("user", "likes", "科幻电影")),
+    ],
+)
+def test_stated_facts_of_common_phrasings(memory, text, fact):
+    assert fact in _stored(memory, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We're like a family!",  # "like" as a preposition is no taste
+        "You are my passion.",
+        "你是我的最爱。",
+        "What are your hobbies?",
+        "这很重要。",
+        "My Toyota dealer called.",
+        "我要去那辆宝马旁边。",
+        "Do you think it's been a dream to have a family?",
+        "我想报个吉他班。",  # a wish, not a class taken
+        "我给儿子报了个吉他班。",  # the son's class
+    ],
+)
+def test_no_fact_from_lookalikes(memory, text):
+    assert not {f for f in _stored(memory, text) if f[0] == "user"}

@@ -234,7 +234,9 @@ def _verb_is_verb(m: re.Match[str], parsed: Sequence, pattern: Compiled) -> bool
     if pattern.spec.slot not in _TASTES or not parsed:
         return True
     words = [t for t in parsed if m.start() <= t.idx < m.end() and t.lower in _TASTE_VERBS]
-    return not words or any(t.pos == "VERB" for t in words)
+    # only "like" can be a preposition; "love"/"enjoy" are verbs whatever the tagger says ("I love
+    # bowling!" is tagged love/AUX, bowling/VERB)
+    return not words or any(t.pos in ("VERB", "AUX") or t.lower not in ("like", "likes") for t in words)
 
 
 def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:

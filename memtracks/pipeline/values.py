@@ -126,7 +126,9 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | 
         return "too long for a value"
     if any(w in _PRONOUNS_EN or w.rstrip("'s") in _PRONOUNS_EN for w in lower):
         return "contains a pronoun"
-    if lower[-1] in _FUNCTION_EN or lower[0] in _FUNCTION_EN - {"a", "an", "the"}:
+    # an aim may start with a verb that is also an auxiliary ("to have a family", "to be a nurse")
+    starts = _FUNCTION_EN - {"a", "an", "the"} - ({"have", "be", "do"} if kind == "text" and len(words) > 1 else set())
+    if lower[-1] in _FUNCTION_EN or lower[0] in starts:
         return "starts or ends with a function word (a fragment)"
     if all(w in _FUNCTION_EN for w in lower):
         return "only function words"
