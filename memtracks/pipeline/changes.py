@@ -3,7 +3,8 @@
 A turn's ``cancel`` or ``postpone`` happening names what it changes. :func:`find_target`
 picks that happening among the speaker's earlier events (pure): one of a kind its words name
 (``changes`` in ``rules/happenings.yaml``), sharing a name with it where it gives one ("the
-Tokyo trip"), still active — the latest such. :func:`changed_event` returns the event with
+Tokyo trip"), still active — the latest such; words that name no kind must name the plan's
+place or organisation ("the Lisbon conference got cancelled" calls off the Lisbon trip). :func:`changed_event` returns the event with
 that happening cancelled or re-dated; the writer stores it and retracts or re-dates what
 was inferred from it.
 """
@@ -30,15 +31,17 @@ def find_target(
     """The latest earlier event and the index of its happening that ``change`` refers to."""
     what = simplify(change.args.get("what", ""))
     kinds = kinds_named(what, words)
-    if not kinds:
-        return None
     best = None
     for event in earlier:
         for i, h in enumerate(event.happenings):
-            if h.kind not in kinds or h.status == "cancelled" or h.subject != change.subject:
+            if h.kind in CHANGE_KINDS or h.status == "cancelled" or h.subject != change.subject:
                 continue
             names = [simplify(v).lower() for k, v in h.args.items() if k != "what"]
             named = any(n and n in what.lower() for n in names)
+            # of a kind the words name ("the Tokyo trip"), or, naming no kind, one whose place
+            # or organisation they name ("the Lisbon conference got cancelled", 厦门去不成了)
+            if h.kind not in kinds and not (not kinds and named):
+                continue
             score = (named, event.mentioned_at)
             if best is None or score > best[0]:
                 best = (score, event, i)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memtracks.data.patterns import Compiled, base_groups
+from memtracks.pipeline.changes import CHANGE_KINDS
 from memtracks.pipeline.statements import Statement, statement_for
 from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.text import (
@@ -58,7 +59,9 @@ def extract_happenings(
             if (spec.kind, sent.start) in taken:  # noqa: B023 - used within the loop
                 return None
             st = statement_for(statements, m.span(), parsed)
-            if not st.states or st.polarity != "affirmed":
+            # a call-off is said in negative words ("not happening", 去不成了): its negation is
+            # what it says, not a denial of it
+            if not st.states or (st.polarity != "affirmed" and not _calls_off_in_negative_words(m, spec.kind)):  # noqa: B023
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
             if h is not None and (st.planned or (h.start is not None and h.start > _said(times))):
@@ -112,6 +115,20 @@ def _happening(
         end=when.when[1] if when else None,
         granularity=when.granularity if when else None,
     )
+
+
+_DENIED = re.compile(r"(?:[没不未]|n't|\bnot|\bnever)\s*$", re.IGNORECASE)
+_NEGATIVE = re.compile(r"\bnot\b|n't\b|[不没]", re.IGNORECASE)
+
+
+def _calls_off_in_negative_words(m: re.Match[str], kind: str) -> bool:
+    """A call-off whose own words are negative ("Vancouver's not happening", 厦门去不成了), not a
+    denied one (行程没取消: the negation stands before the call-off word, in what it names)."""
+    if kind not in CHANGE_KINDS:
+        return False
+    what = m.groupdict().get("what") or ""
+    rest = m.group(0).replace(what, " ", 1) if what else m.group(0)
+    return not _DENIED.search(what) and _NEGATIVE.search(rest) is not None
 
 
 def _a_verb_leads(m: re.Match[str], args: dict[str, str], parsed: Sequence) -> bool:
