@@ -1,0 +1,65 @@
+"""Moves and job endings in everyday words, in English, Simplified and Traditional Chinese:
+"we finally settled in", 在长沙落脚了, "handed in my notice at", "I officially retired",
+被网易优化了, 退休了, 那份工作我不干了."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memtracks import Turn
+
+T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
+
+
+def _facts(memory, *texts):
+    for i, text in enumerate(texts):
+        memory.write(
+            Turn(
+                text=text,
+                speaker="user",
+                user_id="u1",
+                session_id=f"s{i}",
+                turn_id=f"t{i}",
+                timestamp=T0 + timedelta(days=30 * i),
+            )
+        )
+    return memory.facts("u1", include_superseded=True)
+
+
+@pytest.mark.parametrize(
+    "first,then,old,new",
+    [
+        ("I live in Toronto.", "We finally settled in New Zealand for good.", "Toronto", "New Zealand"),
+        ("我住在武汉。", "折腾了大半年，总算在长沙落脚了。", "武汉", "长沙"),
+        ("我住在台北。", "兜了一大圈，最後在台南落腳了。", "台北", "台南"),
+    ],
+)
+def test_a_move_in_other_words(memory, first, then, old, new):
+    facts = _facts(memory, first, then)
+    assert any(f.slot == "lives_in" and f.value == new and f.is_current for f in facts), facts
+    assert any(f.slot == "lives_in" and f.value == old and not f.is_current for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "first,then,org",
+    [
+        ("I work at Barclays.", "I handed in my notice at Barclays yesterday.", "Barclays"),
+        ("I work at Boeing.", "I officially retired last Friday.", "Boeing"),
+        ("我在网易上班。", "我被网易优化了。", "网易"),
+        ("我在中石化上班。", "我上个月退休了。", "中石化"),
+        ("我在拼多多上班。", "那份工作我不干了。", "拼多多"),
+    ],
+)
+def test_a_job_ends_in_other_words(memory, first, then, org):
+    facts = _facts(memory, first, then)
+    held = [f for f in facts if f.slot == "employer" and f.value == org]
+    assert held and not any(f.is_current for f in held), facts
+
+
+@pytest.mark.parametrize(
+    "text", ["Our family ended up in a tough spot last year.", "I wonder if we'll ever settle in one place."]
+)
+def test_no_move(memory, text):
+    assert not [f for f in _facts(memory, text) if f.slot == "lives_in"]
