@@ -144,6 +144,8 @@ def extract_slots(
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
+            if lang == "zh" and st.polarity == "negated" and not _negated_before_value(m, st, search or text):
+                st = replace(st, cues=st.cues - {"negated"})  # 29岁不是27岁: the 不是 is the next value's
             if pattern.spec.keep_times and _times_only_in_value(st, m, times):  # noqa: B023
                 st = replace(st, future_time=False)  # 我最喜欢的季节是夏天: the time is the value, no plan
             if not _stated(st, pattern, times):  # noqa: B023
@@ -539,3 +541,15 @@ def _since(span: tuple[int, int], times: Sequence[TimeMention], text: str):
         if span[0] <= t.span[0] <= span[1] + 20 and opens:
             return t.start
     return None
+
+
+_ZH_NEGATION = re.compile(r"[不没未非别]")
+
+
+def _negated_before_value(m: re.Match[str], st: Statement, search: str) -> bool:
+    """Does a Chinese negation stand before the value, in its clause (我不住在北京, 我没养猫)? A
+    negation after it belongs to what follows (记岔了，29岁不是27岁: 29 is affirmed). A match
+    without a value keeps its clause's negation."""
+    if "value" not in m.re.groupindex or m.start("value") < 0:
+        return True
+    return _ZH_NEGATION.search(search, min(st.start, m.start()), m.start("value")) is not None
