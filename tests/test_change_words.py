@@ -63,3 +63,22 @@ def test_a_job_ends_in_other_words(memory, first, then, org):
 )
 def test_no_move(memory, text):
     assert not [f for f in _facts(memory, text) if f.slot == "lives_in"]
+
+
+@pytest.mark.parametrize(
+    "first,then,old,new",
+    [
+        ("I'm 29.", "Turned 30 on Tuesday, feeling old.", "29", "30"),
+        ("我今年30岁。", "过完生日我就31了。", "30", "31"),
+        ("我今年30歲。", "過完生日就31歲了。", "30", "31"),
+    ],
+)
+def test_an_age_after_a_birthday(memory, first, then, old, new):
+    facts = _facts(memory, first, then)
+    assert any(f.slot == "age" and f.value == new and f.is_current for f in facts), facts
+    assert any(f.slot == "age" and f.value == old and not f.is_current for f in facts), facts
+
+
+@pytest.mark.parametrize("text", ["It turned 30 degrees today.", "My son just turned 7."])
+def test_no_age_of_the_speaker(memory, text):
+    assert not [f for f in _facts(memory, text) if f.slot == "age" and f.subject == "user"]
