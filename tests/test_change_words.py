@@ -82,3 +82,39 @@ def test_an_age_after_a_birthday(memory, first, then, old, new):
 @pytest.mark.parametrize("text", ["It turned 30 degrees today.", "My son just turned 7."])
 def test_no_age_of_the_speaker(memory, text):
     assert not [f for f in _facts(memory, text) if f.slot == "age" and f.subject == "user"]
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value",
+    [
+        (
+            "I drive a Toyota Corolla.",
+            "I gave the Corolla to my nephew since he just got his license.",
+            "car",
+            "Toyota Corolla",
+        ),
+        ("我开一辆高尔夫。", "高尔夫出车祸撞报废了，现在天天坐地铁。", "car", "高尔夫"),
+        ("我開一台福特Focus。", "福特Focus給我弟開了。", "car", "福特Focus"),
+        ("I have a cat named Clover.", "We rehomed Clover with my aunt, my allergies got bad.", "pets", "Clover (cat)"),
+        ("我养了一只狗叫旺财。", "旺财上周去世了。", "pets", "旺财（狗）"),
+        ("我養了一隻狗叫阿福。", "阿福當小天使了，十四歲。", "pets", "阿福（狗）"),
+        ("我养了一只猫叫咪咪。", "咪咪送给朋友养了。", "pets", "咪咪（猫）"),
+    ],
+)
+def test_a_thing_handed_on_or_a_pet_gone_ends(memory, first, then, slot, value):
+    facts = _facts(memory, first, then)
+    held = [f for f in facts if f.slot == slot and f.value == value]
+    assert held and not any(f.is_current for f in held), facts
+    assert not any(f.subject != "user" for f in facts if f.slot == slot), facts
+
+
+@pytest.mark.parametrize(
+    "first,then",
+    [
+        ("I drive a Honda Civic.", "I put the Civic in the garage."),
+        ("I drive a Toyota Corolla.", "I gave my mom a ride in the Corolla."),
+    ],
+)
+def test_a_car_used_is_kept(memory, first, then):
+    facts = _facts(memory, first, then)
+    assert any(f.slot == "car" and f.is_current for f in facts), facts

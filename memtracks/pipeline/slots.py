@@ -143,6 +143,8 @@ def extract_slots(
                 )
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
+            if subject == (m.groupdict().get("value") or "").strip():
+                subject = resolver.speaker  # 旺财上周去世了: the topic is the value, the speaker its owner
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
             if lang == "zh" and st.polarity == "negated" and not _negated_before_value(m, st, search or text):
                 st = replace(st, cues=st.cues - {"negated"})  # 29岁不是27岁: the 不是 is the next value's
