@@ -118,3 +118,21 @@ def test_a_thing_handed_on_or_a_pet_gone_ends(memory, first, then, slot, value):
 def test_a_car_used_is_kept(memory, first, then):
     facts = _facts(memory, first, then)
     assert any(f.slot == "car" and f.is_current for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "first,then,new",
+    [
+        ("I'm married.", "Dan and I are getting divorced, it's been a hard year.", "divorced"),
+        ("我已婚。", "我们上个月办完离婚手续了。", "离婚"),
+        ("我已婚。", "我們去年已經離婚了。", "離婚"),
+    ],
+)
+def test_a_divorce_replaces_the_status(memory, first, then, new):
+    facts = _facts(memory, first, then)
+    assert any(f.slot == "relationship_status" and f.value == new and f.is_current for f in facts), facts
+
+
+@pytest.mark.parametrize("text", ["我想过离婚了吗？", "他们离婚了。"])
+def test_no_divorce_of_the_speaker(memory, text):
+    assert not [f for f in _facts(memory, text) if f.slot == "relationship_status" and f.subject == "user"]
