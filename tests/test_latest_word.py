@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memtracks import Turn
-from memtracks.config import FusionConfig, MemoryConfig, WriterConfig
+from memtracks.config import FusionConfig, MemoryConfig
 
 T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
 
@@ -69,12 +69,15 @@ def test_a_newer_turn_that_names_the_value_leads_a_question_about_now(memory, tu
 
 
 def test_off_the_older_fact_leads(make_memory):
-    # the statement reader off too: it would end the Civic, and the question would have no fact
-    off = MemoryConfig(writer=WriterConfig(statement_reader=False), fusion=FusionConfig(latest_window=0))
-    memory = make_memory(config=off)
-    _write(memory, NEWER_FIRST[0][0])
-    cards = _cards(memory, "What car do I drive?")
-    assert "car: Honda Civic" in cards[0], cards
+    # a newer turn that names the car and ends nothing: with the rule on it leads, off the fact does
+    turns = [(0, "I drive a Honda Civic."), (50, "The Civic's brakes have been squeaking all week.")]
+    cards = {}
+    for window in (10, 0):
+        memory = make_memory(config=MemoryConfig(fusion=FusionConfig(latest_window=window)))
+        _write(memory, turns)
+        cards[window] = _cards(memory, "What car do I drive?")
+    assert "car: Honda Civic" in cards[0][0], cards[0]
+    assert "squeaking" in cards[10][0], cards[10]
 
 
 @pytest.mark.parametrize(
