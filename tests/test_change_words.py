@@ -136,3 +136,24 @@ def test_a_divorce_replaces_the_status(memory, first, then, new):
 @pytest.mark.parametrize("text", ["我想过离婚了吗？", "他们离婚了。"])
 def test_no_divorce_of_the_speaker(memory, text):
     assert not [f for f in _facts(memory, text) if f.slot == "relationship_status" and f.subject == "user"]
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value",
+    [
+        ("I'm vegetarian.", "I'm eating meat again, doctor's orders.", "diet", "vegetarian"),
+        ("我吃素很多年了。", "我最近开荤了，健身需要蛋白质。", "diet", "吃素"),
+        ("我吃素很多年了。", "我最近開葷了，健身需要蛋白質。", "diet", "吃素"),
+        # the statement reader: a Traditional clause names a Traditional value as written
+        ("我對蝦子過敏。", "我現在對蝦子不過敏了。", "allergies", "蝦子"),
+    ],
+)
+def test_a_diet_or_an_allergy_ends(memory, first, then, slot, value):
+    facts = _facts(memory, first, then)
+    held = [f for f in facts if f.slot == slot and f.value == value]
+    assert held and not any(f.is_current for f in held), facts
+
+
+def test_someone_elses_meat_ends_nothing(memory):
+    facts = _facts(memory, "I'm vegetarian.", "My brother is eating meat again.")
+    assert any(f.slot == "diet" and f.value == "vegetarian" and f.is_current for f in facts), facts

@@ -248,7 +248,8 @@ def read_changes(doc: TurnDoc) -> None:
     for st in doc.statements:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
-        named = [f for f in held if names_value(text[st.start : st.end], f.value_key)]
+        said = (text[st.start : st.end], doc.analysis.text[st.start : st.end])  # as read and as written
+        named = [f for f in held if any(names_value(clause, f.value_key) for clause in said)]
         named = [f for f in named if not _read_by_rules(doc.values, st, f)]
         if named:
             sent = sentence_at(sents, st.start)
