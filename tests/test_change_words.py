@@ -157,3 +157,9 @@ def test_a_diet_or_an_allergy_ends(memory, first, then, slot, value):
 def test_someone_elses_meat_ends_nothing(memory):
     facts = _facts(memory, "I'm vegetarian.", "My brother is eating meat again.")
     assert any(f.slot == "diet" and f.value == "vegetarian" and f.is_current for f in facts), facts
+
+
+def test_a_trade_in_replaces_the_car(memory):
+    facts = _facts(memory, "I drive a Ford Focus.", "Traded in the Focus for a Kia EV6 on Saturday.")
+    assert any(f.slot == "car" and f.value == "Kia EV6" and f.is_current for f in facts), facts
+    assert any(f.slot == "car" and f.value == "Ford Focus" and not f.is_current for f in facts), facts
