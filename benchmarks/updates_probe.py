@@ -38,26 +38,26 @@ DATA = Path(__file__).parent / "data"
 FILES = [DATA / "updates_everyday_dev.yaml", DATA / "updates_everyday_heldout.yaml"]
 LANGS = ("en", "zh", "zh-Hant")
 
-# ----------------------------------------------------------------- copied from tests/test_updates.py
-_ITEM = re.compile(
+# ------------------------------------------ how a scenario's items read (tests/test_updates.py reads them too)
+ITEM = re.compile(
     r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
     r"(?: from (?P<since>\d{4}-\d{2}(?:-\d{2})?))?"
     r"(?: \((?P<reason>replaced|ended|corrected|retracted|cancelled)\))?$"
 )
 
 
-def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
-    m = _ITEM.match(item)
+def parse_item(item: str) -> tuple[str, str, str, bool, str | None]:
+    m = ITEM.match(item)
     if not m:
         raise ValueError(f"bad item {item!r}")
     value, negated = m.group("value"), m.group("value").startswith("NOT")
     return m.group("subject") or "user", m.group("slot"), value.removeprefix("NOT").strip(), negated, m.group("reason")
 
 
-def _has(facts, item: str, with_reason: bool = False) -> bool:
+def has_fact(facts, item: str, with_reason: bool = False) -> bool:
     """Is ``item`` among ``facts``? "slot: value from 2025-01-06" also checks when it holds from."""
-    subject, slot, value, negated, reason = _parse(item)
-    since = _ITEM.match(item).group("since")  # type: ignore[union-attr]
+    subject, slot, value, negated, reason = parse_item(item)
+    since = ITEM.match(item).group("since")  # type: ignore[union-attr]
     return any(
         f.subject == subject
         and f.slot == slot
@@ -69,7 +69,7 @@ def _has(facts, item: str, with_reason: bool = False) -> bool:
     )
 
 
-def _show(facts) -> str:
+def show_facts(facts) -> str:
     return (
         "; ".join(
             f"{f.subject}·{f.slot}={'NOT ' if f.negated else ''}{f.value} [{f.reason or 'open'}"
@@ -139,30 +139,38 @@ def run_scenario(memory, scenario: dict) -> list[Check]:
         f for f in memory.facts("u1", include_planned=True, include_negated=True, as_of=asked) if f not in current
     ]
     for item in scenario.get("current", []) or []:
-        ok = _has(current, item)
+        ok = has_fact(current, item)
         checks.append(
             Check(
-                "current", item, ok, "" if ok else f"should hold; current: {_show(current)}; all: {_show(everything)}"
+                "current",
+                item,
+                ok,
+                "" if ok else f"should hold; current: {show_facts(current)}; all: {show_facts(everything)}",
             )
         )
     for item in scenario.get("ended", []) or []:
-        if not _has(everything, item, with_reason=True):
-            checks.append(Check("ended", item, False, f"should have ended; all: {_show(everything)}"))
-        elif _has(current, item.rsplit(" (", 1)[0]):
-            checks.append(Check("ended", item, False, f"still holds: {_show(current)}"))
+        if not has_fact(everything, item, with_reason=True):
+            checks.append(Check("ended", item, False, f"should have ended; all: {show_facts(everything)}"))
+        elif has_fact(current, item.rsplit(" (", 1)[0]):
+            checks.append(Check("ended", item, False, f"still holds: {show_facts(current)}"))
         else:
             checks.append(Check("ended", item, True))
     for item in scenario.get("planned", []) or []:
-        if not _has(planned, item):
+        if not has_fact(planned, item):
             checks.append(
-                Check("planned", item, False, f"should be planned; all: {_show(everything)}; planned: {_show(planned)}")
+                Check(
+                    "planned",
+                    item,
+                    False,
+                    f"should be planned; all: {show_facts(everything)}; planned: {show_facts(planned)}",
+                )
             )
-        elif _has(current, item):
-            checks.append(Check("planned", item, False, f"the plan must not hold yet: {_show(current)}"))
+        elif has_fact(current, item):
+            checks.append(Check("planned", item, False, f"the plan must not hold yet: {show_facts(current)}"))
         else:
             checks.append(Check("planned", item, True))
     for item in scenario.get("absent", []) or []:
-        subject, slot, value, negated, _ = _parse(item)
+        subject, slot, value, negated, _ = parse_item(item)
         bad = [
             f
             for f in everything
@@ -172,7 +180,12 @@ def run_scenario(memory, scenario: dict) -> list[Check]:
             and (f.negated or not item.split(": ", 1)[1].startswith("NOT"))
         ]
         checks.append(
-            Check("absent", item, not bad, f"must not be stored: {_show(bad)}; all: {_show(everything)}" if bad else "")
+            Check(
+                "absent",
+                item,
+                not bad,
+                f"must not be stored: {show_facts(bad)}; all: {show_facts(everything)}" if bad else "",
+            )
         )
     retracted = [i.text for i in memory.inferences("u1", include_retracted=True) if not i.is_active]
     active = [i.text for i in memory.inferences("u1")]
@@ -198,7 +211,7 @@ def run_scenario(memory, scenario: dict) -> list[Check]:
                     "ask.top",
                     part,
                     ok,
-                    "" if ok else f"not in the top card for {ask['q']!r}; cards: {shown}; facts: {_show(current)}",
+                    "" if ok else f"not in the top card for {ask['q']!r}; cards: {shown}; facts: {show_facts(current)}",
                 )
             )
         for part in ask.get("within", []) or []:
@@ -323,7 +336,7 @@ def validate(files: list[Path]) -> list[str]:
         for fld in ("current", "ended", "planned", "absent"):
             for item in s.get(fld, []) or []:
                 try:
-                    _parse(item)
+                    parse_item(item)
                 except ValueError as exc:
                     warnings.append(f"{file}:{name}: {exc}")
     warnings += [f"scenario name {n!r} used {c} times" for n, c in names.items() if c > 1]

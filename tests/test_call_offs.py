@@ -4,27 +4,14 @@ plan's conclusions are retracted; a denied call-off (行程没取消) retracts n
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
-
-from memtracks import Turn
-
-T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
+from conversation import say
 
 
 def _conclusions(memory, *texts):
-    for i, text in enumerate(texts):
-        memory.write(
-            Turn(
-                text=text,
-                speaker="user",
-                user_id="u1",
-                session_id=f"s{i}",
-                turn_id=f"t{i}",
-                timestamp=T0 + timedelta(days=2 * i),
-            )
-        )
+    say(memory, *texts, every=timedelta(days=2))
     return [(i.text, i.is_active) for i in memory.inferences("u1", include_retracted=True)]
 
 

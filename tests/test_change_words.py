@@ -4,27 +4,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import pytest
-
-from memtracks import Turn
-
-T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
+from conversation import say
 
 
 def _facts(memory, *texts):
-    for i, text in enumerate(texts):
-        memory.write(
-            Turn(
-                text=text,
-                speaker="user",
-                user_id="u1",
-                session_id=f"s{i}",
-                turn_id=f"t{i}",
-                timestamp=T0 + timedelta(days=30 * i),
-            )
-        )
+    say(memory, *texts)
     return memory.facts("u1", include_superseded=True)
 
 

@@ -3,27 +3,12 @@ Chinese ("my new employer is", "started my new job at", "offer from", 去X上班
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import pytest
-
-from memtracks import Turn
-
-T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
+from conversation import say
 
 
 def _employers(memory, *texts):
-    for i, text in enumerate(texts):
-        memory.write(
-            Turn(
-                text=text,
-                speaker="user",
-                user_id="u1",
-                session_id=f"s{i}",
-                turn_id=f"t{i}",
-                timestamp=T0 + timedelta(days=30 * i),
-            )
-        )
+    say(memory, *texts)
     facts = memory.facts("u1", include_superseded=True, include_planned=True)
     return {(f.value, f.reason or ("planned" if f.planned else "current")) for f in facts if f.slot == "employer"}
 

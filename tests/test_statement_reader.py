@@ -3,16 +3,12 @@ words no rule lists (write/stages.py: read_changes), in English, Simplified and 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import numpy as np
 import pytest
+from conversation import say
 
-from memtracks import Turn
 from memtracks.config import MemoryConfig, WriterConfig
 from memtracks.pipeline.statement_reader import KINDS, WEIGHTS, load_reader, reader_for
-
-T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
 
 
 class _OtherEmbedder:
@@ -52,17 +48,7 @@ def test_what_a_clause_does(embedder, toolkit, clause, kind):
 
 
 def _facts(memory, *texts):
-    for i, text in enumerate(texts):
-        memory.write(
-            Turn(
-                text=text,
-                speaker="user",
-                user_id="u1",
-                session_id=f"s{i}",
-                turn_id=f"t{i}",
-                timestamp=T0 + timedelta(days=30 * i),
-            )
-        )
+    say(memory, *texts)
     return memory.facts("u1", include_superseded=True, include_negated=True)
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 import yaml
 
+from benchmarks.updates_probe import has_fact as _has
+from benchmarks.updates_probe import parse_item as _parse
+from benchmarks.updates_probe import show_facts as _show
 from memtracks import Turn
 
 T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
@@ -18,44 +20,7 @@ SCENARIOS = [
     for lang in ("en", "zh")
     for s in yaml.safe_load((DATA / f"updates_{lang}.yaml").read_text(encoding="utf-8"))["scenarios"]
 ]
-_ITEM = re.compile(
-    r"^(?:(?P<subject>.+?) · )?(?P<slot>\w+): (?P<value>.*?)"
-    r"(?: from (?P<since>\d{4}-\d{2}(?:-\d{2})?))?"
-    r"(?: \((?P<reason>replaced|ended|corrected|retracted|cancelled)\))?$"
-)
-
-
 pytestmark = pytest.mark.backends  # every test here runs on SQLite and on Postgres
-
-
-def _parse(item: str) -> tuple[str, str, str, bool, str | None]:
-    m = _ITEM.match(item)
-    assert m, f"bad item {item!r}"
-    value, negated = m.group("value"), m.group("value").startswith("NOT")
-    return m.group("subject") or "user", m.group("slot"), value.removeprefix("NOT").strip(), negated, m.group("reason")
-
-
-def _has(facts, item: str, with_reason: bool = False) -> bool:
-    """Is ``item`` among ``facts``? "slot: value from 2025-01-06" also checks when it holds from."""
-    subject, slot, value, negated, reason = _parse(item)
-    since = _ITEM.match(item).group("since")  # type: ignore[union-attr]
-    return any(
-        f.subject == subject
-        and f.slot == slot
-        and (f.value == value or (not value and negated))
-        and f.negated == negated
-        and (not with_reason or f.reason == reason)
-        and (since is None or f.valid_from.date().isoformat().startswith(since))
-        for f in facts
-    )
-
-
-def _show(facts) -> str:
-    return "; ".join(
-        f"{f.subject}·{f.slot}={'NOT ' if f.negated else ''}{f.value} [{f.reason or 'open'}"
-        f"{', planned' if f.planned else ''}]"
-        for f in facts
-    )
 
 
 def test_update_suite_has_sixty_scenarios_per_language():

@@ -28,8 +28,14 @@ class History:
         return _cues(self.en, self.zh)
 
     @cached_property
-    def _patterns(self) -> tuple[re.Pattern[str] | None, ...]:
-        return tuple(_cues(en, zh) for en, zh in (self.now, self.present, self.then))
+    def _now_then(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+        return _cues(*self.now), _cues(*self.then)
+
+    @cached_property
+    def _present(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+        """(English, Chinese) present-tense forms, each matched as written."""
+        en, zh = self.present
+        return _forms(en), _forms(zh)
 
     def asks(self, text: str) -> bool:
         return self._pattern is not None and self._pattern.search(text) is not None
@@ -40,13 +46,17 @@ class History:
         tense, so a Chinese question is in the present unless a `then` cue says otherwise."""
         if self.asks(text):
             return False
-        now, present, then = self._patterns
+        now, then = self._now_then
         if now is not None and now.search(text):
             return True
         if then is not None and then.search(text):
             return False
-        forms = self.present[1 if lang == "zh" else 0]
-        return any(re.search(rx, text, re.IGNORECASE) for rx in forms)
+        present = self._present[1 if lang == "zh" else 0]
+        return present is not None and present.search(text) is not None
+
+
+def _forms(forms: tuple[str, ...]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{rx})" for rx in forms), re.IGNORECASE) if forms else None
 
 
 def _cues(en: tuple[str, ...], zh: tuple[str, ...]) -> re.Pattern[str] | None:

@@ -48,7 +48,7 @@ class Sources(Protocol):
     def turns_before(self, turn: Turn) -> list[tuple[str, str]]: ...
     def known_relations(self, user_id: str) -> list[tuple[str, str, str]]: ...
     def speakers(self, user_id: str) -> set[str]: ...
-    def held_values(self, user_id: str, subject: str) -> list[Fact]: ...
+    def held_values(self, user_id: str, subject: str, slots: Sequence[str]) -> list[Fact]: ...
 
 
 @dataclass(frozen=True)
@@ -238,8 +238,8 @@ def read_changes(doc: TurnDoc) -> None:
     if doc.read is None or doc.subject == "assistant" or not doc.statements:
         return
     assert doc.turn.user_id
-    readable = doc.toolkit.catalogue.read_for_change
-    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject) if not f.negated and f.slot in readable]
+    readable = sorted(doc.toolkit.catalogue.read_for_change)
+    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject, readable) if not f.negated]
     if not held:
         return
     text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
@@ -260,17 +260,19 @@ def read_changes(doc: TurnDoc) -> None:
             found.append((st, clause, whole, named))
     if not found:
         return
-    read = doc.read([t for _, clause, whole, _ in found for t in (clause, whole)])
+    texts = list(dict.fromkeys(t for _, clause, whole, _ in found for t in (clause, whole)))
+    read = dict(zip(texts, doc.read(texts), strict=True))
     ended = []
-    for i, (st, _, _, named) in enumerate(found):
+    for st, clause, whole, named in found:
         # the clause, and its sentence ("…totalled my Fit, so I'm carless"): how likely each
         # ends what it names (ends, replaces, or calls off a plan); a clause that states it
         # ("…but I still drive my Civic") ends nothing whatever its sentence does
         plan = all(f.planned for f in named)
-        endings = [k["ends"] + k["replaces"] + (k["cancels"] if plan else 0.0) for k in read[2 * i : 2 * i + 2]]
-        kinds = read[2 * i] if endings[0] >= endings[1] else read[2 * i + 1]
+        readings = [read[clause], read[whole]]
+        endings = [k["ends"] + k["replaces"] + (k["cancels"] if plan else 0.0) for k in readings]
+        kinds = readings[0] if endings[0] >= endings[1] else readings[1]
         ending = max(endings)
-        if ending < doc.min_probability or read[2 * i]["states"] >= 0.5:
+        if ending < doc.min_probability or readings[0]["states"] >= 0.5:
             continue
         kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
         ended += [

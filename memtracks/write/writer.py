@@ -339,9 +339,9 @@ class Writer:
     def known_names(self, user_id: str) -> dict[str, tuple[str, str]]:
         return self.store.names(user_id)
 
-    def held_values(self, user_id: str, subject: str) -> list[Fact]:
-        """The values ``subject`` holds now or plans (the statement reader's candidates)."""
-        return [f for f in self.store.facts(user_id, subjects=[subject], current_only=True) if f.is_current]
+    def held_values(self, user_id: str, subject: str, slots: Sequence[str]) -> list[Fact]:
+        """The values of ``slots`` that ``subject`` holds now or plans (the statement reader's candidates)."""
+        return self.store.facts(user_id, subjects=[subject], slots=slots, current_only=True)
 
     def known_relations(self, user_id: str) -> list[tuple[str, str, str]]:
         return self.store.relations(user_id)
