@@ -389,6 +389,21 @@ def correct_fact(fact: Fact, *, value: str, value_key: str, at: datetime, new_id
     return FactChanges(added=(new,), updated=(old,), touched=(new_id,), ended=(fact.id,))  # type: ignore[arg-type]
 
 
+def reopen_replaced(plan: Fact, predecessors: Iterable[Fact], successor: Fact | None, *, at: datetime) -> list[Fact]:
+    """A planned value that was called off (``plan``, reason "cancelled", learned at ``at``)
+    gives back the place of the values it was to replace ("We're moving to Denver next month",
+    then "the Denver move is off": Chicago holds again). If another value took the plan's place
+    (a new plan, or the present said again), they end where that one begins instead."""
+    assert plan.id is not None
+    back = [p for p in predecessors if p.superseded_by == plan.id and p.reason == "replaced"]
+    if successor is None:
+        return [revise(p, at, valid_to=None, superseded_by=None, reason=None) for p in back]
+    return [
+        revise(p, at, valid_to=max(successor.valid_from, p.valid_from), superseded_by=successor.id, reason="replaced")
+        for p in back
+    ]
+
+
 def retract_fact(fact: Fact, predecessors: Iterable[Fact], *, at: datetime) -> FactChanges:
     """The user says ``fact`` was never true (learned at ``at``): it ends with reason
     "retracted" (kept as history), and the facts it had superseded take its place again."""

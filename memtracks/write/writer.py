@@ -24,7 +24,14 @@ import numpy as np
 from memtracks.config import WriterConfig, is_assistant
 from memtracks.errors import StorageError
 from memtracks.pipeline.changes import CHANGE_KINDS, changed_event, find_target
-from memtracks.pipeline.conflicts import CORRECTION_WINDOW, FactChanges, pair_replacements, resolve_conflicts, supersede
+from memtracks.pipeline.conflicts import (
+    CORRECTION_WINDOW,
+    FactChanges,
+    pair_replacements,
+    reopen_replaced,
+    resolve_conflicts,
+    supersede,
+)
 from memtracks.pipeline.corrections import correction_of, earlier_candidates, pick_target, redating
 from memtracks.pipeline.events import build_event
 from memtracks.pipeline.inference import Context, Derived, infer, retract
@@ -431,7 +438,27 @@ class Writer:
         self._follow(turn, [outcome.facts[i] for i in outcome.touched], events, outcome)
         if happenings:
             self._apply_changes(turn, event, outcome)
+        self._reopen(turn, outcome)
         return outcome
+
+    def _reopen(self, turn: Turn, outcome: _TurnOutcome) -> None:
+        """Plans this turn called off give back the place of the values they were to replace."""
+        assert turn.user_id and turn.timestamp
+        called_off = [
+            f
+            for i in outcome.ended
+            if (f := outcome.facts.get(i)) is not None and f.planned and f.reason == "cancelled"
+        ]
+        for plan in called_off:
+            older = self.store.facts(turn.user_id, subjects=[plan.subject], slots=[plan.slot])
+            by_id = {f.id: f for f in older} | outcome.facts
+            successor = by_id.get(plan.superseded_by) if plan.superseded_by is not None else None
+            if successor is not None and successor.negated:
+                successor = None  # "we're not moving to Denver after all": nothing takes its place
+            reopened = reopen_replaced(plan, older, successor, at=turn.timestamp)
+            if reopened:
+                self.store.save_facts(reopened)
+                outcome.facts.update({f.id: f for f in reopened})  # type: ignore[misc]
 
     def apply_changes(self, user_id: str, changes: FactChanges, at: datetime, origin: str) -> Batch:
         """Save fact changes the user made by hand (a correction, a retraction) and follow
