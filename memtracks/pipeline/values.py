@@ -59,6 +59,9 @@ _ORG_SUFFIX_ZH = re.compile(
     r"(?:公司|集团|银行|大学|学院|学校|医院|中心|研究所|研究院|工厂|厂|店|局|所|部|台|社|馆|科技|网络|事务所)$"
 )
 _NOT_THING_TAGS_ZH = ("v", "r", "t", "m", "d", "p", "c", "u", "y", "e", "q")  # verbs, pronouns, times, numbers...
+# a short given name is tagged unreliably (志明: 志/n 明/t, 秋月: 秋/t): only these refuse it
+_NOT_NAME_TAGS_ZH = ("v", "r", "p", "c", "u", "y", "e")
+_GLUED_ZH = "和跟与與同叫"
 _MAX_WORDS = {
     "place": 5,
     "org": 6,
@@ -110,11 +113,21 @@ def check_value(
         kind = "product"
     if kind in ("number", "date"):
         return None
+    if kind == "person" and lexicons is not None and _names_a_relation(value, lang, lexicons):
+        return "a relation, not a name (我和男朋友领证了: no name)"
     if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
         return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed, elided)
     return _check_zh(value, kind, span, tokens, entities, elided)
+
+
+def _names_a_relation(value: str, lang: str, lexicons: Lexicons) -> bool:
+    """Is ``value`` a word for a relation ("boyfriend", 老公), or a piece cut from one (男朋)?"""
+    if lang != "zh":
+        return value.lower() in {f.lower() for f in lexicons.relations.forms("en")}
+    simplified = lexicons.to_simplified(value)
+    return any(form.startswith(simplified) for form in lexicons.relations.forms("zh") if len(form) > 1)
 
 
 def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | None:
@@ -295,7 +308,8 @@ def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
     if kind in ("place", "org", "person") and span and not exact and _cuts_a_word(span, tokens):
         return "cut out of a word (住在中和: 中)"
     if kind in ("place", "org", "person") and not named:
-        if any(_cls(t.tag) in _NOT_THING_TAGS_ZH for t in words):
+        refused = _NOT_NAME_TAGS_ZH if kind == "person" and len(value) <= 3 else _NOT_THING_TAGS_ZH
+        if any(_cls(t.tag) in refused for t in words):
             return "contains a verb, pronoun, time or number"
         nouns = bool(words) and all(_cls(t.tag) in ("n", "j", "eng") for t in words) and 2 <= len(value) <= 6
         if kind == "place" and not (_PLACE_SUFFIX_ZH.search(value) or nouns):
@@ -313,8 +327,13 @@ def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
 
 
 def _cuts_a_word(span: tuple[int, int], tokens: Sequence[Token]) -> bool:
-    """Does a jieba word cross either end of ``span``?"""
-    return any(t.start < span[0] < t.end or t.start < span[1] < t.end for t in tokens)
+    """Does a jieba word cross either end of ``span``? A preposition jieba glued to a name
+    (和志明, 跟婷婷) is no word the name is cut from."""
+    return any(
+        (t.start < span[0] < t.end and not (span[0] == t.start + 1 and t.text[:1] in _GLUED_ZH))
+        or t.start < span[1] < t.end
+        for t in tokens
+    )
 
 
 def _cls(tag: str) -> str:
