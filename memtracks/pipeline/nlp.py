@@ -56,6 +56,12 @@ class ParsedToken:
         return self.text.lower()
 
 
+def fronted_clause(parsed: Sequence[ParsedToken], verb: ParsedToken, head: ParsedToken) -> bool:
+    """Is ``verb`` a clause of its own before its head, cut off by a comma ("Picked up an
+    Ioniq yesterday, the Golf is gone": chat's elided "I", not a clause hanging on the next)?"""
+    return verb.i < head.i and any(verb.i < t.i < head.i and t.text in (",", ";", "—") for t in parsed)
+
+
 @dataclass(frozen=True)
 class Analysis:
     """One text after the language tools ran: what every writer stage reads."""

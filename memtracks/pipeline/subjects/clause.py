@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memtracks.pipeline.nlp import ParsedToken
+from memtracks.pipeline.nlp import ParsedToken, fronted_clause
 
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _SHARES_SUBJECT = ("xcomp", "conj", "advcl", "pcomp", "ccomp")  # a verb that may take its head's subject
@@ -63,6 +63,8 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
             break
         if verb.dep not in _SHARES_SUBJECT or verb.head == verb.i or verb.head not in by_i:
             return None
+        if verb.dep == "advcl" and fronted_clause(parsed, verb, by_i[verb.head]):
+            return None  # "Picked up an Ioniq yesterday, the Golf is gone": the chat's elided "I"
         verb = by_i[verb.head]
     if subject is None or _interjection(parsed, subject):
         return None
