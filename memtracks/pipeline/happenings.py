@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 
 from memtracks.data.patterns import Compiled, base_groups
 from memtracks.pipeline.changes import CHANGE_KINDS
@@ -40,8 +41,10 @@ def extract_happenings(
     statements: Sequence[Statement] = (),
     parsed: Sequence = (),
     search: str | None = None,
+    said_at: datetime | None = None,
 ) -> tuple[Happening, ...]:
     """Happenings in ``text``; at most one per kind and sentence (the first pattern wins).
+    ``said_at``: when the text was said (a happening that starts after it is a plan).
 
     A clause that asks, imagines, wishes or denies ("if we moved to Denver", "I'm not going
     to Tokyo") gives none; one said before it happens gives a planned happening.
@@ -64,7 +67,7 @@ def extract_happenings(
             if not st.states or (st.polarity != "affirmed" and not _calls_off_in_negative_words(m, spec.kind)):  # noqa: B023
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
-            if h is not None and (st.planned or (h.start is not None and h.start > _said(times))):
+            if h is not None and (st.planned or (h.start is not None and h.start > _said(times, said_at))):
                 h = replace(h, planned=True)
             return h
 
@@ -180,15 +183,11 @@ def _args(
     return args
 
 
-def _said(times: Sequence[TimeMention]):
-    """A lower bound of when the text was said: the start of a mention that is present or past."""
-    from datetime import datetime, timezone
-
-    return (
-        datetime.max.replace(tzinfo=timezone.utc)
-        if not times
-        else min((t.end for t in times if t.direction != "future"), default=datetime.max.replace(tzinfo=timezone.utc))
-    )
+def _said(times: Sequence[TimeMention], said_at: datetime | None = None) -> datetime:
+    """When the text was said: ``said_at``, else a bound from its mentions that are present or past."""
+    never = datetime.max.replace(tzinfo=timezone.utc)
+    bound = min((t.end for t in times if t.direction != "future"), default=never)
+    return bound if said_at is None else min(bound, said_at)
 
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:

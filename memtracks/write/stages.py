@@ -194,6 +194,7 @@ def find_happenings(doc: TurnDoc) -> None:
         doc.statements,
         analysis.parsed,
         doc.search,
+        said_at=doc.turn.timestamp,
     )
 
 
