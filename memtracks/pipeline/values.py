@@ -61,6 +61,7 @@ _ORG_SUFFIX_ZH = re.compile(
 _NOT_THING_TAGS_ZH = ("v", "r", "t", "m", "d", "p", "c", "u", "y", "e", "q")  # verbs, pronouns, times, numbers...
 # a short given name is tagged unreliably (志明: 志/n 明/t, 秋月: 秋/t): only these refuse it
 _NOT_NAME_TAGS_ZH = ("v", "r", "p", "c", "u", "y", "e")
+_NOT_BRAND_TAGS_ZH = ("r", "p", "c", "u", "y", "e", "t", "m", "q", "d", "f", "s")
 _GLUED_ZH = "和跟与與同叫"
 _MAX_WORDS = {
     "place": 5,
@@ -308,13 +309,23 @@ def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
     if kind in ("place", "org", "person") and span and not exact and _cuts_a_word(span, tokens):
         return "cut out of a word (住在中和: 中)"
     if kind in ("place", "org", "person") and not named:
-        refused = _NOT_NAME_TAGS_ZH if kind == "person" and len(value) <= 3 else _NOT_THING_TAGS_ZH
+        # a short name is tagged unreliably (志明: 志/n 明/t; 蔚来: 蔚/nr 来/v; 友达: a): a
+        # person's is refused for a verb or pronoun only, an organisation's for a function,
+        # time, number or place word, or a verb first
+        brand = kind == "org" and 2 <= len(value) <= 4 and bool(words) and _cls(words[0].tag) != "v"
+        refused = (
+            _NOT_NAME_TAGS_ZH
+            if kind == "person" and len(value) <= 3
+            else _NOT_BRAND_TAGS_ZH
+            if brand
+            else _NOT_THING_TAGS_ZH
+        )
         if any(_cls(t.tag) in refused for t in words):
             return "contains a verb, pronoun, time or number"
         nouns = bool(words) and all(_cls(t.tag) in ("n", "j", "eng") for t in words) and 2 <= len(value) <= 6
         if kind == "place" and not (_PLACE_SUFFIX_ZH.search(value) or nouns):
             return "not a known place"
-        if kind == "org" and not (_ORG_SUFFIX_ZH.search(value) or nouns or value.isascii()):
+        if kind == "org" and not (_ORG_SUFFIX_ZH.search(value) or nouns or brand or value.isascii()):
             return "not an organisation"
         if kind == "person" and len(value) > 4:
             return "not a name"
