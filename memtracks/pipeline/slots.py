@@ -137,7 +137,9 @@ def extract_slots(
                 return None
             if not subject:
                 subject = (
-                    resolver.without_subject(m.start())
+                    resolver.speaker
+                    if pattern.spec.speakers  # noqa: B023
+                    else resolver.without_subject(m.start())
                     if resolver.topics
                     else last_subject.get(sent.start, resolver.speaker)
                 )
