@@ -244,7 +244,9 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     value (of that kind) said within the correction window."""
     current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
     if value.rejected_key:
-        return [f for f in current if _rejects(value.rejected_key, f.value_key)]
+        named = [f for f in current if _rejects(value.rejected_key, f.value_key)]
+        if named:
+            return named  # else "I'm 26, I'm not that old": what it rejects is no value held
     if not value.correction or not (single or value.one_per_kind):
         return []
     if not single:

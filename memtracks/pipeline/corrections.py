@@ -131,7 +131,7 @@ def _correction(
         )
         rejected_key = named.key if named else None
     time = next((t for t in times if t.span[0] < span[1] and span[0] < t.span[1]), None)
-    number = parse_number(re.sub(r"(?:岁|years? old)$", "", value).strip()) if time is None else None
+    number = parse_number(re.sub(r"(?:岁|歲|years? old)$", "", value).strip()) if time is None else None
     ent = next((e for e in entities if e.span[0] <= span[0] and span[1] <= e.span[1]), None)
     if ent is None:
         ent = next((e for e in entities if span[0] <= e.span[0] and e.span[1] <= span[1]), None)
