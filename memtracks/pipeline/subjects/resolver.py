@@ -164,6 +164,10 @@ class SubjectResolver:
             return self._antecedent(head.idx, _THIRD_PERSON_EN[head.lower], by_relation_only=True)
         if head.lower in _OTHERS_EN:
             return None
+        if head.lower == "one" and re.search(
+            r"\b(?:little|young|youngest|oldest|eldest|middle|baby|big) one\b", self.text[span[0] : span[1]], re.I
+        ):
+            return None  # "The little one turned 3": a child, not the speaker
         if head.pos == "PRON":
             return ""  # it, this, something: no person
         named = self._english(self.text[span[0] : span[1]], span)
