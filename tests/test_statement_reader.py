@@ -53,7 +53,12 @@ def _facts(memory, *texts):
 
 
 ENDED = [
-    ("I drive a Honda Civic.", "Said goodbye to the Civic last weekend, so I'm taking the bus for now.", "car", "Honda Civic"),
+    (
+        "I drive a Honda Civic.",
+        "Said goodbye to the Civic last weekend, so I'm taking the bus for now.",
+        "car",
+        "Honda Civic",
+    ),
     ("I'm allergic to peanuts.", "Good news, I'm not allergic to peanuts anymore.", "allergies", "peanuts"),
     ("My boyfriend Tom and I are planning a trip.", "Tom and I called it quits last month.", "partner", "Tom"),
     ("我开的是一辆宝马X3。", "上周把宝马X3卖掉了。", "car", "宝马X3"),
