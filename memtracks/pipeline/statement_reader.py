@@ -44,7 +44,7 @@ KINDS = ("states", "ends", "corrects", "replaces", "plans", "cancels", "not_asse
 WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "statement_reader.npz"
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
-BUCKETS = 4096
+BUCKETS = 16384
 
 
 def word_features(text: str, toolkit: Toolkit) -> np.ndarray:
