@@ -102,3 +102,22 @@ def test_look_alikes_change_nothing(memory, before, after):
     say(memory, before, after, every=timedelta(days=10))
     facts = [f for f in memory.facts("u1", include_superseded=True) if f.subject == "user"]
     assert all(f.is_current for f in facts) and len(facts) == 1, facts
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,planned",
+    [
+        (
+            "I live in Minneapolis.",
+            "Lease is signed! We move to Raleigh at the start of December.",
+            "lives_in",
+            "Raleigh",
+        ),
+        ("I work at Ford.", "I start at Rivian at the end of the month.", "employer", "Rivian"),
+    ],
+)
+def test_a_value_ends_before_a_time_phrase_and_the_change_is_a_plan(memory, before, after, slot, planned):
+    say(memory, before, after, every=timedelta(days=10))
+    facts = memory.facts("u1", slot=slot, include_superseded=True, include_planned=True)
+    plan = next(f for f in facts if f.value == planned)
+    assert plan.planned, facts

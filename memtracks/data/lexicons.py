@@ -306,6 +306,8 @@ class Lexicons:
     conditions: TermList = field(default_factory=lambda: TermList("conditions", ()))
     surnames: frozenset[str] = frozenset()
     traditional: dict[str, str] = field(default_factory=dict)  # Traditional -> Simplified character
+    # written Cantonese -> the Mandarin word of the same length (咗: 了, 喺: 在, 而家: 现在)
+    cantonese: dict[str, str] = field(default_factory=dict)
     categories: tuple[Category, ...] = ()  # categories.yaml, their members gathered
     vehicles: Vehicles = field(default_factory=lambda: Vehicles("vehicles", ()))  # vehicles.yaml: what is a car
 
@@ -313,9 +315,19 @@ class Lexicons:
     def _to_simplified(self) -> dict[int, str]:
         return str.maketrans(self.traditional)
 
+    @cached_property
+    def _cantonese(self) -> re.Pattern[str] | None:
+        words = sorted(self.cantonese, key=len, reverse=True)
+        return re.compile("|".join(re.escape(w) for w in words)) if words else None
+
     def to_simplified(self, text: str) -> str:
-        """``text`` with Traditional characters mapped to Simplified, one for one (same length)."""
-        return text.translate(self._to_simplified) if self.traditional else text
+        """``text`` with Traditional characters mapped to Simplified, one for one, and written
+        Cantonese words to the Mandarin ones the patterns are written in (same length: the
+        offsets of the text hold in its copy)."""
+        out = text.translate(self._to_simplified) if self.traditional else text
+        if self._cantonese is not None:
+            out = self._cantonese.sub(lambda m: self.cantonese[m.group()], out)
+        return out
 
     def is_chinese_name(self, text: str) -> bool:
         """A jieba "nr" word counts as a name only when it starts with a common surname."""
@@ -390,6 +402,24 @@ def load_traditional(path: Path) -> dict[str, str]:
     return out
 
 
+def load_cantonese(path: Path) -> dict[str, str]:
+    """The ``cantonese`` table of ``traditional.yaml``: a word of written Cantonese (in
+    Simplified characters, as the character map leaves it) and the Mandarin word of the same
+    length it reads as."""
+    doc = read_yaml(path)
+    table = doc.get("cantonese", {}) if isinstance(doc, dict) else {}
+    if not isinstance(table, dict):
+        raise DataFileError(str(path), ["field 'cantonese': a mapping of Cantonese word to Mandarin word"])
+    bad = [
+        f"cantonese[{word!r}]: {mandarin!r} must be a word of the same length"
+        for word, mandarin in table.items()
+        if not isinstance(word, str) or not isinstance(mandarin, str) or len(word) != len(mandarin) or not word
+    ]
+    if bad:
+        raise DataFileError(str(path), bad)
+    return dict(table)
+
+
 def load_lexicons(directory: Path | None = None) -> Lexicons:
     """Load every lexicon from ``directory`` (default: the bundled ``lexicons/``)."""
 
@@ -416,6 +446,7 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         conditions=conditions,
         surnames=load_surnames(path("surnames_zh.yaml")),
         traditional=load_traditional(path("traditional.yaml")),
+        cantonese=load_cantonese(path("traditional.yaml")),
         categories=build_categories(categories, lists, str(path("categories.yaml"))),
         vehicles=load_vehicles(path("vehicles.yaml"), known),
     )

@@ -130,6 +130,7 @@ def load_lexicons(folder: Path) -> Lexicons:
         conditions=lists[5],
         surnames=surnames,
         traditional=base.traditional,
+        cantonese=base.cantonese,
         categories=build_categories(categories, lists, where),
         vehicles=(
             load_vehicles(folder / "vehicles.yaml", known, base.vehicles.specs)  # type: ignore[arg-type]
