@@ -61,6 +61,9 @@ def _state(memory, slot):
             "diet",
             {"vegetarian": "replaced", "plant-based": "current"},
         ),
+        ("我住在南京，鼓楼那边。", "总算在合肥安顿下来了。", "lives_in", {"南京": "replaced", "合肥": "current"}),
+        ("我住在台南。", "終於在高雄安頓下來了。", "lives_in", {"台南": "replaced", "高雄": "current"}),
+        ("我今年35岁。", "我是84年的，今年40。", "age", {"35": "replaced", "40": "current"}),
     ],
 )
 def test_the_change_is_read(memory, before, after, slot, expected):
@@ -96,6 +99,8 @@ def test_slips_and_states(memory, before, after, slot, expected):
         ("I'm 27, mum of one.", "The little one turned 3 last month and now she says no to everything."),
         ("I'm 27.", "The little one is 3 now."),
         ("我住在杭州。", "我喜欢这个城市才对。"),
+        ("我住在南京。", "终于在这里安顿下来了。"),
+        ("我今年35岁。", "公司今年20周年。"),
     ],
 )
 def test_look_alikes_change_nothing(memory, before, after):
