@@ -22,3 +22,17 @@ def say(memory, *texts: str, every: timedelta = timedelta(days=30), user_id: str
                 timestamp=T0 + every * i,
             )
         )
+
+
+def fact_states(memory, slot: str, subject: str = "user", user_id: str = "u1") -> dict[str, str]:
+    """{value: why it ended, or "current"} of ``subject``'s facts of ``slot``, ended ones too."""
+    facts = memory.facts(user_id, slot=slot, include_superseded=True)
+    return {f.value: (f.reason or "current") for f in facts if f.subject == subject}
+
+
+def held(memory, slot: str, subject: str = "user", user_id: str = "u1") -> tuple[list[str], list[str]]:
+    """The values of ``subject``'s ``slot`` that hold, and those that ended, each sorted."""
+    states = fact_states(memory, slot, subject, user_id)
+    return sorted(v for v, s in states.items() if s == "current"), sorted(
+        v for v, s in states.items() if s != "current"
+    )

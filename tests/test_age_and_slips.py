@@ -8,12 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import say
-
-
-def _facts(memory, slot, subject="user"):
-    facts = [f for f in memory.facts("u1", slot=slot, include_superseded=True) if f.subject == subject]
-    return {f.value: (f.reason or "current") for f in facts}
+from conversation import fact_states, say
 
 
 @pytest.mark.parametrize(
@@ -26,7 +21,7 @@ def _facts(memory, slot, subject="user"):
 )
 def test_a_birthday_moves_the_age(memory, before, after, now):
     say(memory, before, after, every=timedelta(days=200))
-    ages = _facts(memory, "age")
+    ages = fact_states(memory, "age")
     assert ages[now] == "current" and list(ages.values()).count("current") == 1, ages
 
 
@@ -39,7 +34,7 @@ def test_a_birthday_moves_the_age(memory, before, after, now):
 )
 def test_someone_elses_birthday_leaves_the_age(memory, before, after):
     say(memory, before, after, every=timedelta(days=200))
-    assert list(_facts(memory, "age").values()) == ["current"]
+    assert list(fact_states(memory, "age").values()) == ["current"]
 
 
 @pytest.mark.parametrize(
@@ -55,5 +50,5 @@ def test_someone_elses_birthday_leaves_the_age(memory, before, after):
 )
 def test_a_slip_is_corrected(memory, before, after, slot, old, new):
     say(memory, before, after, every=timedelta(minutes=5))
-    facts = _facts(memory, slot)
+    facts = fact_states(memory, slot)
     assert facts.get(old) == "corrected" and facts.get(new) == "current", facts

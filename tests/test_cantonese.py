@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import say
+from conversation import fact_states, say
 
 from memtracks.data.lexicons import default_lexicons, load_cantonese
 from memtracks.errors import DataFileError
@@ -41,8 +41,7 @@ def test_cantonese_reads_as_mandarin_of_the_same_length(text, mandarin):
 )
 def test_cantonese_changes_are_read(memory, before, after, slot, expected):
     say(memory, before, after, every=timedelta(days=60))
-    facts = [f for f in memory.facts("u1", slot=slot, include_superseded=True) if f.subject == "user"]
-    assert {f.value: (f.reason or "current") for f in facts} == expected
+    assert fact_states(memory, slot) == expected
 
 
 def test_a_bad_table_names_the_file_the_word_and_the_field(tmp_path):

@@ -10,12 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import say
-
-
-def _state(memory, slot):
-    facts = [f for f in memory.facts("u1", slot=slot, include_superseded=True) if f.subject == "user"]
-    return {f.value: (f.reason or "current") for f in facts}
+from conversation import fact_states, say
 
 
 @pytest.mark.parametrize(
@@ -68,7 +63,7 @@ def _state(memory, slot):
 )
 def test_the_change_is_read(memory, before, after, slot, expected):
     say(memory, before, after, every=timedelta(days=60))
-    assert _state(memory, slot) == expected
+    assert fact_states(memory, slot) == expected
 
 
 @pytest.mark.parametrize(
@@ -86,7 +81,7 @@ def test_the_change_is_read(memory, before, after, slot, expected):
 )
 def test_slips_and_states(memory, before, after, slot, expected):
     say(memory, before, after, every=timedelta(minutes=5))
-    state = _state(memory, slot)
+    state = fact_states(memory, slot)
     if expected is None:  # 分居 holds, 已婚 no longer
         assert [v for v, s in state.items() if s == "current"] == ["分居"], state
     else:

@@ -9,12 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import say
-
-
-def _homes(memory):
-    facts = [f for f in memory.facts("u1", slot="lives_in", include_superseded=True) if f.subject == "user"]
-    return sorted(f.value for f in facts if f.is_current), sorted(f.value for f in facts if not f.is_current)
+from conversation import held, say
 
 
 @pytest.mark.parametrize(
@@ -35,7 +30,7 @@ def _homes(memory):
 )
 def test_the_new_home_replaces_the_old(memory, home, moved, new):
     say(memory, home, moved, every=timedelta(days=60))
-    current, past = _homes(memory)
+    current, past = held(memory, "lives_in")
     assert current == [new], (current, past)
     assert len(past) == 1 and past[0] in home, (current, past)
 
@@ -56,5 +51,5 @@ def test_the_new_home_replaces_the_old(memory, home, moved, new):
 )
 def test_a_trip_or_someone_elses_move_leaves_the_home(memory, home, said):
     say(memory, home, said, every=timedelta(days=60))
-    current, _ = _homes(memory)
+    current, _ = held(memory, "lives_in")
     assert len(current) == 1 and current[0] in home, current

@@ -8,13 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import T0, say
-
-
-def _counts(memory, subject="user"):
-    facts = memory.facts("u1", slot="number_of_children", include_superseded=True)
-    facts = [f for f in facts if f.subject == subject]
-    return sorted(f.value for f in facts if f.is_current), sorted(f.value for f in facts if not f.is_current)
+from conversation import T0, held, say
 
 
 @pytest.mark.parametrize(
@@ -39,7 +33,7 @@ def _counts(memory, subject="user"):
 )
 def test_a_new_count_replaces_the_old(memory, before, after, now, question):
     say(memory, before, after, every=timedelta(days=300))
-    current, past = _counts(memory)
+    current, past = held(memory, "number_of_children")
     assert current == [now] and len(past) == 1, (current, past)
     cards = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=320)).cards
     assert now in cards[0].text, [c.text for c in cards]
@@ -55,6 +49,6 @@ def test_a_new_count_replaces_the_old(memory, before, after, now, question):
 )
 def test_someone_elses_children_are_not_the_speakers(memory, text, subject):
     say(memory, text)
-    assert _counts(memory) == ([], [])
+    assert held(memory, "number_of_children") == ([], [])
     if subject:
-        assert _counts(memory, subject)[0], memory.facts("u1")
+        assert held(memory, "number_of_children", subject)[0], memory.facts("u1")
