@@ -26,6 +26,9 @@ def _conclusions(memory, *texts):
         ("We're going to Vancouver on the 20th.", "Vancouver's not happening anymore, work got crazy.", "Vancouver"),
         ("下周去厦门玩。", "厦门去不成了，公司临时有事。", "厦门"),
         ("下週要去花蓮玩。", "花蓮去不成了，颱風要來。", "花蓮"),
+        ("We're moving to Tucson in the new year.", "We decided against Tucson, staying put after all.", "Tucson"),
+        ("我們下個月要搬去竹南。", "竹南的房子沒租成，還是先住苗栗。", "竹南"),
+        ("我们下个月要搬去成都。", "成都的房子没租成，先不搬了。", "成都"),
     ],
 )
 def test_the_plan_is_called_off(memory, plan, off, place):
@@ -39,8 +42,26 @@ def test_the_plan_is_called_off(memory, plan, off, place):
     [
         ("下周去厦门玩。", "厦门的行程没取消，照常去。"),
         ("I'm going to Tokyo next week.", "The light is off in the kitchen."),
+        ("I'm flying to Lisbon next month.", "We decided against the hotel downtown, booked one near the beach."),
     ],
 )
 def test_a_denied_or_unrelated_call_off_retracts_nothing(memory, plan, said):
     found = _conclusions(memory, plan, said)
     assert found and all(active for _, active in found), found
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [
+        ("Heading to Montreal next Friday for my friend's wedding.", "Montreal"),
+        ("Flying to Tokyo tomorrow for work.", "Tokyo"),
+    ],
+)
+def test_a_trip_said_without_its_subject_is_the_speakers(memory, text, place):
+    found = _conclusions(memory, text)
+    assert any(place in t and active for t, active in found), found
+
+
+@pytest.mark.parametrize("text", ["Heading to bed now, night!", "Going to the gym later."])
+def test_going_to_bed_is_no_trip(memory, text):
+    assert _conclusions(memory, text) == []
