@@ -116,6 +116,8 @@ def test_the_job_ends(memory, before, after):
     "before,after",
     [
         ("I work at Walmart.", "I left Walmart early today to pick up my kid."),
+        ("I work at Walmart.", "I quit Instagram last week, best decision."),
+        ("I work at Walmart.", "Left Twitter for good, way too toxic."),
         ("我在阿里上班。", "公司把我派到杭州出差了。"),
         ("我在外面上班。", "我在附近上班。"),
     ],
