@@ -395,10 +395,11 @@ def reopen_replaced(plan: Fact, predecessors: Iterable[Fact], successor: Fact | 
     """A planned value that was called off (``plan``, reason "cancelled", learned at ``at``)
     gives back the place of the values it was to replace ("We're moving to Denver next month",
     then "the Denver move is off": Chicago holds again). If another value took the plan's place
-    (a new plan, or the present said again), they end where that one begins instead."""
+    (a new plan, or the present said again), they end where that one begins instead; a negation
+    ("we're not moving to Denver after all") takes no place."""
     assert plan.id is not None
     back = [p for p in predecessors if p.superseded_by == plan.id and p.reason == "replaced"]
-    if successor is None:
+    if successor is None or successor.negated:
         return [revise(p, at, valid_to=None, superseded_by=None, reason=None) for p in back]
     return [
         revise(p, at, valid_to=max(successor.valid_from, p.valid_from), superseded_by=successor.id, reason="replaced")

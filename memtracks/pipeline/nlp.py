@@ -56,6 +56,12 @@ class ParsedToken:
         return self.text.lower()
 
 
+def opens_sentence(parsed: Sequence[ParsedToken], token: ParsedToken) -> bool:
+    """Does ``token`` open its sentence (nothing before it, or a sentence's end)?"""
+    before = [t for t in parsed if t.idx < token.idx]
+    return not before or before[-1].text in (".", "!", "?") or before[-1].pos == "SPACE"
+
+
 def fronted_clause(parsed: Sequence[ParsedToken], verb: ParsedToken, head: ParsedToken) -> bool:
     """Is ``verb`` a clause of its own before its head, cut off by a comma ("Picked up an
     Ioniq yesterday, the Golf is gone": chat's elided "I", not a clause hanging on the next)?"""

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from memtracks.data.lexicons import default_lexicons
 from memtracks.data.statements import Markers
-from memtracks.pipeline.nlp import ParsedToken, fronted_clause
+from memtracks.pipeline.nlp import ParsedToken, fronted_clause, opens_sentence
 from memtracks.pipeline.text import sentence_at, sentences
 from memtracks.records import TimeMention
 
@@ -219,19 +219,28 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
             out.add("wish" if up.lemma != "plan" else "planned")
         if up.lemma in _SAY_VERBS and verb.dep == "ccomp" and up.lemma in ("say", "tell", "hear"):
             out.add("reported")
-    by_i = {t.i: t for t in parsed}
-    before = [t for t in parsed if t.i < verb.i]
-    opens = not before or before[-1].text in (".", "!", "?") or before[-1].pos == "SPACE"
-    said_alone = verb.dep == "advcl" and verb.tag in ("VBD", "VBN") and opens and verb.head in by_i
-    if said_alone and fronted_clause(parsed, verb, by_i[verb.head]):
-        pass  # "Picked up an Ioniq yesterday, the Golf is gone": a clause of its own, the "I" elided
-    elif verb.dep in ("xcomp", "advcl", "acl", "relcl", "pcomp") and not any(
-        t.dep in ("nsubj", "nsubjpass") for t in children
+    if (
+        verb.dep in ("xcomp", "advcl", "acl", "relcl", "pcomp")
+        and not any(t.dep in ("nsubj", "nsubjpass") for t in children)
+        and not _said_alone(parsed, verb)
     ):
         out.add("hypothetical")  # "a way to ... enjoy nature": no subject of its own
     if "question" not in out and any(t.text == "?" for t in parsed if t.idx >= verb.idx):
         out.add("question")
     return frozenset(out)
+
+
+def _said_alone(parsed: Sequence[ParsedToken], verb: ParsedToken) -> bool:
+    """ "Picked up an Ioniq yesterday, the Golf is gone": a past verb opening the sentence, cut
+    off from its head by a comma, is a clause of its own whose "I" chat leaves out."""
+    head = next((t for t in parsed if t.i == verb.head), None)
+    return (
+        verb.dep == "advcl"
+        and verb.tag in ("VBD", "VBN")
+        and head is not None
+        and opens_sentence(parsed, verb)
+        and fronted_clause(parsed, verb, head)
+    )
 
 
 def _aspect_head(parsed: Sequence[ParsedToken], verb: ParsedToken) -> ParsedToken:

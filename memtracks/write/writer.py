@@ -453,8 +453,6 @@ class Writer:
             older = self.store.facts(turn.user_id, subjects=[plan.subject], slots=[plan.slot])
             by_id = {f.id: f for f in older} | outcome.facts
             successor = by_id.get(plan.superseded_by) if plan.superseded_by is not None else None
-            if successor is not None and successor.negated:
-                successor = None  # "we're not moving to Denver after all": nothing takes its place
             reopened = reopen_replaced(plan, older, successor, at=turn.timestamp)
             if reopened:
                 self.store.save_facts(reopened)

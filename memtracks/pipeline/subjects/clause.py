@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memtracks.pipeline.nlp import ParsedToken, fronted_clause
+from memtracks.pipeline.nlp import ParsedToken, fronted_clause, opens_sentence
 
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _SHARES_SUBJECT = ("xcomp", "conj", "advcl", "pcomp", "ccomp")  # a verb that may take its head's subject
@@ -89,11 +89,9 @@ def _joined_to(by_i: dict[int, ParsedToken], token: ParsedToken, head: ParsedTok
 def _interjection(parsed: Sequence[ParsedToken], token: ParsedToken) -> bool:
     """ "Ugh, got diagnosed with ...", "Lol, got a job at Google": a lone word opening the
     sentence and cut off by a comma is an interjection the parser took for the subject."""
-    before = [t for t in parsed if t.idx < token.idx]
-    opens = not before or before[-1].text in (".", "!", "?") or before[-1].pos == "SPACE"
     after = next((t for t in parsed if t.i == token.i + 1), None)
     alone = not any(t.head == token.i and t.i != token.i and t.dep != "punct" for t in parsed)
-    return opens and alone and after is not None and after.text == ","
+    return opens_sentence(parsed, token) and alone and after is not None and after.text == ","
 
 
 def _described_object(parsed: Sequence[ParsedToken], verb: ParsedToken) -> ParsedToken | None:
