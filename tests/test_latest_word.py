@@ -116,3 +116,52 @@ def test_a_plan_not_yet_begun_does_not_lead(memory):
     )
     cards = _cards(memory, "Where do I live?", day=20)
     assert "Chicago" in cards[0], cards
+
+
+@pytest.mark.parametrize(
+    "turns,question,newer",
+    [
+        (
+            [
+                (0, "I have a corgi named Biscuit."),
+                (50, "Biscuit has been limping since Sunday, the vet wants an X-ray."),
+            ],
+            "Do I still have a dog?",
+            "limping",
+        ),
+        ([(0, "我养了一只柯基叫年糕。"), (50, "年糕这几天走路有点瘸，明天带去拍片。")], "我还养狗吗？", "瘸"),
+        ([(0, "我養了一隻柯基叫年糕。"), (50, "年糕這幾天走路有點瘸，明天帶去拍片。")], "我還養狗嗎？", "瘸"),
+    ],
+)
+def test_a_newer_turn_on_one_of_many_values_leads_when_the_question_names_none(memory, turns, question, newer):
+    # "Do I still have a dog?" names no pet: the newest word on the dog the memory holds leads
+    _write(memory, turns)
+    cards = _cards(memory, question)
+    assert newer in cards[0], cards
+
+
+@pytest.mark.parametrize(
+    "turns,question,fact",
+    [
+        ([(0, "I'm 29."), (365, "Just turned 30 last week, feeling old!")], "How old am I now?", "age: 30"),
+        ([(0, "我今年二十九岁。"), (365, "上周刚过完三十岁生日。")], "我现在几岁？", "年龄：30"),
+        ([(0, "我今年二十九歲。"), (365, "啱啱過咗三十歲生日。")], "我而家幾多歲？", "年龄：30"),
+    ],
+)
+def test_said_at_one_moment_the_fact_leads_its_turn(memory, turns, question, fact):
+    _write(memory, turns)
+    cards = _cards(memory, question, day=400)
+    assert fact in cards[0], cards
+
+
+@pytest.mark.parametrize(
+    "turns,question,answer",
+    [
+        ([(0, "我揸一架Toyota Alphard。"), (100, "Alphard賣咗喇，換咗架平治GLC。")], "我而家揸緊咩車？", "GLC"),
+    ],
+)
+def test_a_question_in_cantonese_or_by_its_value_words_asks_about_its_slot(memory, turns, question, answer):
+    # 咩車 asks what car, 哪一種素 what diet: the newest word on the slot leads
+    _write(memory, turns)
+    cards = _cards(memory, question, day=120)
+    assert answer in cards[0], cards

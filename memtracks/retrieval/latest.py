@@ -14,8 +14,10 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
 
 - both are facts of that slot, of the same value or of a single-valued slot;
 - the other is a newer turn that names the fact's value ("car: Honda Civic", then "Sold the
-  Civic last weekend"); for a slot of many values, a value the question names too ("Am I
-  allergic to peanuts?": "allergic to: peanuts", then "I'm not allergic to peanuts anymore"); or
+  Civic last weekend"); for a slot of many values, the value the question names ("Am I
+  allergic to peanuts?": "allergic to: peanuts", then "I'm not allergic to peanuts anymore"),
+  or any value when the question names none of the values found ("Do I still have a dog?":
+  "pets: Mochi (corgi)", then "Mochi didn't make it"); or
 - the fact is of a single-valued slot and the other an older turn that speaks of that slot
   by the slot's ``about`` words in ``rules/slots.yaml`` ("employer: Spotify" and "I work at a
   bakery downtown").
@@ -66,6 +68,7 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
     for r in head:
         best[r.hit.track] = max(best.get(r.hit.track, 0.0), r.score)
     found = [r.score >= config.latest_share * best[r.hit.track] and not _ahead(r, query) for r in head]
+    named = _named_slots(head, query)
     placed: set[int] = set()
     for i, leader in enumerate(head):
         if i in placed or not found[i] or _person(leader) is None:
@@ -74,12 +77,13 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
         for j in range(i + 1, len(head)):
             if j in placed or not found[j]:
                 continue
-            if any(_same_thing(head[k], head[j], query) for k in group):
+            if any(_same_thing(head[k], head[j], query, named) for k in group):
                 group.append(j)
         if len(group) < 2:
             continue
         placed.update(group)
-        newest = sorted(group, key=lambda k: (-_said(head[k]).timestamp(), k))
+        # said at one moment, the fact leads its turn: it is what the turn said, read
+        newest = sorted(group, key=lambda k: (-_said(head[k]).timestamp(), _held(head[k]) is None, k))
         if newest == group:
             continue
         scores = [head[k].score for k in group]
@@ -92,7 +96,7 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
     return head + tail
 
 
-def _same_thing(a: Scored, b: Scored, query: Query) -> bool:
+def _same_thing(a: Scored, b: Scored, query: Query, named: frozenset[str]) -> bool:
     x, y = a.hit.record, b.hit.record
     tx, ty = track_of(x), track_of(y)
     person_x, person_y = tx.person(x), ty.person(y)
@@ -113,13 +117,24 @@ def _same_thing(a: Scored, b: Scored, query: Query) -> bool:
     if words is None or slot not in query.slots:
         return False  # no turn, or about something the question does not ask
     if track_of(turn).said_at(turn) > track_of(fact).said_at(fact):
-        # "Sold the Civic" after "car: Honda Civic"; of a slot of many values ("likes"), only
-        # the value the question names ("Do I like sushi?": "I've gone off sushi lately")
-        asked = slot in _single(query) or names_value(query.text, value)
+        # "Sold the Civic" after "car: Honda Civic"; of a slot of many values ("likes"), the
+        # value the question names ("Do I like sushi?": "I've gone off sushi lately"), or any
+        # when it names none ("Do I still have a dog?": "Mochi didn't make it")
+        asked = slot in _single(query) or names_value(query.text, value) or slot not in named
         return asked and names_value(words, value)
     # a newer fact on a single-valued slot leads the older turns that speak of that slot
     # ("employer: Spotify" before "I work at a bakery downtown")
     return slot in _single(query) and _speaks_of(words, slot, query)
+
+
+def _held(r: Scored) -> tuple[str, str] | None:
+    return track_of(r.hit.record).holds(r.hit.record)
+
+
+def _named_slots(head: Sequence[Scored], query: Query) -> frozenset[str]:
+    """The slots of many values one of whose values, among the facts found, the question names."""
+    held = [h for h in map(_held, head) if h is not None]
+    return frozenset(slot for slot, value in held if names_value(query.text, value))
 
 
 def _ahead(r: Scored, query: Query) -> bool:
