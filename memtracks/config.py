@@ -51,7 +51,7 @@ class WriterConfig:
     context_events: int = 50
     gate: bool = True
     statement_reader: bool = True
-    reader_min_probability: float = 0.7
+    reader_min_probability: float = 0.75
 
 
 @dataclass(frozen=True)

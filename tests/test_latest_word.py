@@ -158,6 +158,8 @@ def test_said_at_one_moment_the_fact_leads_its_turn(memory, turns, question, fac
     "turns,question,answer",
     [
         ([(0, "我揸一架Toyota Alphard。"), (100, "Alphard賣咗喇，換咗架平治GLC。")], "我而家揸緊咩車？", "GLC"),
+        ([(0, "我吃全素。"), (100, "我现在改吃蛋奶素了，外食方便多了。")], "我吃哪一种素？", "蛋奶素"),
+        ([(0, "我吃全素。"), (100, "我現在改吃蛋奶素了，外食方便多了。")], "我吃哪一種素？", "蛋奶素"),
     ],
 )
 def test_a_question_in_cantonese_or_by_its_value_words_asks_about_its_slot(memory, turns, question, answer):

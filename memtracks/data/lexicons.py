@@ -147,6 +147,17 @@ class Vehicles(TermList):
     def _finder(self) -> re.Pattern[str]:
         return re.compile(self.pattern(("car", "car_word", "other"), ("en", "zh")), re.IGNORECASE)
 
+    def cars_in(self, text: str, lang: str) -> list[tuple[int, int]]:
+        """Where ``text`` names a make or model of car, with the model's letters and digits
+        after it as the ``@car`` patterns read them ("Honda Civic", 宝马X3, 零跑C10)."""
+        car = self.pattern(("car",), ("en",) if lang == "en" else ("zh", "en"))
+        after = (
+            r"(?: (?-i:[A-Z0-9][\w-]*)){0,2}"
+            if lang == "en"
+            else rf"(?:{car}|[ -]?[A-Za-z0-9]{{1,6}}){{0,2}}(?![A-Za-z0-9])"
+        )
+        return [m.span() for m in re.finditer(rf"(?:{car}){after}", text, re.IGNORECASE)]
+
     def is_car(self, value: str) -> bool:
         """Does ``value`` (Simplified) name a car — a make, a model or a word for a car — and no
         other vehicle ("used Trek bike", 二手捷安特, 电动车 are none)?"""

@@ -103,7 +103,7 @@ def _happening(
     args = _args(m, times, resolver.entities, spec.require_entity, text or m.string)
     if args is None or _a_verb_leads(m, args, parsed):
         return None
-    when = _time_for(m.span(), sent, times)
+    when = _time_for(m.span(), sent, times, m.string)
     if "time" in spec.needs and when is None:
         return None
     if any(n != "time" and n not in args for n in spec.needs):
@@ -190,9 +190,25 @@ def _said(times: Sequence[TimeMention], said_at: datetime | None = None) -> date
     return bound if said_at is None else min(bound, said_at)
 
 
-def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention]) -> TimeMention | None:
-    """The time expression of the happening's sentence closest to it."""
+# a time said as the start ("I start on January 6th", 明年二月一号报到, "we leave on May 3")
+_START_BEFORE = re.compile(
+    r"\b(?:start|starts|starting|begin|begins|beginning|first day(?: is| will be)?|leave|leaving|move in|moving in)"
+    r"(?: work| there)?(?: on| in| at| from)?\s*$",
+    re.IGNORECASE,
+)
+_START_AFTER = re.compile(r"^(?:就|正式|开始|要)?(?:入职|报到|上班|出发|开工|搬过去|搬家|交车|提车)")
+
+
+def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention], text: str) -> TimeMention | None:
+    """The time expression of the happening's sentence said as its start, else the one closest
+    to it ("Signed with Dropbox yesterday, I start on January 6th": January 6th)."""
     inside = [t for t in times if sent.start <= t.span[0] < sent.end and t.dated]
     if not inside:
         return None
-    return min(inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))
+    starts = [
+        t
+        for t in inside
+        if _START_BEFORE.search(text, max(sent.start, t.span[0] - 30), t.span[0])
+        or _START_AFTER.match(text[t.span[1] : t.span[1] + 6])
+    ]
+    return min(starts or inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))

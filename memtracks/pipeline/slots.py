@@ -150,6 +150,9 @@ def extract_slots(
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
             if lang == "zh" and st.polarity == "negated" and not _negated_before_value(m, st, search or text):
                 st = replace(st, cues=st.cues - {"negated"})  # 29岁不是27岁: the 不是 is the next value's
+            denied = lang == "zh" and pattern.spec.negate and st.polarity == "negated"  # noqa: B023
+            if denied and _denied(m, pattern, st, search or text):  # noqa: B023
+                return None  # 我不会离职的, 我们没分手: the ending is denied; no ending, and no fact
             if pattern.spec.keep_times and _times_only_in_value(st, m, times):  # noqa: B023
                 st = replace(st, future_time=False)  # 我最喜欢的季节是夏天: the time is the value, no plan
             if not _stated(st, pattern, times):  # noqa: B023
@@ -548,6 +551,22 @@ def _since(span: tuple[int, int], times: Sequence[TimeMention], text: str):
 
 
 _ZH_NEGATION = re.compile(r"[不没未非别]")
+
+
+_ZH_DENIAL = re.compile(r"并?(?:没有|没|不|未|别)(?:会|要|想|打算|准备|说要|说过要|是要)?")
+
+
+def _denied(m: re.Match[str], pattern: Compiled, st: Statement, search: str) -> bool:
+    """Is the ending a Chinese pattern reads (one that says a value ended: 离职, 分手) denied in
+    its clause? It is when a negation there stands outside the pattern's own words: taken out,
+    the pattern still reads an ending (我不会离职的, 我们没分手, 我沒有要離職啦) — unlike 工作我不干了,
+    whose 不 is the ending itself."""
+    start, end = min(st.start, m.start()), max(st.end, m.end())
+    clause = search[start:end]
+    for neg in _ZH_DENIAL.finditer(clause):
+        if pattern.regex.search(clause[: neg.start()] + clause[neg.end() :]):
+            return True
+    return False
 
 
 def _negated_before_value(m: re.Match[str], st: Statement, search: str) -> bool:

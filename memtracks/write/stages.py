@@ -31,7 +31,7 @@ from memtracks.pipeline.slots import ValueContext, extract_slots
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
-from memtracks.pipeline.text import names_value, sentence_at, sentences
+from memtracks.pipeline.text import names_value, sentence_at, sentences, value_key
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
 from memtracks.records import Entity, Fact, Happening, SlotValue, TimeMention, Turn
@@ -245,7 +245,7 @@ def read_changes(doc: TurnDoc) -> None:
         return
     text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
     sents = sentences(doc.analysis.text)
-    found: list[tuple[Any, str, str, list[Fact]]] = []
+    found: list[tuple[Any, str, str, list[Fact], tuple[int, int]]] = []
     for st in doc.statements:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
@@ -258,22 +258,23 @@ def read_changes(doc: TurnDoc) -> None:
                 doc.analysis.text[st.start : st.end].strip(),
                 doc.analysis.text[sent.start : sent.end].strip(),
             )
-            found.append((st, clause, whole, named))
+            found.append((st, clause, whole, named, (sent.start, sent.end)))
     if not found:
         return
-    texts = list(dict.fromkeys(t for _, clause, whole, _ in found for t in (clause, whole)))
+    texts = list(dict.fromkeys(t for _, clause, whole, _, _ in found for t in (clause, whole)))
     read = dict(zip(texts, doc.read(texts), strict=True))
-    ended = []
-    for st, clause, whole, named in found:
+    ended: list[SlotValue] = []
+    for st, clause, whole, named, sentence in found:
         # the clause, and its sentence ("…totalled my Fit, so I'm carless"): how likely each
         # ends what it names (ends, replaces, or calls off a plan); a clause that states it
-        # ("…but I still drive my Civic") ends nothing whatever its sentence does
+        # ("…but I still drive my Civic") ends nothing whatever its sentence does — stating
+        # something else of it (年糕上个月查出肾衰竭，没撑过去) weighs less than the ending
         plan = all(f.planned for f in named)
         readings = [read[clause], read[whole]]
         endings = [k["ends"] + k["replaces"] + (k["cancels"] if plan else 0.0) for k in readings]
         kinds = readings[0] if endings[0] >= endings[1] else readings[1]
         ending = max(endings)
-        if ending < doc.min_probability or readings[0]["states"] >= 0.5:
+        if ending < doc.min_probability or readings[0]["states"] >= max(0.5, ending):
             continue
         kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
         ended += [
@@ -291,12 +292,62 @@ def read_changes(doc: TurnDoc) -> None:
             )
             for f in named
         ]
+        if kind == "replaces":
+            ended += [v for f in named if (v := _replacement(doc, f, sentence, ending)) is not None]
     doc.values = (*doc.values, *ended)
 
 
+def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: float) -> SlotValue | None:
+    """What replaces ``fact`` in the sentence the reader found replacing it: the one other value
+    of its slot's type the sentence names — a place for a home, an organisation for an
+    employer, a car ("零跑C10开了快两个月了，比之前那台星越L省心多了") — when no rule read one.
+    None when the sentence names none or several, the slot holds many values, or the clause
+    that names it is not stated as holding now (asked, planned)."""
+    catalogue, text = doc.toolkit.catalogue, doc.analysis.text
+    kind = catalogue.kinds.get(fact.slot)
+    if not catalogue.is_single(fact.slot) or any(v.slot == fact.slot and not v.negated for v in doc.values):
+        return None
+    if kind in ("place", "org"):
+        spans = [e.span for e in doc.entities if e.label == kind]
+    elif kind == "car":
+        spans = doc.toolkit.lexicons.vehicles.cars_in(doc.search if doc.lang == "zh" and doc.search else text, doc.lang)
+    else:
+        return None
+    spans = [sp for sp in spans if sent[0] <= sp[0] and sp[1] <= sent[1]]
+    new = {value_key(text[a:b]): (a, b) for a, b in spans if not names_value(text[a:b], fact.value_key)}
+    if len(new) != 1:
+        return None
+    ((key, span),) = new.items()
+    st = next((s for s in doc.statements if s.start <= span[0] < s.end), None)
+    if (
+        st is None
+        or not st.states
+        or st.planned
+        or st.polarity != "affirmed"
+        or (doc.check is not None and not doc.check(text[span[0] : span[1]], kind, span))
+    ):
+        return None
+    value = text[span[0] : span[1]]
+    return SlotValue(
+        subject=fact.subject,
+        slot=fact.slot,
+        value=value,
+        value_key=key,
+        span=span,
+        pattern_id="reader.replaces.value",
+        lang=doc.lang,
+        confidence=round(confidence, 3),
+        replacement=True,
+    )
+
+
 def _read_by_rules(values: Sequence[SlotValue], st: Any, fact: Fact) -> bool:
-    """Did a rule already read the clause's word on the fact's slot?"""
-    return any(v.slot == fact.slot and st.start <= v.span[0] < st.end for v in values)
+    """Did a rule already read the clause's word on the fact's slot, or read in it a value the
+    fact's subject now holds ("Anna and I got married": married, and Anna no one's past)?"""
+    return any(
+        st.start <= v.span[0] < st.end and (v.slot == fact.slot or (v.subject == fact.subject and not v.negated))
+        for v in values
+    )
 
 
 def add_new_names(doc: TurnDoc) -> None:
