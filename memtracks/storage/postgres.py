@@ -43,14 +43,17 @@ import numpy as np
 from memtracks.config import StorageConfig
 from memtracks.errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
 from memtracks.records import Event
+from memtracks.retrieval.lexical import bm25_tf
 from memtracks.storage import codec
 from memtracks.storage import postgres_load as load
 from memtracks.storage.connection import Closed, check_config
 from memtracks.storage.dialect import Tables, to_postgres
 from memtracks.storage.postgres_schema import (
     APPLICATION_ID,
+    K1,
     SCHEMA_VERSION,
     WRITE_LOCK,
+    B,
     ensure_vector_index,
     migrate,
     version,
@@ -68,7 +71,6 @@ except ImportError:  # pragma: no cover - the extra is not installed
 log = logging.getLogger(__name__)
 VECTOR_COLUMNS = ("user_id", "track", "item_id", "content_hash", "vector", "checksum")
 EVENT_KEYS = {"event_entities": ("user_id", "key", "event_id"), "event_kinds": ("user_id", "kind", "event_id")}
-K1, B = 1.2, 0.75  # BM25, as memtracks.retrieval.lexical.LexicalIndex
 
 
 def redact(uri: str) -> str:
@@ -133,6 +135,10 @@ class PgConnection:
         if rows:
             cursor.executemany(to_postgres(sql, self.tables), rows)
         return cursor
+
+    def run(self, sql: str, params: dict[str, Any]) -> Any:
+        """A statement in Postgres's own dialect, with named ``%(name)s`` parameters."""
+        return self.conn.execute(sql, params)
 
     def close(self) -> None:
         self.conn.close()
@@ -443,36 +449,73 @@ class PostgresStore(Store):
         )
         return rows[0] if rows else None
 
+    def lexical_status(self, user_id: str, track: str) -> Any:
+        """In one statement, what tells whether a scope's lexical index is up to date: its
+        state (:meth:`lexical_state`, None when it has none) and the scope's ``now_generation``,
+        ``now_erased`` and ``now_max_id``."""
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        rows = self._rows(
+            "SELECT s.synced, s.generation, s.erased, s.documents, s.total_length, s.tokenizer, "
+            "(SELECT value FROM meta WHERE key = ?) AS now_generation, "
+            "(SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?) AS now_erased, "
+            f"(SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?) AS now_max_id "
+            "FROM (SELECT 1) AS one LEFT JOIN lexical_state s ON s.user_id = ? AND s.track = ?",
+            (f"generation:{user_id}", user_id, user_id, user_id, track),
+        )
+        return rows[0]
+
     def lexical_reset(self, user_id: str, track: str) -> None:
-        self.execute("DELETE FROM lexical_postings WHERE user_id = ? AND track = ?", (user_id, track))
-        self.execute("DELETE FROM lexical_state WHERE user_id = ? AND track = ?", (user_id, track))
+        for table in ("lexical_postings", "lexical_terms", "lexical_state"):
+            self.execute(f"DELETE FROM {table} WHERE user_id = ? AND track = ?", (user_id, track))
 
     def lexical_remove(self, user_id: str, track: str, ids: Iterable[int]) -> float:
-        """Take erased memories' postings out; returns their documents' total length."""
+        """Take erased memories' postings out (and their terms' document frequencies down);
+        returns their documents' total length."""
         wanted = sorted({int(i) for i in ids})
         if not wanted:
             return 0.0
-        rows = self._rows(
-            "DELETE FROM lexical_postings WHERE user_id = ? AND track = ? AND item_id = ANY(?) RETURNING item_id, length",
-            (user_id, track, wanted),
+        rows = self._query(
+            "WITH gone AS (DELETE FROM lexical_postings WHERE user_id = %(u)s AND track = %(t)s "
+            "AND item_id = ANY(%(ids)s) RETURNING term, item_id, length), "
+            "counted AS (SELECT term, COUNT(*) AS n FROM gone GROUP BY term), "
+            "lowered AS (UPDATE lexical_terms AS x SET df = x.df - c.n FROM counted c "
+            "WHERE x.user_id = %(u)s AND x.track = %(t)s AND x.term = c.term) "
+            "SELECT item_id, length FROM gone",
+            {"u": user_id, "t": track, "ids": wanted},
         )
         return sum({int(r[0]): float(r[1]) for r in rows}.values())
 
-    def lexical_add(self, user_id: str, track: str, documents: Sequence[tuple[int, Sequence[str]]]) -> float:
-        """Postings of new documents ``(item id, terms)``; returns their total length."""
+    def lexical_add(
+        self, user_id: str, track: str, documents: Sequence[tuple[int, Sequence[str]]], avg: float
+    ) -> float:
+        """Postings of new documents ``(item id, terms)``, each with its BM25 weight at the
+        average document length ``avg`` (the order lexical search reads a term's postings in),
+        and their terms' document frequencies; returns the documents' total length."""
         rows = []
         total = 0.0
+        frequencies: dict[str, int] = {}
         for item_id, terms in documents:
             counts: dict[str, int] = {}
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
             total += len(terms)
-            rows += [(user_id, track, term, int(item_id), tf, len(terms)) for term, tf in counts.items()]
+            for term, tf in counts.items():
+                impact = float(bm25_tf(tf, len(terms), avg or 1.0, K1, B))
+                rows.append((user_id, track, term, int(item_id), tf, len(terms), impact))
+                frequencies[term] = frequencies.get(term, 0) + 1
         with self._conn.cursor().copy(
-            "COPY lexical_postings (user_id, track, term, item_id, tf, length) FROM STDIN"
+            "COPY lexical_postings (user_id, track, term, item_id, tf, length, impact) FROM STDIN"
         ) as copy:
             for row in rows:
                 copy.write_row(row)
+        if frequencies:
+            self._query(
+                "INSERT INTO lexical_terms (user_id, track, term, df) "
+                "SELECT %(u)s, %(t)s, term, n FROM unnest(%(terms)s::text[], %(counts)s::bigint[]) AS x(term, n) "
+                "ON CONFLICT (user_id, track, term) DO UPDATE SET df = lexical_terms.df + EXCLUDED.df",
+                {"u": user_id, "t": track, "terms": list(frequencies), "counts": list(frequencies.values())},
+                fetch=False,
+            )
         if len(rows) >= load.ANALYZE_FROM:
             self.execute("ANALYZE lexical_postings")  # see postgres_load.ANALYZE_FROM
         return total
@@ -497,39 +540,113 @@ class PostgresStore(Store):
         )
 
     def lexical_search(
-        self, user_id: str, track: str, terms: Sequence[str], k: int, documents: int, total: float
+        self,
+        user_id: str,
+        track: str,
+        terms: Sequence[str],
+        k: int,
+        documents: int,
+        total: float,
+        *,
+        groups: Sequence[tuple[str, ...]] = (),
+        group_weight: float = 0.0,
+        group_max_share: float = 1.0,
+        allowed: Iterable[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """The ``k`` best (item id, BM25 score) for ``terms``, scored as the in-memory index does."""
+        """The ``k`` best (item id, BM25 score) for ``terms`` (and ``groups`` at
+        ``group_weight``, see :meth:`LexicalIndex.search`), in one statement: the candidates
+        are the ``LEXICAL_DEPTH`` heaviest postings of each term (a rare term's are all of
+        them) and every memory holding a whole group, and each candidate is scored exactly
+        as the in-memory index scores it, at today's document count and average length."""
         unique = list(dict.fromkeys(terms))
-        if not unique or k <= 0 or documents <= 0:
+        if not (unique or groups) or k <= 0 or documents <= 0:
             return []
-        avg = total / documents or 1.0
-        rows = self._rows(
-            "WITH df AS (SELECT term, COUNT(*) AS df FROM lexical_postings "
-            "WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term) "
-            "SELECT p.item_id, SUM(LN(1 + (? - df.df + 0.5) / (df.df + 0.5)) "
-            "* p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
-            "FROM lexical_postings p JOIN df ON df.term = p.term WHERE p.user_id = ? AND p.track = ? "
-            "GROUP BY p.item_id ORDER BY score DESC, p.item_id LIMIT ?",
-            (user_id, track, unique, documents, K1 + 1, K1, B, B, avg, user_id, track, int(k)),
+        grouped = [(n, t) for n, g in enumerate(groups) for t in g] if group_weight > 0 else []
+        rows = self._query(
+            LEXICAL_SEARCH,
+            {
+                "u": user_id,
+                "t": track,
+                "terms": unique,
+                "n": float(documents),
+                "avg": total / documents or 1.0,
+                "k1": K1,
+                "b": B,
+                "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
+                "gno": [n for n, _ in grouped],
+                "gterms": [t for _, t in grouped],
+                "gweight": group_weight,
+                "gmax": max(1.0, group_max_share * documents),
+                "allowed": None if allowed is None else sorted({int(i) for i in allowed}),
+                "k": int(k),
+            },
         )
         return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
-
-    def lexical_postings(self, user_id: str, track: str, terms: Sequence[str]) -> list[tuple[str, int, int, int]]:
-        """Every (term, item id, term frequency, document length) posting of ``terms``."""
-        rows = self._rows(
-            "SELECT term, item_id, tf, length FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?)",
-            (user_id, track, list(dict.fromkeys(terms))),
-        )
-        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
 
     def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the scope's documents hold each of ``terms`` (those that occur)."""
         rows = self._rows(
-            "SELECT term, COUNT(*) FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term",
+            "SELECT term, df FROM lexical_terms WHERE user_id = ? AND track = ? AND term = ANY(?) AND df > 0",
             (user_id, track, list(dict.fromkeys(terms))),
         )
         return {r[0]: int(r[1]) for r in rows}
+
+    def _query(self, sql: str, params: dict[str, Any], *, fetch: bool = True) -> list[Any]:
+        """Rows of a statement in Postgres's own dialect (named ``%(name)s`` parameters)."""
+        with self.lock:
+            try:
+                cursor = self.db.run(sql, params)  # type: ignore[attr-defined]
+                return cursor.fetchall() if fetch else []
+            except psycopg.Error as exc:
+                if self._depth:
+                    raise
+                raise translate(exc, self.path) from exc
+
+
+# A term's candidates in lexical search: its heaviest postings, at least this many and this many
+# per hit asked for (benchmarks/lexical_recall.py measures what share of the exact top 50 they hold).
+LEXICAL_DEPTH = 200
+LEXICAL_DEPTH_PER_HIT = 4
+_BM25 = "{tf} * (%(k1)s + 1) / ({tf} + %(k1)s * (1 - %(b)s + %(b)s * {length} / %(avg)s))"
+_IDF = "LN(1 + (%(n)s - {df} + 0.5) / ({df} + 0.5))"
+_ALLOWED = "(%(allowed)s::bigint[] IS NULL OR {item} = ANY(%(allowed)s::bigint[]))"
+LEXICAL_SEARCH = f"""
+WITH q AS (
+    SELECT x.term, {_IDF.format(df="d.df")} AS idf
+    FROM unnest(%(terms)s::text[]) AS x(term)
+    JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = x.term AND d.df > 0
+),
+g AS (SELECT x.grp, x.term FROM unnest(%(gno)s::int[], %(gterms)s::text[]) AS x(grp, term)),
+held AS (
+    SELECT g.grp, p.item_id, MIN(p.tf) AS tf, MIN(p.length) AS length
+    FROM g JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.term = g.term
+    WHERE {_ALLOWED.format(item="p.item_id")}
+    GROUP BY g.grp, p.item_id
+    HAVING COUNT(*) = (SELECT COUNT(*) FROM g AS same WHERE same.grp = g.grp)
+),
+gdf AS (SELECT grp, COUNT(*) AS df FROM held GROUP BY grp HAVING COUNT(*) <= %(gmax)s),
+gscore AS (
+    SELECT h.item_id, SUM(%(gweight)s * {_IDF.format(df="d.df")} * {_BM25.format(tf="h.tf", length="h.length")}) AS score
+    FROM held h JOIN gdf d ON d.grp = h.grp GROUP BY h.item_id
+),
+cand AS (
+    SELECT c.item_id FROM q CROSS JOIN LATERAL (
+        SELECT p.item_id FROM lexical_postings p
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.term = q.term AND {_ALLOWED.format(item="p.item_id")}
+        ORDER BY p.impact DESC LIMIT %(depth)s
+    ) c
+    UNION SELECT item_id FROM gscore
+),
+tscore AS (
+    SELECT p.item_id, SUM(q.idf * {_BM25.format(tf="p.tf", length="p.length")}) AS score
+    FROM cand JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = cand.item_id
+    JOIN q ON q.term = p.term
+    GROUP BY p.item_id
+)
+SELECT item_id, COALESCE(t.score, 0) + COALESCE(g.score, 0) AS score
+FROM tscore t FULL JOIN gscore g USING (item_id)
+ORDER BY score DESC, item_id LIMIT %(k)s
+"""
 
 
 def _tables(conn: Any) -> Tables:
