@@ -30,6 +30,7 @@ import numpy as np
 
 from memtracks.interfaces.io import read_locomo
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
+from memtracks.storage import postgres
 from memtracks.storage.postgres import PostgresStore
 
 
@@ -49,9 +50,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--depth", type=int, help="postings read per term (default: the store's LEXICAL_DEPTH)")
     parser.add_argument("--postgres", help="a Postgres URI (default: start the embedded server)")
     args = parser.parse_args(argv)
     from benchmarks.bench_backends import fresh_postgres, start_postgres
+
+    if args.depth:
+        postgres.LEXICAL_DEPTH, postgres.LEXICAL_DEPTH_PER_HIT = args.depth, 0
 
     texts = [t.text for t in read_locomo(args.data, timezone.utc)]
     questions = [qa["question"] for c in json.loads(Path(args.data).read_text()) for qa in c["qa"]]
@@ -83,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         "documents": count,
         "questions": len(questions),
         "k": args.k,
+        "depth": max(postgres.LEXICAL_DEPTH, postgres.LEXICAL_DEPTH_PER_HIT * args.k),
         "recall_mean": float(np.mean(shares)),
         "recall_min": float(np.min(shares)),
         "questions_below_1": int(sum(s < 1 for s in shares)),

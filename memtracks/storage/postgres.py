@@ -33,7 +33,7 @@ import shutil
 import subprocess
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -119,6 +119,16 @@ class _VectorBytes(Loader):  # type: ignore[misc,valid-type]
         return np.array(text[1:-1].split(","), dtype=np.float32).tobytes()
 
 
+class _VectorBytesBinary(Loader):  # type: ignore[misc,valid-type]
+    """pgvector's binary form (dimension, then big-endian float32) read as float32 bytes: many
+    times faster to read than the text form."""
+
+    format = Format.BINARY if psycopg else None  # type: ignore[assignment]
+
+    def load(self, data: Any) -> bytes:
+        return np.frombuffer(bytes(data)[4:], dtype=">f4").astype(np.float32).tobytes()
+
+
 class PgConnection:
     """The psycopg connection, taking SQL in SQLite's dialect (see :mod:`.dialect`)."""
 
@@ -136,9 +146,10 @@ class PgConnection:
             cursor.executemany(to_postgres(sql, self.tables), rows)
         return cursor
 
-    def run(self, sql: str, params: dict[str, Any]) -> Any:
-        """A statement in Postgres's own dialect, with named ``%(name)s`` parameters."""
-        return self.conn.execute(sql, params)
+    def run(self, sql: str, params: dict[str, Any], binary: bool = False) -> Any:
+        """A statement in Postgres's own dialect, with named ``%(name)s`` parameters
+        (``binary``: its results in binary form)."""
+        return self.conn.execute(sql, params, binary=binary)
 
     def close(self) -> None:
         self.conn.close()
@@ -185,6 +196,8 @@ class PostgresStore(Store):
         self.lock = threading.RLock()
         self._depth = 0
         self._own_commits = 0
+        self._version_read: int | None = None  # the change counter as data_version last read it
+        self._reads: dict[tuple[Any, ...], Any] = {}  # see remembered
         self._indexed_dims: set[int] = set()
         self._deferred: set[int] | None = None  # in a bulk load: the dimensions whose HNSW index it builds
         try:
@@ -216,6 +229,7 @@ class PostgresStore(Store):
         register_vector(conn)
         oid = conn.execute("SELECT 'vector'::regtype::oid").fetchone()[0]
         conn.adapters.register_loader(oid, _VectorBytes)
+        conn.adapters.register_loader(oid, _VectorBytesBinary)
         conn.execute("SET hnsw.iterative_scan = relaxed_order")  # filtered by scope, still k results
         conn.execute("SET hnsw.ef_search = 100")
         return PgConnection(conn, _tables(conn))
@@ -256,6 +270,7 @@ class PostgresStore(Store):
         """The outermost transaction on Postgres: under the write lock every writer of this
         database takes, and bumping the change counter the other processes watch."""
         self._depth = 1
+        self._reads.clear()  # what this transaction writes is read again after it
         try:
             with self._conn.transaction():
                 self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
@@ -346,7 +361,21 @@ class PostgresStore(Store):
 
     def data_version(self) -> int:
         """Changes whenever another connection commits a write (this one's own do not count)."""
-        return int(self._rows("SELECT version FROM changes WHERE id = 1")[0][0]) - self._own_commits
+        seen = int(self._rows("SELECT version FROM changes WHERE id = 1")[0][0])
+        if seen != self._version_read:
+            self._version_read = seen
+            self._reads.clear()
+        return seen - self._own_commits
+
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any:
+        """What ``read()`` returns, read once while nothing is written: kept until
+        :meth:`data_version` (which every read of a memory asks first) sees the change counter
+        move, or this store writes. Inside a transaction, read afresh."""
+        if self._depth or self._version_read is None:
+            return read()
+        if key not in self._reads:
+            self._reads[key] = read()
+        return self._reads[key]
 
     def _metadata_holds(self, key: str, value: Any) -> tuple[str, list[Any]]:
         if value is None:  # SQLite: a JSON null and a missing key both read as NULL
@@ -427,9 +456,10 @@ class PostgresStore(Store):
         """The stored vectors of these items (those that have one)."""
         if not ids:
             return {}
-        rows = self._rows(
-            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id = ANY(?)",
-            (user_id, track, [int(i) for i in ids]),
+        rows = self._query(
+            "SELECT item_id, vector FROM vectors WHERE user_id = %(u)s AND track = %(t)s AND item_id = ANY(%(ids)s)",
+            {"u": user_id, "t": track, "ids": [int(i) for i in ids]},
+            binary=True,
         )
         return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
@@ -454,13 +484,16 @@ class PostgresStore(Store):
         state (:meth:`lexical_state`, None when it has none) and the scope's ``now_generation``,
         ``now_erased`` and ``now_max_id``."""
         table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
-        rows = self._rows(
-            "SELECT s.synced, s.generation, s.erased, s.documents, s.total_length, s.tokenizer, "
-            "(SELECT value FROM meta WHERE key = ?) AS now_generation, "
-            "(SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?) AS now_erased, "
-            f"(SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?) AS now_max_id "
-            "FROM (SELECT 1) AS one LEFT JOIN lexical_state s ON s.user_id = ? AND s.track = ?",
-            (f"generation:{user_id}", user_id, user_id, user_id, track),
+        rows = self.remembered(
+            ("lexical_status", user_id, track),
+            lambda: self._rows(
+                "SELECT s.synced, s.generation, s.erased, s.documents, s.total_length, s.tokenizer, "
+                "(SELECT value FROM meta WHERE key = ?) AS now_generation, "
+                "(SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?) AS now_erased, "
+                f"(SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?) AS now_max_id "
+                "FROM (SELECT 1) AS one LEFT JOIN lexical_state s ON s.user_id = ? AND s.track = ?",
+                (f"generation:{user_id}", user_id, user_id, user_id, track),
+            ),
         )
         return rows[0]
 
@@ -561,7 +594,9 @@ class PostgresStore(Store):
         unique = list(dict.fromkeys(terms))
         if not (unique or groups) or k <= 0 or documents <= 0:
             return []
-        grouped = [(n, t) for n, g in enumerate(groups) for t in g] if group_weight > 0 else []
+        groups = list(groups) if group_weight > 0 else []
+        single = [g[0] for g in groups if len(g) == 1 and g[0] not in unique]
+        grouped = [(n, t) for n, g in enumerate(g for g in groups if len(g) > 1) for t in g]
         rows = self._query(
             LEXICAL_SEARCH,
             {
@@ -573,6 +608,7 @@ class PostgresStore(Store):
                 "k1": K1,
                 "b": B,
                 "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
+                "single": single,
                 "gno": [n for n, _ in grouped],
                 "gterms": [t for _, t in grouped],
                 "gweight": group_weight,
@@ -591,11 +627,12 @@ class PostgresStore(Store):
         )
         return {r[0]: int(r[1]) for r in rows}
 
-    def _query(self, sql: str, params: dict[str, Any], *, fetch: bool = True) -> list[Any]:
-        """Rows of a statement in Postgres's own dialect (named ``%(name)s`` parameters)."""
+    def _query(self, sql: str, params: dict[str, Any], *, fetch: bool = True, binary: bool = False) -> list[Any]:
+        """Rows of a statement in Postgres's own dialect (named ``%(name)s`` parameters;
+        ``binary``: read in binary form)."""
         with self.lock:
             try:
-                cursor = self.db.run(sql, params)  # type: ignore[attr-defined]
+                cursor = self.db.run(sql, params, binary)  # type: ignore[attr-defined]
                 return cursor.fetchall() if fetch else []
             except psycopg.Error as exc:
                 if self._depth:
@@ -611,18 +648,31 @@ _BM25 = "{tf} * (%(k1)s + 1) / ({tf} + %(k1)s * (1 - %(b)s + %(b)s * {length} / 
 _IDF = "LN(1 + (%(n)s - {df} + 0.5) / ({df} + 0.5))"
 _ALLOWED = "(%(allowed)s::bigint[] IS NULL OR {item} = ANY(%(allowed)s::bigint[]))"
 LEXICAL_SEARCH = f"""
-WITH q AS (
-    SELECT x.term, {_IDF.format(df="d.df")} AS idf
-    FROM unnest(%(terms)s::text[]) AS x(term)
-    JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = x.term AND d.df > 0
+WITH asked AS (
+    SELECT x.term COLLATE "C" AS term, 1.0::float8 AS weight, FALSE AS member FROM unnest(%(terms)s::text[]) AS x(term)
+    UNION ALL
+    SELECT x.term COLLATE "C", %(gweight)s, TRUE FROM unnest(%(single)s::text[]) AS x(term)
 ),
-g AS (SELECT x.grp, x.term FROM unnest(%(gno)s::int[], %(gterms)s::text[]) AS x(grp, term)),
+q AS (
+    SELECT a.term, a.weight, {_IDF.format(df="d.df")} AS idf FROM asked a
+    JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = a.term AND d.df > 0
+    WHERE NOT a.member OR d.df <= %(gmax)s
+),
+g AS (
+    SELECT x.grp, x.term COLLATE "C" AS term, COALESCE(d.df, 0) AS df
+    FROM unnest(%(gno)s::int[], %(gterms)s::text[]) AS x(grp, term)
+    LEFT JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = x.term COLLATE "C"
+),
+rarest AS (SELECT DISTINCT ON (grp) grp, term FROM g ORDER BY grp, df, term),
 held AS (
-    SELECT g.grp, p.item_id, MIN(p.tf) AS tf, MIN(p.length) AS length
-    FROM g JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.term = g.term
+    SELECT r.grp, p.item_id, MIN(o.tf) AS tf, MIN(o.length) AS length
+    FROM rarest r
+    JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.term = r.term
+    JOIN g ON g.grp = r.grp
+    JOIN lexical_postings o ON o.user_id = %(u)s AND o.track = %(t)s AND o.term = g.term AND o.item_id = p.item_id
     WHERE {_ALLOWED.format(item="p.item_id")}
-    GROUP BY g.grp, p.item_id
-    HAVING COUNT(*) = (SELECT COUNT(*) FROM g AS same WHERE same.grp = g.grp)
+    GROUP BY r.grp, p.item_id
+    HAVING COUNT(*) = (SELECT COUNT(*) FROM g AS same WHERE same.grp = r.grp)
 ),
 gdf AS (SELECT grp, COUNT(*) AS df FROM held GROUP BY grp HAVING COUNT(*) <= %(gmax)s),
 gscore AS (
@@ -638,10 +688,12 @@ cand AS (
     UNION SELECT item_id FROM gscore
 ),
 tscore AS (
-    SELECT p.item_id, SUM(q.idf * {_BM25.format(tf="p.tf", length="p.length")}) AS score
-    FROM cand JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = cand.item_id
-    JOIN q ON q.term = p.term
-    GROUP BY p.item_id
+    SELECT c.item_id, SUM(q.weight * q.idf * {_BM25.format(tf="p.tf", length="p.length")}) AS score
+    FROM cand c CROSS JOIN q CROSS JOIN LATERAL (
+        SELECT tf, length FROM lexical_postings p
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.term = q.term AND p.item_id = c.item_id LIMIT 1
+    ) p
+    GROUP BY c.item_id
 )
 SELECT item_id, COALESCE(t.score, 0) + COALESCE(g.score, 0) AS score
 FROM tscore t FULL JOIN gscore g USING (item_id)

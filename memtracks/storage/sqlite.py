@@ -11,7 +11,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -306,6 +306,11 @@ class Store:
     def erased_seq(self, user_id: str) -> int:
         """The log position of ``user_id``'s latest erasure (0: none)."""
         return self._rows("SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?", (user_id,))[0][0]
+
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any:
+        """What ``read()`` returns: a store whose round trips cost (Postgres) keeps small
+        per-scope reads until the next write, its own or another process's; SQLite reads again."""
+        return read()
 
     # ---------------------------------------------------------------- meta
 
@@ -665,7 +670,10 @@ class Store:
         self.db.executemany("INSERT OR IGNORE INTO relations VALUES (?, ?, ?, ?)", [(user_id, *r) for r in relations])
 
     def relations(self, user_id: str) -> list[tuple[str, str, str]]:
-        rows = self._rows("SELECT owner, relation, name FROM relations WHERE user_id = ?", (user_id,))
+        rows = self.remembered(
+            ("relations", user_id),
+            lambda: self._rows("SELECT owner, relation, name FROM relations WHERE user_id = ?", (user_id,)),
+        )
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     # ---------------------------------------------------------------- names
@@ -677,7 +685,10 @@ class Store:
         )
 
     def names(self, user_id: str) -> dict[str, tuple[str, str]]:
-        rows = self._rows("SELECT user_id, surface, key, label, crc FROM names WHERE user_id = ?", (user_id,))
+        rows = self.remembered(
+            ("names", user_id),
+            lambda: self._rows("SELECT user_id, surface, key, label, crc FROM names WHERE user_id = ?", (user_id,)),
+        )
         for row in rows:
             codec.verify("names", row, codec.COLUMNS["names"])
         return {r["surface"]: (r["key"], r["label"]) for r in rows}
