@@ -151,6 +151,41 @@ class DatabaseLexical:
             allowed=allowed,
         )
 
+    def covers(self, vectors: Any) -> bool:
+        """``vectors`` are this index's scope and track in the same database."""
+        return isinstance(vectors, DatabaseVectors) and (vectors.store, vectors.scope, vectors.track) == (
+            self.store,
+            self.scope,
+            self.track,
+        )
+
+    def search_with(
+        self,
+        vectors: DatabaseVectors,
+        query: np.ndarray,
+        terms: Sequence[str],
+        k: int,
+        extra: Sequence[tuple[str, ...]] = (),
+        extra_weight: float = 0.0,
+        extra_max_share: float = 1.0,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """``vectors.search(query, k)`` and ``self.search(terms, k, ...)`` in one statement
+        (:meth:`PostgresStore.hybrid_search`): the semantic hits, with the cosines of the lexical
+        hits they miss, and the lexical hits."""
+        documents, total = self._state()
+        return self.store.hybrid_search(
+            self.scope,
+            self.track,
+            query,
+            terms,
+            k,
+            documents,
+            total,
+            groups=expansion_groups(extra, terms) if extra_weight > 0 else [],
+            group_weight=extra_weight,
+            group_max_share=extra_max_share,
+        )
+
     def ceiling(self, terms: Sequence[str]) -> float:
         """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""
         n, _ = self._state()

@@ -232,6 +232,9 @@ class PostgresStore(Store):
         conn.adapters.register_loader(oid, _VectorBytesBinary)
         conn.execute("SET hnsw.iterative_scan = relaxed_order")  # filtered by scope, still k results
         conn.execute("SET hnsw.ef_search = 100")
+        # a statement run often is prepared (psycopg), but planned for its own parameters each time:
+        # a generic plan of a search does not know how few rows a scope or a term holds
+        conn.execute("SET plan_cache_mode = force_custom_plan")
         return PgConnection(conn, _tables(conn))
 
     @property
@@ -591,33 +594,47 @@ class PostgresStore(Store):
         are the ``LEXICAL_DEPTH`` heaviest postings of each term (a rare term's are all of
         them) and every memory holding a whole group, and each candidate is scored exactly
         as the in-memory index scores it, at today's document count and average length."""
-        unique = list(dict.fromkeys(terms))
-        if not (unique or groups) or k <= 0 or documents <= 0:
+        if not (terms or groups) or k <= 0 or documents <= 0:
             return []
-        groups = list(groups) if group_weight > 0 else []
-        single = [g[0] for g in groups if len(g) == 1 and g[0] not in unique]
-        grouped = [(n, t) for n, g in enumerate(g for g in groups if len(g) > 1) for t in g]
-        rows = self._query(
-            LEXICAL_SEARCH,
-            {
-                "u": user_id,
-                "t": track,
-                "terms": unique,
-                "n": float(documents),
-                "avg": total / documents or 1.0,
-                "k1": K1,
-                "b": B,
-                "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
-                "single": single,
-                "gno": [n for n, _ in grouped],
-                "gterms": [t for _, t in grouped],
-                "gweight": group_weight,
-                "gmax": max(1.0, group_max_share * documents),
-                "allowed": None if allowed is None else sorted({int(i) for i in allowed}),
-                "k": int(k),
-            },
-        )
+        params = _lexical_params(user_id, track, terms, k, documents, total, groups, group_weight, group_max_share)
+        params["allowed"] = None if allowed is None else sorted({int(i) for i in allowed})
+        rows = self._query(LEXICAL_SEARCH, params)
         return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
+
+    def hybrid_search(
+        self,
+        user_id: str,
+        track: str,
+        query: np.ndarray,
+        terms: Sequence[str],
+        k: int,
+        documents: int,
+        total: float,
+        *,
+        groups: Sequence[tuple[str, ...]] = (),
+        group_weight: float = 0.0,
+        group_max_share: float = 1.0,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """:meth:`vector_search` and :meth:`lexical_search` of one scope and track in one
+        statement: the ``k`` nearest items by inner product with ``query`` and their cosines, with
+        the cosines of the lexical hits the vector search did not find; and the lexical hits'
+        BM25 scores."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if k <= 0 or not len(q):
+            return {}, {}
+        params = _lexical_params(
+            user_id, track, terms, k, max(documents, 1), total, groups, group_weight, group_max_share
+        )
+        params.update(q=q, allowed=None)
+        if documents <= 0:
+            params.update(terms=[], single=[], gno=[], gterms=[])
+        dim = len(q)
+        rows = self._query(HYBRID_SEARCH.replace("{dim}", str(dim)), params)
+        semantic: dict[int, float] = {}
+        lexical: dict[int, float] = {}
+        for source, item_id, value in sorted(rows, key=lambda r: (r[0] != "s", -r[2], r[1])):
+            (lexical if source == "l" else semantic)[int(item_id)] = float(value)
+        return semantic, lexical
 
     def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the scope's documents hold each of ``terms`` (those that occur)."""
@@ -640,6 +657,41 @@ class PostgresStore(Store):
                 raise translate(exc, self.path) from exc
 
 
+def _lexical_params(
+    user_id: str,
+    track: str,
+    terms: Sequence[str],
+    k: int,
+    documents: int,
+    total: float,
+    groups: Sequence[tuple[str, ...]],
+    group_weight: float,
+    group_max_share: float,
+) -> dict[str, Any]:
+    """The parameters of :data:`LEXICAL_SEARCH`: the question's terms, the expansion groups of
+    one term (searched as terms at ``group_weight``) and of more (``gno``: each term's group)."""
+    unique = list(dict.fromkeys(terms))
+    groups = list(groups) if group_weight > 0 else []
+    single = [g[0] for g in groups if len(g) == 1 and g[0] not in unique]
+    grouped = [(n, t) for n, g in enumerate(g for g in groups if len(g) > 1) for t in g]
+    return {
+        "u": user_id,
+        "t": track,
+        "terms": unique,
+        "n": float(documents),
+        "avg": total / documents or 1.0,
+        "k1": K1,
+        "b": B,
+        "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
+        "single": single,
+        "gno": [n for n, _ in grouped],
+        "gterms": [t for _, t in grouped],
+        "gweight": group_weight,
+        "gmax": max(1.0, group_max_share * documents),
+        "k": int(k),
+    }
+
+
 # A term's candidates in lexical search: its heaviest postings, at least this many and this many
 # per hit asked for (benchmarks/lexical_recall.py measures what share of the exact top 50 they hold).
 LEXICAL_DEPTH = 200
@@ -647,7 +699,7 @@ LEXICAL_DEPTH_PER_HIT = 4
 _BM25 = "{tf} * (%(k1)s + 1) / ({tf} + %(k1)s * (1 - %(b)s + %(b)s * {length} / %(avg)s))"
 _IDF = "LN(1 + (%(n)s - {df} + 0.5) / ({df} + 0.5))"
 _ALLOWED = "(%(allowed)s::bigint[] IS NULL OR {item} = ANY(%(allowed)s::bigint[]))"
-LEXICAL_SEARCH = f"""
+_LEXICAL = f"""
 WITH asked AS (
     SELECT x.term COLLATE "C" AS term, 1.0::float8 AS weight, FALSE AS member FROM unnest(%(terms)s::text[]) AS x(term)
     UNION ALL
@@ -689,16 +741,34 @@ cand AS (
 ),
 tscore AS (
     SELECT c.item_id, SUM(q.weight * q.idf * {_BM25.format(tf="p.tf", length="p.length")}) AS score
-    FROM cand c CROSS JOIN q CROSS JOIN LATERAL (
-        SELECT tf, length FROM lexical_postings p
-        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.term = q.term AND p.item_id = c.item_id LIMIT 1
-    ) p
+    FROM cand c CROSS JOIN LATERAL (
+        SELECT term, tf, length FROM lexical_postings p
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = c.item_id OFFSET 0
+    ) p JOIN q ON q.term = p.term
     GROUP BY c.item_id
+),
+lex AS (
+    SELECT item_id, COALESCE(t.score, 0) + COALESCE(g.score, 0) AS score
+    FROM tscore t FULL JOIN gscore g USING (item_id)
+    ORDER BY score DESC, item_id LIMIT %(k)s
+)"""
+LEXICAL_SEARCH = _LEXICAL + " SELECT item_id, score FROM lex ORDER BY score DESC, item_id"
+# {dim}: the query vector's dimension (the HNSW index is on the column cast to it)
+_DISTANCE = "vector::vector({dim}) <#> %(q)s::vector({dim})"
+HYBRID_SEARCH = (
+    _LEXICAL
+    + f""",
+sem AS (
+    SELECT item_id, -({_DISTANCE}) AS cosine FROM vectors WHERE user_id = %(u)s AND track = %(t)s
+    ORDER BY {_DISTANCE} LIMIT %(k)s
 )
-SELECT item_id, COALESCE(t.score, 0) + COALESCE(g.score, 0) AS score
-FROM tscore t FULL JOIN gscore g USING (item_id)
-ORDER BY score DESC, item_id LIMIT %(k)s
+SELECT 's' AS source, item_id, cosine FROM sem
+UNION ALL SELECT 'l', item_id, score FROM lex WHERE score > 0
+UNION ALL SELECT 'c', v.item_id, -(v.{_DISTANCE}) FROM lex JOIN vectors v
+    ON v.user_id = %(u)s AND v.track = %(t)s AND v.item_id = lex.item_id
+    WHERE lex.score > 0 AND lex.item_id NOT IN (SELECT item_id FROM sem)
 """
+)
 
 
 def _tables(conn: Any) -> Tables:

@@ -535,6 +535,8 @@ class Store:
         limit: int | None = None,
         after: int = 0,
     ) -> list[Event]:
+        if ids is not None and not ids:
+            return []
         # "+user_id": with ids given (or a tail after an id), look them up by primary key
         # instead of scanning the user's events through a user_id index
         by_id = ids is not None or after
@@ -716,6 +718,8 @@ class Store:
         limit: int | None = None,
         after: int = 0,
     ) -> list[Inference]:
+        if ids is not None and not ids:
+            return []
         sql = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?"
         params: list[Any] = [user_id]
         if after:
