@@ -1,13 +1,14 @@
 """How much of exact BM25's top k Postgres' lexical search finds (issue 31).
 
     nice -n 10 python benchmarks/lexical_recall.py --data ../shared/data/locomo/locomo10.json \\
-        [--copies 1] [--k 50] [--batch 64] [--postgres URI]
+        [--copies 1] [--k 50] [--batch 64] [--questions N] [--depth N] [--postgres URI]
 
 The turns of a LoCoMo-format file (LoCoMo; ``benchmarks/data/zh_chat.json``, Chinese) are
 tokenized as memories are and written into a Postgres store's lexical index in batches of
 ``--batch`` (so the average length, and with it the weight each posting is stored with, moves
 as they come, as it does for a memory written turn by turn), ``--copies`` times over (copies
-get new ids: a larger index with the same words). Every question of the file is then searched
+get new ids: a larger index with the same words; ``--distractors``: the distinct turns of a
+LongMemEval file are indexed too, a larger index of other words). Every question of the file is then searched
 there (:meth:`PostgresStore.lexical_search`: the heaviest postings of each term, scored
 exactly) and in the in-memory index (:class:`LexicalIndex`: every posting, exact BM25).
 
@@ -50,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=1)
     parser.add_argument("--k", type=int, default=50)
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--distractors", help="a LongMemEval file: its distinct haystack turns are indexed too")
+    parser.add_argument("--questions", type=int, help="only the first N questions (default: all)")
     parser.add_argument("--depth", type=int, help="postings read per term (default: the store's LEXICAL_DEPTH)")
     parser.add_argument("--postgres", help="a Postgres URI (default: start the embedded server)")
     args = parser.parse_args(argv)
@@ -60,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
 
     texts = [t.text for t in read_locomo(args.data, timezone.utc)]
     questions = [qa["question"] for c in json.loads(Path(args.data).read_text()) for qa in c["qa"]]
+    questions = questions[: args.questions] if args.questions else questions
+    if args.distractors:
+        lme = json.loads(Path(args.distractors).read_text())
+        said = {t["content"] for q in lme for session in q["haystack_sessions"] for t in session}
+        texts += sorted(said - set(texts))
     documents = [tokenize(t) for t in texts] * args.copies
     base = args.postgres or start_postgres(Path(tempfile.mkdtemp(prefix="lexical-recall-")))
     store = PostgresStore(fresh_postgres(base, "lexical_recall"))

@@ -12,9 +12,15 @@ differs:
   twice and no write is lost; a turn already stored (primary key ``(user_id, turn_id)``) is
   reported as such. Language analysis runs before the lock, in parallel.
 - **Search in the database.** Vectors live in a pgvector ``vector`` column with an HNSW index
-  (inner product), and the lexical index's postings in a table, scored with BM25 in SQL exactly
-  as the in-memory index scores them (:mod:`memtracks.retrieval.database`). Every process
-  searches the same index; none builds one in memory.
+  (inner product), and the lexical index's postings in a table, each with its BM25 weight and
+  indexed per term from the heaviest down, so a search reads a term's heaviest postings rather
+  than all of them and scores its candidates with BM25 as the in-memory index does
+  (:meth:`PostgresStore.lexical_search`, :mod:`memtracks.retrieval.database`). One statement
+  searches a track's vectors and words together (:meth:`PostgresStore.hybrid_search`). Every
+  process searches the same index; none builds one in memory.
+- **Few round trips.** Small per-scope reads every question makes (names, relations, folded
+  events, the lexical index's state) are kept until the change counter moves
+  (:meth:`PostgresStore.remembered`); statements are planned for their own parameters.
 - **Bulk loads.** :meth:`PostgresStore.bulk_load` writes large batches with ``COPY``
   (:mod:`.postgres_load`) and builds the HNSW index once, at the end of the load, rather than
   inserting into it row by row; what it leaves is what the same writes one by one leave.
@@ -590,10 +596,19 @@ class PostgresStore(Store):
         allowed: Iterable[int] | None = None,
     ) -> list[tuple[int, float]]:
         """The ``k`` best (item id, BM25 score) for ``terms`` (and ``groups`` at
-        ``group_weight``, see :meth:`LexicalIndex.search`), in one statement: the candidates
-        are the ``LEXICAL_DEPTH`` heaviest postings of each term (a rare term's are all of
-        them) and every memory holding a whole group, and each candidate is scored exactly
-        as the in-memory index scores it, at today's document count and average length."""
+        ``group_weight``, see :meth:`LexicalIndex.search`), in one statement, scored as the
+        in-memory index scores them, at today's document count and average length.
+
+        It reads each term's heaviest postings (:data:`LEXICAL_DEPTH`; a quarter of that for a
+        category member; all of a rarer term's) in the order of the weight each was stored with,
+        and every memory holding a whole group of several terms. A memory is known exactly when
+        every term it was not read for had all its postings read; otherwise its score lies
+        between what was read and that plus the most each unread posting could add (the weight
+        of the last one read). Those whose most reaches the ``k``-th best known score are scored
+        in full (at most :data:`LEXICAL_RESCORE`). A memory none of the postings read holds can
+        still belong in the top ``k`` when the unread weights add up to more than the ``k``-th
+        score, and stored weights are those of the average length when they were written:
+        ``benchmarks/lexical_recall.py`` measures how much of exact BM25's top ``k`` it finds."""
         if not (terms or groups) or k <= 0 or documents <= 0:
             return []
         params = _lexical_params(user_id, track, terms, k, documents, total, groups, group_weight, group_max_share)
@@ -683,6 +698,7 @@ def _lexical_params(
         "k1": K1,
         "b": B,
         "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
+        "rescore": max(LEXICAL_RESCORE, 20 * k),
         "single": single,
         "gno": [n for n, _ in grouped],
         "gterms": [t for _, t in grouped],
@@ -692,10 +708,12 @@ def _lexical_params(
     }
 
 
-# A term's candidates in lexical search: its heaviest postings, at least this many and this many
-# per hit asked for (benchmarks/lexical_recall.py measures what share of the exact top 50 they hold).
-LEXICAL_DEPTH = 200
-LEXICAL_DEPTH_PER_HIT = 4
+# Lexical search (PostgresStore.lexical_search) reads each term's heaviest postings, at least
+# LEXICAL_DEPTH and LEXICAL_DEPTH_PER_HIT per hit asked for, and scores in full the memories
+# the postings read leave in doubt, at most LEXICAL_RESCORE.
+LEXICAL_DEPTH = 1000
+LEXICAL_DEPTH_PER_HIT = 20
+LEXICAL_RESCORE = 1000
 _BM25 = "{tf} * (%(k1)s + 1) / ({tf} + %(k1)s * (1 - %(b)s + %(b)s * {length} / %(avg)s))"
 _IDF = "LN(1 + (%(n)s - {df} + 0.5) / ({df} + 0.5))"
 _ALLOWED = "(%(allowed)s::bigint[] IS NULL OR {item} = ANY(%(allowed)s::bigint[]))"
@@ -706,7 +724,9 @@ WITH asked AS (
     SELECT x.term COLLATE "C", %(gweight)s, TRUE FROM unnest(%(single)s::text[]) AS x(term)
 ),
 q AS (
-    SELECT a.term, a.weight, {_IDF.format(df="d.df")} AS idf FROM asked a
+    SELECT a.term, a.weight, {_IDF.format(df="d.df")} AS idf,
+        CASE WHEN a.member THEN %(depth)s / 4 ELSE %(depth)s END AS depth
+    FROM asked a
     JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = a.term AND d.df > 0
     WHERE NOT a.member OR d.df <= %(gmax)s
 ),
@@ -731,27 +751,43 @@ gscore AS (
     SELECT h.item_id, SUM(%(gweight)s * {_IDF.format(df="d.df")} * {_BM25.format(tf="h.tf", length="h.length")}) AS score
     FROM held h JOIN gdf d ON d.grp = h.grp GROUP BY h.item_id
 ),
-cand AS (
-    SELECT c.item_id FROM q CROSS JOIN LATERAL (
-        SELECT p.item_id FROM lexical_postings p
+post AS (
+    SELECT q.term, q.weight * q.idf AS w, p.item_id, p.impact, {_BM25.format(tf="p.tf", length="p.length")} AS bm
+    FROM q CROSS JOIN LATERAL (
+        SELECT item_id, tf, length, impact FROM lexical_postings p
         WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.term = q.term AND {_ALLOWED.format(item="p.item_id")}
-        ORDER BY p.impact DESC LIMIT %(depth)s
-    ) c
-    UNION SELECT item_id FROM gscore
+        ORDER BY p.impact DESC LIMIT q.depth
+    ) p
+),
+rest AS (
+    SELECT q.term, CASE WHEN COUNT(post.item_id) < q.depth THEN 0
+        ELSE q.weight * q.idf * MIN(post.impact) END AS most
+    FROM q LEFT JOIN post ON post.term = q.term GROUP BY q.term, q.weight, q.idf, q.depth
+),
+found AS (
+    SELECT post.item_id, SUM(post.w * post.bm) AS low, SUM(rest.most) AS seen
+    FROM post JOIN rest ON rest.term = post.term GROUP BY post.item_id
+),
+scored AS (
+    SELECT item_id, COALESCE(f.low, 0) + COALESCE(g.score, 0) AS low,
+        (SELECT COALESCE(SUM(most), 0) FROM rest) - COALESCE(f.seen, 0) AS unseen
+    FROM found f FULL JOIN gscore g USING (item_id)
+),
+bar AS (SELECT COALESCE(MIN(low), 0) AS low FROM (SELECT low FROM scored ORDER BY low DESC LIMIT %(k)s) best),
+cand AS (
+    SELECT s.item_id, s.low, s.unseen FROM scored s, bar WHERE s.low + s.unseen >= bar.low
+    ORDER BY s.low + s.unseen DESC, s.item_id LIMIT %(rescore)s
 ),
 tscore AS (
-    SELECT c.item_id, SUM(q.weight * q.idf * {_BM25.format(tf="p.tf", length="p.length")}) AS score
-    FROM cand c CROSS JOIN LATERAL (
-        SELECT term, tf, length FROM lexical_postings p
-        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = c.item_id OFFSET 0
-    ) p JOIN q ON q.term = p.term
-    GROUP BY c.item_id
+    SELECT c.item_id, CASE WHEN c.unseen <= 0 THEN c.low ELSE COALESCE(g.score, 0) + COALESCE((
+        SELECT SUM(q.weight * q.idf * {_BM25.format(tf="p.tf", length="p.length")})
+        FROM lexical_postings p JOIN q ON q.term = p.term
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = c.item_id
+    ), 0) END AS score
+    FROM cand c LEFT JOIN gscore g ON g.item_id = c.item_id
 ),
-lex AS (
-    SELECT item_id, COALESCE(t.score, 0) + COALESCE(g.score, 0) AS score
-    FROM tscore t FULL JOIN gscore g USING (item_id)
-    ORDER BY score DESC, item_id LIMIT %(k)s
-)"""
+lex AS (SELECT item_id, score FROM tscore ORDER BY score DESC, item_id LIMIT %(k)s)"""
+
 LEXICAL_SEARCH = _LEXICAL + " SELECT item_id, score FROM lex ORDER BY score DESC, item_id"
 # {dim}: the query vector's dimension (the HNSW index is on the column cast to it)
 _DISTANCE = "vector::vector({dim}) <#> %(q)s::vector({dim})"

@@ -224,7 +224,8 @@ def m006_lexical_impacts(db: Any) -> None:
         UPDATE lexical_postings p SET impact = p.tf * {K1 + 1} / (p.tf + {K1} * (1 - {B} + {B} * p.length
             / GREATEST(s.total_length / GREATEST(s.documents, 1), 1e-9)))
             FROM lexical_state s WHERE s.user_id = p.user_id AND s.track = p.track;
-        CREATE INDEX lexical_postings_impact ON lexical_postings (user_id, track, term, impact DESC);
+        CREATE INDEX lexical_postings_impact ON lexical_postings (user_id, track, term, impact DESC)
+            INCLUDE (item_id, tf, length);
         CREATE TABLE lexical_terms (
             user_id {{TEXT}} NOT NULL, track {{TEXT}} NOT NULL, term {{TEXT}} NOT NULL, df BIGINT NOT NULL,
             PRIMARY KEY (user_id, track, term)
