@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from memtracks.data.stopwords import Stopwords
-from memtracks.retrieval.lexical import LexicalIndex, bm25_idf, bm25_tf, expansion_groups, tokenize, tokenizer_stamp
+from memtracks.retrieval.lexical import LexicalIndex, bm25_idf, expansion_groups, tokenize, tokenizer_stamp
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
@@ -64,18 +64,20 @@ class DatabaseLexical:
     def _state(self) -> tuple[int, float]:
         """(documents, their total length), after bringing the index up to date."""
         store, scope, track = self.store, self.scope, self.track
-        state = store.lexical_state(scope, track)
+        status = store.lexical_status(scope, track)  # the index's state and the scope's, in one read
         if (
-            state is not None
-            and state["tokenizer"] == self.tokenizer
-            and state["generation"] == store.generation(scope)
-            and state["erased"] == store.erased_seq(scope)
-            and state["synced"] >= store.max_item_id(scope, track)
+            status["synced"] is not None
+            and status["tokenizer"] == self.tokenizer
+            and status["generation"] == int(status["now_generation"] or 0)
+            and status["erased"] == status["now_erased"]
+            and status["synced"] >= status["now_max_id"]
         ):
-            return int(state["documents"]), float(state["total_length"])
+            return int(status["documents"]), float(status["total_length"])
         if store.read_only:  # cannot bring it up to date: search what it holds
             log.warning("%s: the lexical index of %s is behind its memories (read-only here)", store.path, scope)
-            return (int(state["documents"]), float(state["total_length"])) if state is not None else (0, 0.0)
+            if status["synced"] is None:
+                return 0, 0.0
+            return int(status["documents"]), float(status["total_length"])
         with store.transaction():
             return self._update()
 
@@ -97,8 +99,9 @@ class DatabaseLexical:
             (item_id, tokenize(text, keys, self.stopwords))
             for item_id, text, keys in self.documents(scope, track, synced)
         ]
-        total += store.lexical_add(scope, track, fresh)
         count += len(fresh)
+        total += sum(len(terms) for _, terms in fresh)
+        store.lexical_add(scope, track, fresh, total / count if count else 1.0)
         synced = max([synced, *(item_id for item_id, _ in fresh)])
         store.set_lexical_state(
             scope,
@@ -132,39 +135,56 @@ class DatabaseLexical:
         extra_weight: float = 0.0,
         extra_max_share: float = 1.0,
     ) -> list[tuple[int, float]]:
-        """As :meth:`LexicalIndex.search` (``extra``: groups of terms at ``extra_weight``)."""
+        """As :meth:`LexicalIndex.search` (``extra``: groups of terms at ``extra_weight``),
+        scored in one statement (:meth:`PostgresStore.lexical_search`)."""
         documents, total = self._state()
-        if not extra or extra_weight <= 0:
-            found = self.store.lexical_search(
-                self.scope, self.track, terms, k if allowed is None else 1 << 30, documents, total
-            )
-            if allowed is not None:
-                found = [(i, s) for i, s in found if i in allowed][:k]
-            return found
-        scores = dict(self.store.lexical_search(self.scope, self.track, terms, 1 << 30, documents, total))
-        groups = expansion_groups(extra, terms)
-        postings: dict[str, dict[int, tuple[int, int]]] = {}
-        for term, item, tf, length in self.store.lexical_postings(
-            self.scope, self.track, [t for g in groups for t in g]
-        ):
-            postings.setdefault(term, {})[item] = (tf, length)
-        avg = total / documents if documents else 1.0
-        for group in groups:
-            held = set(postings.get(group[0], {}))
-            for term in group[1:]:
-                held &= set(postings.get(term, {}))
-            if not held or len(held) > max(1.0, extra_max_share * documents):
-                continue
-            idf = bm25_idf(documents, len(held))
-            for item in held:
-                tf = min(postings[t][item][0] for t in group)
-                norm = bm25_tf(tf, postings[group[0]][item][1], avg or 1.0, self.k1, self.b)
-                scores[item] = scores.get(item, 0.0) + extra_weight * idf * norm
-        ranked = sorted(
-            ((i, s) for i, s in scores.items() if s > 0 and (allowed is None or i in allowed)),
-            key=lambda x: (-x[1], x[0]),
+        return self.store.lexical_search(
+            self.scope,
+            self.track,
+            terms,
+            k,
+            documents,
+            total,
+            groups=expansion_groups(extra, terms) if extra_weight > 0 else [],
+            group_weight=extra_weight,
+            group_max_share=extra_max_share,
+            allowed=allowed,
         )
-        return ranked[:k]
+
+    def covers(self, vectors: Any) -> bool:
+        """``vectors`` are this index's scope and track in the same database."""
+        return isinstance(vectors, DatabaseVectors) and (vectors.store, vectors.scope, vectors.track) == (
+            self.store,
+            self.scope,
+            self.track,
+        )
+
+    def search_with(
+        self,
+        vectors: DatabaseVectors,
+        query: np.ndarray,
+        terms: Sequence[str],
+        k: int,
+        extra: Sequence[tuple[str, ...]] = (),
+        extra_weight: float = 0.0,
+        extra_max_share: float = 1.0,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """``vectors.search(query, k)`` and ``self.search(terms, k, ...)`` in one statement
+        (:meth:`PostgresStore.hybrid_search`): the semantic hits, with the cosines of the lexical
+        hits they miss, and the lexical hits."""
+        documents, total = self._state()
+        return self.store.hybrid_search(
+            self.scope,
+            self.track,
+            query,
+            terms,
+            k,
+            documents,
+            total,
+            groups=expansion_groups(extra, terms) if extra_weight > 0 else [],
+            group_weight=extra_weight,
+            group_max_share=extra_max_share,
+        )
 
     def ceiling(self, terms: Sequence[str]) -> float:
         """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""

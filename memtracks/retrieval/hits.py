@@ -12,6 +12,7 @@ from memtracks.config import ASSISTANT_SPEAKERS, RetrievalConfig
 from memtracks.data.catalogue import Catalogue
 from memtracks.data.ranker import Ranker
 from memtracks.records import Event, Fact, Inference
+from memtracks.retrieval.database import DatabaseLexical
 from memtracks.retrieval.lexical import LexicalIndex
 from memtracks.storage import Storage
 from memtracks.storage.vectors import similarity
@@ -115,14 +116,21 @@ def search_both(
     """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine.
     ``extra``: member words of the categories the question names (``expansion``)."""
     index = ctx.vectors(track)
-    semantic = dict(index.search(vector, k))
     words = ctx.lexical(track)
     cfg = ctx.config
-    lexical = dict(
-        words.search(terms, k, extra=extra, extra_weight=cfg.expansion_weight, extra_max_share=cfg.expansion_max_share)
-    )
-    missing = [i for i in lexical if i not in semantic]
-    semantic.update(similarity(index, missing, vector))
+    if isinstance(words, DatabaseLexical) and words.covers(index):  # both in one statement
+        semantic, lexical = words.search_with(
+            index, vector, terms, k, extra, cfg.expansion_weight, cfg.expansion_max_share
+        )
+    else:
+        semantic = dict(index.search(vector, k))
+        lexical = dict(
+            words.search(
+                terms, k, extra=extra, extra_weight=cfg.expansion_weight, extra_max_share=cfg.expansion_max_share
+            )
+        )
+        missing = [i for i in lexical if i not in semantic]
+        semantic.update(similarity(index, missing, vector))
     return mix(semantic, lexical, ctx.config, words.ceiling(terms) if ctx.config.lexical_ceiling_share else 0.0)
 
 

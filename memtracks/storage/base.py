@@ -16,7 +16,7 @@ lexical queries directly (:meth:`Storage.vector_search`, :meth:`Storage.lexical_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -203,3 +203,4 @@ class SQLStorage(Storage, Protocol):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any: ...

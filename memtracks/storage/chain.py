@@ -4,8 +4,8 @@ Walking the chain during a question needs only the links of a few events (the be
 their neighbours), so :class:`StoredChain` looks them up in ``event_links`` (indexed both
 ways) instead of loading the whole chain into a graph first: a new process answers its first
 question without reading 100k links. :meth:`StoredChain.load` reads the links of many events
-in two set-based queries (one each way), so a walk from the best hits costs a few queries per
-hop, not two per event. It offers the part of networkx's graph interface the chain walks use
+both ways in one set-based query, so a walk from the best hits costs a query per hop, not two
+per event. It offers the part of networkx's graph interface the chain walks use
 (``in``, ``predecessors``, ``successors``, ``out_edges(node, data=True)``);
 :meth:`Memory.event_chain` still returns the full networkx graph.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from memtracks.storage.base import SQLStorage
 from memtracks.storage.dialect import marks
 
-CHUNK = 500  # events per query (under every SQLite build's limit on bound parameters)
+CHUNK = 490  # events per query (twice that many bound parameters: under every SQLite build's 999)
 
 
 class StoredChain:
@@ -38,20 +38,18 @@ class StoredChain:
             chunk = todo[start : start + CHUNK]
             placeholders = marks(chunk)
             out: dict[int, list[tuple[int, str, str]]] = {n: [] for n in chunk}
-            rows = self.store._rows(
-                f"SELECT src, dst, kind, key FROM event_links WHERE user_id = ? AND src IN ({placeholders}) "
-                "ORDER BY src, dst, kind, key",
-                (self.scope, *chunk),
-            )
-            for src, dst, kind, key in rows:
-                out[src].append((dst, kind, key))
             incoming: dict[int, list[int]] = {n: [] for n in chunk}
-            rows = self.store._rows(
-                f"SELECT dst, src FROM event_links WHERE user_id = ? AND dst IN ({placeholders}) ORDER BY dst, src",
-                (self.scope, *chunk),
+            rows = self.store._rows(  # both ways in one statement: 1 = out of a node, 0 = into it
+                f"SELECT 1, src, dst, kind, key FROM event_links WHERE user_id = ? AND src IN ({placeholders}) "
+                f"UNION ALL SELECT 0, dst, src, '', '' FROM event_links WHERE user_id = ? AND dst IN ({placeholders}) "
+                "ORDER BY 1, 2, 3, 4, 5",
+                (self.scope, *chunk, self.scope, *chunk),
             )
-            for dst, src in rows:
-                incoming[dst].append(src)
+            for outward, node, other, kind, key in rows:
+                if outward:
+                    out[node].append((other, kind, key))
+                else:
+                    incoming[node].append(other)
             self._out.update(out)
             self._in.update(incoming)
 

@@ -136,7 +136,11 @@ def merge_events(store: SQLStorage, scope: str, pairs: Iterable[tuple[int, int]]
 
 def merged_events(store: SQLStorage, scope: str) -> dict[int, int]:
     """Folded event id -> the id of the event it was folded into."""
-    return {r[0]: r[1] for r in store._rows("SELECT event_id, into_id FROM merged_events WHERE user_id = ?", (scope,))}
+    rows = store.remembered(
+        ("merged_events", scope),
+        lambda: store._rows("SELECT event_id, into_id FROM merged_events WHERE user_id = ?", (scope,)),
+    )
+    return {r[0]: r[1] for r in rows}
 
 
 def unmerge(store: SQLStorage, operation_id: str) -> None:

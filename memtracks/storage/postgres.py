@@ -12,9 +12,15 @@ differs:
   twice and no write is lost; a turn already stored (primary key ``(user_id, turn_id)``) is
   reported as such. Language analysis runs before the lock, in parallel.
 - **Search in the database.** Vectors live in a pgvector ``vector`` column with an HNSW index
-  (inner product), and the lexical index's postings in a table, scored with BM25 in SQL exactly
-  as the in-memory index scores them (:mod:`memtracks.retrieval.database`). Every process
-  searches the same index; none builds one in memory.
+  (inner product), and the lexical index's postings in a table, each with its BM25 weight and
+  indexed per term from the heaviest down, so a search reads a term's heaviest postings rather
+  than all of them and scores its candidates with BM25 as the in-memory index does
+  (:meth:`PostgresStore.lexical_search`, :mod:`memtracks.retrieval.database`). One statement
+  searches a track's vectors and words together (:meth:`PostgresStore.hybrid_search`). Every
+  process searches the same index; none builds one in memory.
+- **Few round trips.** Small per-scope reads every question makes (names, relations, folded
+  events, the lexical index's state) are kept until the change counter moves
+  (:meth:`PostgresStore.remembered`); statements are planned for their own parameters.
 - **Bulk loads.** :meth:`PostgresStore.bulk_load` writes large batches with ``COPY``
   (:mod:`.postgres_load`) and builds the HNSW index once, at the end of the load, rather than
   inserting into it row by row; what it leaves is what the same writes one by one leave.
@@ -33,7 +39,7 @@ import shutil
 import subprocess
 import threading
 import urllib.parse
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -43,14 +49,17 @@ import numpy as np
 from memtracks.config import StorageConfig
 from memtracks.errors import ClosedError, LockTimeoutError, ReadOnlyError, StorageError
 from memtracks.records import Event
+from memtracks.retrieval.lexical import bm25_tf
 from memtracks.storage import codec
 from memtracks.storage import postgres_load as load
 from memtracks.storage.connection import Closed, check_config
 from memtracks.storage.dialect import Tables, to_postgres
 from memtracks.storage.postgres_schema import (
     APPLICATION_ID,
+    K1,
     SCHEMA_VERSION,
     WRITE_LOCK,
+    B,
     ensure_vector_index,
     migrate,
     version,
@@ -68,7 +77,6 @@ except ImportError:  # pragma: no cover - the extra is not installed
 log = logging.getLogger(__name__)
 VECTOR_COLUMNS = ("user_id", "track", "item_id", "content_hash", "vector", "checksum")
 EVENT_KEYS = {"event_entities": ("user_id", "key", "event_id"), "event_kinds": ("user_id", "kind", "event_id")}
-K1, B = 1.2, 0.75  # BM25, as memtracks.retrieval.lexical.LexicalIndex
 
 
 def redact(uri: str) -> str:
@@ -117,6 +125,16 @@ class _VectorBytes(Loader):  # type: ignore[misc,valid-type]
         return np.array(text[1:-1].split(","), dtype=np.float32).tobytes()
 
 
+class _VectorBytesBinary(Loader):  # type: ignore[misc,valid-type]
+    """pgvector's binary form (dimension, then big-endian float32) read as float32 bytes: many
+    times faster to read than the text form."""
+
+    format = Format.BINARY if psycopg else None  # type: ignore[assignment]
+
+    def load(self, data: Any) -> bytes:
+        return np.frombuffer(bytes(data)[4:], dtype=">f4").astype(np.float32).tobytes()
+
+
 class PgConnection:
     """The psycopg connection, taking SQL in SQLite's dialect (see :mod:`.dialect`)."""
 
@@ -133,6 +151,11 @@ class PgConnection:
         if rows:
             cursor.executemany(to_postgres(sql, self.tables), rows)
         return cursor
+
+    def run(self, sql: str, params: dict[str, Any], binary: bool = False) -> Any:
+        """A statement in Postgres's own dialect, with named ``%(name)s`` parameters
+        (``binary``: its results in binary form)."""
+        return self.conn.execute(sql, params, binary=binary)
 
     def close(self) -> None:
         self.conn.close()
@@ -179,6 +202,8 @@ class PostgresStore(Store):
         self.lock = threading.RLock()
         self._depth = 0
         self._own_commits = 0
+        self._version_read: int | None = None  # the change counter as data_version last read it
+        self._reads: dict[tuple[Any, ...], Any] = {}  # see remembered
         self._indexed_dims: set[int] = set()
         self._deferred: set[int] | None = None  # in a bulk load: the dimensions whose HNSW index it builds
         try:
@@ -210,8 +235,12 @@ class PostgresStore(Store):
         register_vector(conn)
         oid = conn.execute("SELECT 'vector'::regtype::oid").fetchone()[0]
         conn.adapters.register_loader(oid, _VectorBytes)
+        conn.adapters.register_loader(oid, _VectorBytesBinary)
         conn.execute("SET hnsw.iterative_scan = relaxed_order")  # filtered by scope, still k results
         conn.execute("SET hnsw.ef_search = 100")
+        # a statement run often is prepared (psycopg), but planned for its own parameters each time:
+        # a generic plan of a search does not know how few rows a scope or a term holds
+        conn.execute("SET plan_cache_mode = force_custom_plan")
         return PgConnection(conn, _tables(conn))
 
     @property
@@ -250,6 +279,7 @@ class PostgresStore(Store):
         """The outermost transaction on Postgres: under the write lock every writer of this
         database takes, and bumping the change counter the other processes watch."""
         self._depth = 1
+        self._reads.clear()  # what this transaction writes is read again after it
         try:
             with self._conn.transaction():
                 self._conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
@@ -340,7 +370,21 @@ class PostgresStore(Store):
 
     def data_version(self) -> int:
         """Changes whenever another connection commits a write (this one's own do not count)."""
-        return int(self._rows("SELECT version FROM changes WHERE id = 1")[0][0]) - self._own_commits
+        seen = int(self._rows("SELECT version FROM changes WHERE id = 1")[0][0])
+        if seen != self._version_read:
+            self._version_read = seen
+            self._reads.clear()
+        return seen - self._own_commits
+
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any:
+        """What ``read()`` returns, read once while nothing is written: kept until
+        :meth:`data_version` (which every read of a memory asks first) sees the change counter
+        move, or this store writes. Inside a transaction, read afresh."""
+        if self._depth or self._version_read is None:
+            return read()
+        if key not in self._reads:
+            self._reads[key] = read()
+        return self._reads[key]
 
     def _metadata_holds(self, key: str, value: Any) -> tuple[str, list[Any]]:
         if value is None:  # SQLite: a JSON null and a missing key both read as NULL
@@ -421,9 +465,10 @@ class PostgresStore(Store):
         """The stored vectors of these items (those that have one)."""
         if not ids:
             return {}
-        rows = self._rows(
-            "SELECT item_id, vector FROM vectors WHERE user_id = ? AND track = ? AND item_id = ANY(?)",
-            (user_id, track, [int(i) for i in ids]),
+        rows = self._query(
+            "SELECT item_id, vector FROM vectors WHERE user_id = %(u)s AND track = %(t)s AND item_id = ANY(%(ids)s)",
+            {"u": user_id, "t": track, "ids": [int(i) for i in ids]},
+            binary=True,
         )
         return {int(r[0]): np.frombuffer(r[1], dtype=np.float32) for r in rows}
 
@@ -443,36 +488,76 @@ class PostgresStore(Store):
         )
         return rows[0] if rows else None
 
+    def lexical_status(self, user_id: str, track: str) -> Any:
+        """In one statement, what tells whether a scope's lexical index is up to date: its
+        state (:meth:`lexical_state`, None when it has none) and the scope's ``now_generation``,
+        ``now_erased`` and ``now_max_id``."""
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        rows = self.remembered(
+            ("lexical_status", user_id, track),
+            lambda: self._rows(
+                "SELECT s.synced, s.generation, s.erased, s.documents, s.total_length, s.tokenizer, "
+                "(SELECT value FROM meta WHERE key = ?) AS now_generation, "
+                "(SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?) AS now_erased, "
+                f"(SELECT COALESCE(MAX(id), 0) FROM {table} WHERE user_id = ?) AS now_max_id "
+                "FROM (SELECT 1) AS one LEFT JOIN lexical_state s ON s.user_id = ? AND s.track = ?",
+                (f"generation:{user_id}", user_id, user_id, user_id, track),
+            ),
+        )
+        return rows[0]
+
     def lexical_reset(self, user_id: str, track: str) -> None:
-        self.execute("DELETE FROM lexical_postings WHERE user_id = ? AND track = ?", (user_id, track))
-        self.execute("DELETE FROM lexical_state WHERE user_id = ? AND track = ?", (user_id, track))
+        for table in ("lexical_postings", "lexical_terms", "lexical_state"):
+            self.execute(f"DELETE FROM {table} WHERE user_id = ? AND track = ?", (user_id, track))
 
     def lexical_remove(self, user_id: str, track: str, ids: Iterable[int]) -> float:
-        """Take erased memories' postings out; returns their documents' total length."""
+        """Take erased memories' postings out (and their terms' document frequencies down);
+        returns their documents' total length."""
         wanted = sorted({int(i) for i in ids})
         if not wanted:
             return 0.0
-        rows = self._rows(
-            "DELETE FROM lexical_postings WHERE user_id = ? AND track = ? AND item_id = ANY(?) RETURNING item_id, length",
-            (user_id, track, wanted),
+        rows = self._query(
+            "WITH gone AS (DELETE FROM lexical_postings WHERE user_id = %(u)s AND track = %(t)s "
+            "AND item_id = ANY(%(ids)s) RETURNING term, item_id, length), "
+            "counted AS (SELECT term, COUNT(*) AS n FROM gone GROUP BY term), "
+            "lowered AS (UPDATE lexical_terms AS x SET df = x.df - c.n FROM counted c "
+            "WHERE x.user_id = %(u)s AND x.track = %(t)s AND x.term = c.term) "
+            "SELECT item_id, length FROM gone",
+            {"u": user_id, "t": track, "ids": wanted},
         )
         return sum({int(r[0]): float(r[1]) for r in rows}.values())
 
-    def lexical_add(self, user_id: str, track: str, documents: Sequence[tuple[int, Sequence[str]]]) -> float:
-        """Postings of new documents ``(item id, terms)``; returns their total length."""
+    def lexical_add(
+        self, user_id: str, track: str, documents: Sequence[tuple[int, Sequence[str]]], avg: float
+    ) -> float:
+        """Postings of new documents ``(item id, terms)``, each with its BM25 weight at the
+        average document length ``avg`` (the order lexical search reads a term's postings in),
+        and their terms' document frequencies; returns the documents' total length."""
         rows = []
         total = 0.0
+        frequencies: dict[str, int] = {}
         for item_id, terms in documents:
             counts: dict[str, int] = {}
             for term in terms:
                 counts[term] = counts.get(term, 0) + 1
             total += len(terms)
-            rows += [(user_id, track, term, int(item_id), tf, len(terms)) for term, tf in counts.items()]
+            for term, tf in counts.items():
+                impact = float(bm25_tf(tf, len(terms), avg or 1.0, K1, B))
+                rows.append((user_id, track, term, int(item_id), tf, len(terms), impact))
+                frequencies[term] = frequencies.get(term, 0) + 1
         with self._conn.cursor().copy(
-            "COPY lexical_postings (user_id, track, term, item_id, tf, length) FROM STDIN"
+            "COPY lexical_postings (user_id, track, term, item_id, tf, length, impact) FROM STDIN"
         ) as copy:
             for row in rows:
                 copy.write_row(row)
+        if frequencies:
+            self._query(
+                "INSERT INTO lexical_terms (user_id, track, term, df) "
+                "SELECT %(u)s, %(t)s, term, n FROM unnest(%(terms)s::text[], %(counts)s::bigint[]) AS x(term, n) "
+                "ON CONFLICT (user_id, track, term) DO UPDATE SET df = lexical_terms.df + EXCLUDED.df",
+                {"u": user_id, "t": track, "terms": list(frequencies), "counts": list(frequencies.values())},
+                fetch=False,
+            )
         if len(rows) >= load.ANALYZE_FROM:
             self.execute("ANALYZE lexical_postings")  # see postgres_load.ANALYZE_FROM
         return total
@@ -497,39 +582,229 @@ class PostgresStore(Store):
         )
 
     def lexical_search(
-        self, user_id: str, track: str, terms: Sequence[str], k: int, documents: int, total: float
+        self,
+        user_id: str,
+        track: str,
+        terms: Sequence[str],
+        k: int,
+        documents: int,
+        total: float,
+        *,
+        groups: Sequence[tuple[str, ...]] = (),
+        group_weight: float = 0.0,
+        group_max_share: float = 1.0,
+        allowed: Iterable[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """The ``k`` best (item id, BM25 score) for ``terms``, scored as the in-memory index does."""
-        unique = list(dict.fromkeys(terms))
-        if not unique or k <= 0 or documents <= 0:
+        """The ``k`` best (item id, BM25 score) for ``terms`` (and ``groups`` at
+        ``group_weight``, see :meth:`LexicalIndex.search`), in one statement, scored as the
+        in-memory index scores them, at today's document count and average length.
+
+        It reads each term's heaviest postings (:data:`LEXICAL_DEPTH`; a quarter of that for a
+        category member; all of a rarer term's) in the order of the weight each was stored with,
+        and every memory holding a whole group of several terms. A memory is known exactly when
+        every term it was not read for had all its postings read; otherwise its score lies
+        between what was read and that plus the most each unread posting could add (the weight
+        of the last one read). Those whose most reaches the ``k``-th best known score are scored
+        in full (at most :data:`LEXICAL_RESCORE`). A memory none of the postings read holds can
+        still belong in the top ``k`` when the unread weights add up to more than the ``k``-th
+        score, and stored weights are those of the average length when they were written:
+        ``benchmarks/lexical_recall.py`` measures how much of exact BM25's top ``k`` it finds."""
+        if not (terms or groups) or k <= 0 or documents <= 0:
             return []
-        avg = total / documents or 1.0
-        rows = self._rows(
-            "WITH df AS (SELECT term, COUNT(*) AS df FROM lexical_postings "
-            "WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term) "
-            "SELECT p.item_id, SUM(LN(1 + (? - df.df + 0.5) / (df.df + 0.5)) "
-            "* p.tf * ? / (p.tf + ? * (1 - ? + ? * p.length / ?))) AS score "
-            "FROM lexical_postings p JOIN df ON df.term = p.term WHERE p.user_id = ? AND p.track = ? "
-            "GROUP BY p.item_id ORDER BY score DESC, p.item_id LIMIT ?",
-            (user_id, track, unique, documents, K1 + 1, K1, B, B, avg, user_id, track, int(k)),
-        )
+        params = _lexical_params(user_id, track, terms, k, documents, total, groups, group_weight, group_max_share)
+        params["allowed"] = None if allowed is None else sorted({int(i) for i in allowed})
+        rows = self._query(LEXICAL_SEARCH, params)
         return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
 
-    def lexical_postings(self, user_id: str, track: str, terms: Sequence[str]) -> list[tuple[str, int, int, int]]:
-        """Every (term, item id, term frequency, document length) posting of ``terms``."""
-        rows = self._rows(
-            "SELECT term, item_id, tf, length FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?)",
-            (user_id, track, list(dict.fromkeys(terms))),
+    def hybrid_search(
+        self,
+        user_id: str,
+        track: str,
+        query: np.ndarray,
+        terms: Sequence[str],
+        k: int,
+        documents: int,
+        total: float,
+        *,
+        groups: Sequence[tuple[str, ...]] = (),
+        group_weight: float = 0.0,
+        group_max_share: float = 1.0,
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """:meth:`vector_search` and :meth:`lexical_search` of one scope and track in one
+        statement: the ``k`` nearest items by inner product with ``query`` and their cosines, with
+        the cosines of the lexical hits the vector search did not find; and the lexical hits'
+        BM25 scores."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if k <= 0 or not len(q):
+            return {}, {}
+        params = _lexical_params(
+            user_id, track, terms, k, max(documents, 1), total, groups, group_weight, group_max_share
         )
-        return [(r[0], int(r[1]), int(r[2]), int(r[3])) for r in rows]
+        params.update(q=q, allowed=None)
+        if documents <= 0:
+            params.update(terms=[], single=[], gno=[], gterms=[])
+        dim = len(q)
+        rows = self._query(HYBRID_SEARCH.replace("{dim}", str(dim)), params)
+        semantic: dict[int, float] = {}
+        lexical: dict[int, float] = {}
+        for source, item_id, value in sorted(rows, key=lambda r: (r[0] != "s", -r[2], r[1])):
+            (lexical if source == "l" else semantic)[int(item_id)] = float(value)
+        return semantic, lexical
 
     def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the scope's documents hold each of ``terms`` (those that occur)."""
         rows = self._rows(
-            "SELECT term, COUNT(*) FROM lexical_postings WHERE user_id = ? AND track = ? AND term = ANY(?) GROUP BY term",
+            "SELECT term, df FROM lexical_terms WHERE user_id = ? AND track = ? AND term = ANY(?) AND df > 0",
             (user_id, track, list(dict.fromkeys(terms))),
         )
         return {r[0]: int(r[1]) for r in rows}
+
+    def _query(self, sql: str, params: dict[str, Any], *, fetch: bool = True, binary: bool = False) -> list[Any]:
+        """Rows of a statement in Postgres's own dialect (named ``%(name)s`` parameters;
+        ``binary``: read in binary form)."""
+        with self.lock:
+            try:
+                cursor = self.db.run(sql, params, binary)  # type: ignore[attr-defined]
+                return cursor.fetchall() if fetch else []
+            except psycopg.Error as exc:
+                if self._depth:
+                    raise
+                raise translate(exc, self.path) from exc
+
+
+def _lexical_params(
+    user_id: str,
+    track: str,
+    terms: Sequence[str],
+    k: int,
+    documents: int,
+    total: float,
+    groups: Sequence[tuple[str, ...]],
+    group_weight: float,
+    group_max_share: float,
+) -> dict[str, Any]:
+    """The parameters of :data:`LEXICAL_SEARCH`: the question's terms, the expansion groups of
+    one term (searched as terms at ``group_weight``) and of more (``gno``: each term's group)."""
+    unique = list(dict.fromkeys(terms))
+    groups = list(groups) if group_weight > 0 else []
+    single = [g[0] for g in groups if len(g) == 1 and g[0] not in unique]
+    grouped = [(n, t) for n, g in enumerate(g for g in groups if len(g) > 1) for t in g]
+    return {
+        "u": user_id,
+        "t": track,
+        "terms": unique,
+        "n": float(documents),
+        "avg": total / documents or 1.0,
+        "k1": K1,
+        "b": B,
+        "depth": max(LEXICAL_DEPTH, LEXICAL_DEPTH_PER_HIT * k),
+        "rescore": max(LEXICAL_RESCORE, 20 * k),
+        "single": single,
+        "gno": [n for n, _ in grouped],
+        "gterms": [t for _, t in grouped],
+        "gweight": group_weight,
+        "gmax": max(1.0, group_max_share * documents),
+        "k": int(k),
+    }
+
+
+# Lexical search (PostgresStore.lexical_search) reads each term's heaviest postings, at least
+# LEXICAL_DEPTH and LEXICAL_DEPTH_PER_HIT per hit asked for, and scores in full the memories
+# the postings read leave in doubt, at most LEXICAL_RESCORE.
+LEXICAL_DEPTH = 1000
+LEXICAL_DEPTH_PER_HIT = 20
+LEXICAL_RESCORE = 1000
+_BM25 = "{tf} * (%(k1)s + 1) / ({tf} + %(k1)s * (1 - %(b)s + %(b)s * {length} / %(avg)s))"
+_IDF = "LN(1 + (%(n)s - {df} + 0.5) / ({df} + 0.5))"
+_ALLOWED = "(%(allowed)s::bigint[] IS NULL OR {item} = ANY(%(allowed)s::bigint[]))"
+_LEXICAL = f"""
+WITH asked AS (
+    SELECT x.term COLLATE "C" AS term, 1.0::float8 AS weight, FALSE AS member FROM unnest(%(terms)s::text[]) AS x(term)
+    UNION ALL
+    SELECT x.term COLLATE "C", %(gweight)s, TRUE FROM unnest(%(single)s::text[]) AS x(term)
+),
+q AS (
+    SELECT a.term, a.weight, {_IDF.format(df="d.df")} AS idf,
+        CASE WHEN a.member THEN %(depth)s / 4 ELSE %(depth)s END AS depth
+    FROM asked a
+    JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = a.term AND d.df > 0
+    WHERE NOT a.member OR d.df <= %(gmax)s
+),
+g AS (
+    SELECT x.grp, x.term COLLATE "C" AS term, COALESCE(d.df, 0) AS df
+    FROM unnest(%(gno)s::int[], %(gterms)s::text[]) AS x(grp, term)
+    LEFT JOIN lexical_terms d ON d.user_id = %(u)s AND d.track = %(t)s AND d.term = x.term COLLATE "C"
+),
+rarest AS (SELECT DISTINCT ON (grp) grp, term FROM g ORDER BY grp, df, term),
+held AS (
+    SELECT r.grp, p.item_id, MIN(o.tf) AS tf, MIN(o.length) AS length
+    FROM rarest r
+    JOIN lexical_postings p ON p.user_id = %(u)s AND p.track = %(t)s AND p.term = r.term
+    JOIN g ON g.grp = r.grp
+    JOIN lexical_postings o ON o.user_id = %(u)s AND o.track = %(t)s AND o.term = g.term AND o.item_id = p.item_id
+    WHERE {_ALLOWED.format(item="p.item_id")}
+    GROUP BY r.grp, p.item_id
+    HAVING COUNT(*) = (SELECT COUNT(*) FROM g AS same WHERE same.grp = r.grp)
+),
+gdf AS (SELECT grp, COUNT(*) AS df FROM held GROUP BY grp HAVING COUNT(*) <= %(gmax)s),
+gscore AS (
+    SELECT h.item_id, SUM(%(gweight)s * {_IDF.format(df="d.df")} * {_BM25.format(tf="h.tf", length="h.length")}) AS score
+    FROM held h JOIN gdf d ON d.grp = h.grp GROUP BY h.item_id
+),
+post AS (
+    SELECT q.term, q.weight * q.idf AS w, p.item_id, p.impact, {_BM25.format(tf="p.tf", length="p.length")} AS bm
+    FROM q CROSS JOIN LATERAL (
+        SELECT item_id, tf, length, impact FROM lexical_postings p
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.term = q.term AND {_ALLOWED.format(item="p.item_id")}
+        ORDER BY p.impact DESC LIMIT q.depth
+    ) p
+),
+rest AS (
+    SELECT q.term, CASE WHEN COUNT(post.item_id) < q.depth THEN 0
+        ELSE q.weight * q.idf * MIN(post.impact) END AS most
+    FROM q LEFT JOIN post ON post.term = q.term GROUP BY q.term, q.weight, q.idf, q.depth
+),
+found AS (
+    SELECT post.item_id, SUM(post.w * post.bm) AS low, SUM(rest.most) AS seen
+    FROM post JOIN rest ON rest.term = post.term GROUP BY post.item_id
+),
+scored AS (
+    SELECT item_id, COALESCE(f.low, 0) + COALESCE(g.score, 0) AS low,
+        (SELECT COALESCE(SUM(most), 0) FROM rest) - COALESCE(f.seen, 0) AS unseen
+    FROM found f FULL JOIN gscore g USING (item_id)
+),
+bar AS (SELECT COALESCE(MIN(low), 0) AS low FROM (SELECT low FROM scored ORDER BY low DESC LIMIT %(k)s) best),
+cand AS (
+    SELECT s.item_id, s.low, s.unseen FROM scored s, bar WHERE s.low + s.unseen >= bar.low
+    ORDER BY s.low + s.unseen DESC, s.item_id LIMIT %(rescore)s
+),
+tscore AS (
+    SELECT c.item_id, CASE WHEN c.unseen <= 0 THEN c.low ELSE COALESCE(g.score, 0) + COALESCE((
+        SELECT SUM(q.weight * q.idf * {_BM25.format(tf="p.tf", length="p.length")})
+        FROM lexical_postings p JOIN q ON q.term = p.term
+        WHERE p.user_id = %(u)s AND p.track = %(t)s AND p.item_id = c.item_id
+    ), 0) END AS score
+    FROM cand c LEFT JOIN gscore g ON g.item_id = c.item_id
+),
+lex AS (SELECT item_id, score FROM tscore ORDER BY score DESC, item_id LIMIT %(k)s)"""
+
+LEXICAL_SEARCH = _LEXICAL + " SELECT item_id, score FROM lex ORDER BY score DESC, item_id"
+# {dim}: the query vector's dimension (the HNSW index is on the column cast to it)
+_DISTANCE = "vector::vector({dim}) <#> %(q)s::vector({dim})"
+HYBRID_SEARCH = (
+    _LEXICAL
+    + f""",
+sem AS (
+    SELECT item_id, -({_DISTANCE}) AS cosine FROM vectors WHERE user_id = %(u)s AND track = %(t)s
+    ORDER BY {_DISTANCE} LIMIT %(k)s
+)
+SELECT 's' AS source, item_id, cosine FROM sem
+UNION ALL SELECT 'l', item_id, score FROM lex WHERE score > 0
+UNION ALL SELECT 'c', v.item_id, -(v.{_DISTANCE}) FROM lex JOIN vectors v
+    ON v.user_id = %(u)s AND v.track = %(t)s AND v.item_id = lex.item_id
+    WHERE lex.score > 0 AND lex.item_id NOT IN (SELECT item_id FROM sem)
+"""
+)
 
 
 def _tables(conn: Any) -> Tables:

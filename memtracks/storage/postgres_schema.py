@@ -23,6 +23,7 @@ from memtracks.storage import codec
 APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
 WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction
 TEXT = 'TEXT COLLATE "C"'
+K1, B = 1.2, 0.75  # BM25, as memtracks.retrieval.lexical.LexicalIndex
 
 
 def _run(db: Any, script: str) -> None:
@@ -211,12 +212,37 @@ def m005_row_checksums(db: Any) -> None:
             )
 
 
+def m006_lexical_impacts(db: Any) -> None:
+    """Lexical search that reads no more postings than it needs: each posting's BM25 weight
+    (its saturated, length-normalised term frequency at the average length of when it was
+    written), indexed per term from the heaviest down, and each term's document frequency.
+    Postings already stored get their weight at their index's current average length."""
+    _run(
+        db,
+        f"""
+        ALTER TABLE lexical_postings ADD COLUMN impact REAL NOT NULL DEFAULT 0;
+        UPDATE lexical_postings p SET impact = p.tf * {K1 + 1} / (p.tf + {K1} * (1 - {B} + {B} * p.length
+            / GREATEST(s.total_length / GREATEST(s.documents, 1), 1e-9)))
+            FROM lexical_state s WHERE s.user_id = p.user_id AND s.track = p.track;
+        CREATE INDEX lexical_postings_impact ON lexical_postings (user_id, track, term, impact DESC)
+            INCLUDE (item_id, tf, length);
+        CREATE TABLE lexical_terms (
+            user_id {{TEXT}} NOT NULL, track {{TEXT}} NOT NULL, term {{TEXT}} NOT NULL, df BIGINT NOT NULL,
+            PRIMARY KEY (user_id, track, term)
+        );
+        INSERT INTO lexical_terms SELECT user_id, track, term, COUNT(*) FROM lexical_postings
+            GROUP BY user_id, track, term
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_search,
     m003_lexical_tokenizer,
     m004_store_items,
     m005_row_checksums,
+    m006_lexical_impacts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

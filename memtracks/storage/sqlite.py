@@ -11,7 +11,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -307,6 +307,11 @@ class Store:
         """The log position of ``user_id``'s latest erasure (0: none)."""
         return self._rows("SELECT COALESCE(MAX(seq), 0) FROM erased_items WHERE user_id = ?", (user_id,))[0][0]
 
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], Any]) -> Any:
+        """What ``read()`` returns: a store whose round trips cost (Postgres) keeps small
+        per-scope reads until the next write, its own or another process's; SQLite reads again."""
+        return read()
+
     # ---------------------------------------------------------------- meta
 
     def meta(self, key: str) -> str | None:
@@ -530,6 +535,8 @@ class Store:
         limit: int | None = None,
         after: int = 0,
     ) -> list[Event]:
+        if ids is not None and not ids:
+            return []
         # "+user_id": with ids given (or a tail after an id), look them up by primary key
         # instead of scanning the user's events through a user_id index
         by_id = ids is not None or after
@@ -665,7 +672,10 @@ class Store:
         self.db.executemany("INSERT OR IGNORE INTO relations VALUES (?, ?, ?, ?)", [(user_id, *r) for r in relations])
 
     def relations(self, user_id: str) -> list[tuple[str, str, str]]:
-        rows = self._rows("SELECT owner, relation, name FROM relations WHERE user_id = ?", (user_id,))
+        rows = self.remembered(
+            ("relations", user_id),
+            lambda: self._rows("SELECT owner, relation, name FROM relations WHERE user_id = ?", (user_id,)),
+        )
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     # ---------------------------------------------------------------- names
@@ -677,7 +687,10 @@ class Store:
         )
 
     def names(self, user_id: str) -> dict[str, tuple[str, str]]:
-        rows = self._rows("SELECT user_id, surface, key, label, crc FROM names WHERE user_id = ?", (user_id,))
+        rows = self.remembered(
+            ("names", user_id),
+            lambda: self._rows("SELECT user_id, surface, key, label, crc FROM names WHERE user_id = ?", (user_id,)),
+        )
         for row in rows:
             codec.verify("names", row, codec.COLUMNS["names"])
         return {r["surface"]: (r["key"], r["label"]) for r in rows}
@@ -705,6 +718,8 @@ class Store:
         limit: int | None = None,
         after: int = 0,
     ) -> list[Inference]:
+        if ids is not None and not ids:
+            return []
         sql = f"SELECT * FROM inferences WHERE {'+' if ids is not None else ''}user_id = ?"
         params: list[Any] = [user_id]
         if after:
