@@ -57,6 +57,13 @@ CATALOGUE_CASES = [
         "likes",
         "opposite",
     ),
+    (
+        "unknown_ended_slot",
+        "slots:\n  - {name: relationship_status, cardinality: one, value_type: text, label: {en: a, zh: b},"
+        " ends: {partnr: [single]}}\n",
+        "relationship_status",
+        "ends",
+    ),
 ]
 
 

@@ -1,5 +1,6 @@
 """Changes in everyday words, third round, each in English, Simplified and Traditional Chinese:
-a home moved into ("Got the keys to our new flat in Sheffield", 搬進羅東的新家), a pet's loss told over two clauses (年糕上个月查出肾衰竭，没撑过去), the new car, firm or home a
+a status of no partner ending the partner ("I'm single again", 我跟大伟已经办完离婚了), a home
+moved into ("Got the keys to our new flat in Sheffield", 搬進羅東的新家), a pet's loss told over two clauses (年糕上个月查出肾衰竭，没撑过去), the new car, firm or home a
 sentence names beside the one it replaces (零跑C10开了快两个月了，比之前那台星越L省心多了), an
 ending denied (我不会离职的, 我们没分手), a pet named after it is taken in (给它起名叫闪电, 叫牠黑輪,
 a Latin name: 叫Lucky), and a diet changed (改吃蛋奶素, "switched to being vegetarian")."""
@@ -73,6 +74,9 @@ def _states(memory, slot, *turns):
             {"济南": "replaced", "烟台": "current"},
         ),
         ("我住在新店。", "上個月搬進羅東的新家了。", "lives_in", {"新店": "replaced", "羅東": "current"}),
+        ("My girlfriend Anna and I live together.", "I'm single again.", "partner", {"Anna (girlfriend)": "ended"}),
+        ("我老公叫大伟。", "我跟大伟已经办完离婚了。", "partner", {"大伟（老公）": "ended"}),
+        ("我男朋友叫志明。", "我現在單身了。", "partner", {"志明（男朋友）": "ended"}),
     ],
 )
 def test_the_change_is_read(memory, before, after, slot, expected):
@@ -114,6 +118,13 @@ def test_the_change_is_read(memory, before, after, slot, expected):
         ),
         ("我住在新店。", "我姐上個月搬進羅東的新家了。", "lives_in", {"新店": "current"}),
         ("我住在济南。", "要是在烟台买的房子能搬进去了就好了。", "lives_in", {"济南": "current"}),
+        (
+            "My girlfriend Anna and I live together.",
+            "I was single for years before I met Anna.",
+            "partner",
+            {"Anna (girlfriend)": "current"},
+        ),
+        ("我男朋友叫志明。", "我妹妹现在单身了。", "partner", {"志明（男朋友）": "current"}),
     ],
 )
 def test_look_alikes_and_denials_change_nothing(memory, before, after, slot, expected):

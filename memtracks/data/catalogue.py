@@ -38,6 +38,9 @@ class SlotSpec(Strict):
     about: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     read_for_change: bool = False
     opposite: str | None = None
+    # values of this slot that end another slot's current values (relationship_status: single,
+    # divorced ... end the partner)
+    ends: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _check(spec: SlotSpec) -> Iterator[str]:
@@ -118,6 +121,11 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
         f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}"
         for s in slots
         if s.opposite and s.opposite not in names
+    ] + [
+        f"slots '{s.name}': field 'ends': unknown slot {other!r}"
+        for s in slots
+        for other in s.ends
+        if other not in names
     ]
     if bad:
         raise DataFileError(str(path), bad)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memtracks.data.catalogue import Catalogue
+from memtracks.pipeline.text import value_key
 from memtracks.records import REASONS, Fact, SlotValue
 from memtracks.tracks.facts import VOID_REASONS, revise
 
@@ -339,6 +340,13 @@ def _assert(
         for old in ledger.current(value.subject, opposite):
             if not old.negated and old.value_key == value.value_key:
                 ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
+    for slot, ending in catalogue[value.slot].ends.items():  # "I'm single again": the partner ends
+        if not (value.negated or value.historical or fact.planned) and value.value_key in {
+            value_key(v) for v in ending
+        }:
+            for old in ledger.current(value.subject, slot):
+                if not old.negated:
+                    ledger.end(old, fact.valid_from, fact.id, reason="ended", learned=at)  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
 

@@ -565,7 +565,7 @@ class Writer:
         existing = self.store.facts(
             turn.user_id,
             subjects=sorted({v.subject for v in values}),
-            slots=sorted({v.slot for v in values} | {self._opposite(v.slot) for v in values} - {None}),  # type: ignore[operator]
+            slots=sorted({v.slot for v in values} | {s for v in values for s in self._related(v.slot)}),
         )
         counter = iter(range(self.store.next_id("facts"), 1 << 62))
         changes = resolve_conflicts(
@@ -586,9 +586,10 @@ class Writer:
         outcome.created.extend(f.id for f in changes.added)  # type: ignore[misc]
         return changes
 
-    def _opposite(self, slot: str) -> str | None:
+    def _related(self, slot: str) -> set[str]:
+        """The slots a value of ``slot`` may end: its opposite, and those its values end."""
         spec = self.toolkit.catalogue.by_name.get(slot)
-        return spec.opposite if spec else None
+        return ({spec.opposite} if spec and spec.opposite else set()) | set(spec.ends if spec else ())
 
     def _infer(
         self,
