@@ -2,6 +2,7 @@
 
     python -m benchmarks.train_statements [--data benchmarks/data/statements] [--seed 13]
         [--out memtracks/models/statement_reader.npz] [--report benchmarks/results/statement_reader.json]
+        [--features FILE.npy]
 
 The corpus (``benchmarks/data/statements/*.jsonl``: English, Simplified and Traditional
 Chinese clauses, written fresh in many phrasings plus real LoCoMo and zh_chat turns, one JSON
@@ -10,8 +11,11 @@ into train / dev / test by phrasing family, so no phrasing is seen in training a
 too. Each clause is read as the writer reads it: the multilingual sentence vector (the
 default embedder, USE v3) beside the statement markers of ``lexicons/statements.yaml``
 (negated, ceased, planned, question...) and its hashed words and word pairs. A multinomial logistic regression (numpy, L2, class
-weights balanced, full-batch Adam, a fixed seed) is fit on train; the L2 strength and the
-epochs are chosen on dev; the test split is scored once. The weights ship in the package.
+weights balanced, full-batch Adam, a fixed seed) is fit on train; the L2 strength is chosen
+on dev (400 epochs); the test split is scored once. A second head of the same form reads
+which slot the clause is about (the corpus's ``slot``, or none), chosen and scored the same way.
+The weights ship in the package. ``--features`` keeps the clauses' features in a file, reused
+while the corpus is unchanged.
 """
 
 from __future__ import annotations
@@ -24,14 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from memtracks.pipeline.statement_reader import KINDS, StatementReader, features
+from memtracks.pipeline.statement_reader import KINDS, NO_SLOT, StatementReader, features
 from memtracks.retrieval.embedders import USEEmbedder
 from memtracks.toolkit import Toolkit
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def read_corpus(folder: Path) -> list[dict]:
+def read_corpus(folder: Path, slots: frozenset[str]) -> list[dict]:
     rows = []
     for path in sorted(folder.glob("*.jsonl")):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -40,6 +44,8 @@ def read_corpus(folder: Path) -> list[dict]:
             row = json.loads(line)
             if row.get("kind") not in KINDS:
                 raise SystemExit(f"{path.name}:{n}: kind {row.get('kind')!r} is none of {', '.join(KINDS)}")
+            if row.get("slot") is not None and row["slot"] not in slots:
+                raise SystemExit(f"{path.name}:{n}: slot {row['slot']!r} is not in rules/slots.yaml")
             rows.append(row)
     return rows
 
@@ -50,10 +56,9 @@ def split_of(family: str, seed: int) -> str:
     return "test" if h < 0.2 else "dev" if h < 0.3 else "train"
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float, epochs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax regression with balanced class weights, full-batch Adam."""
+def fit(x: np.ndarray, y: np.ndarray, k: int, l2: float, epochs: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax regression over ``k`` classes with balanced class weights, full-batch Adam."""
     rng = np.random.default_rng(seed)
-    k = len(KINDS)
     w = rng.normal(0, 0.01, (x.shape[1], k)).astype(np.float32)
     b = np.zeros(k, dtype=np.float32)
     counts = np.bincount(y, minlength=k).astype(np.float32)
@@ -76,9 +81,9 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float, epochs: int, seed: int) -> tupl
     return w, b
 
 
-def scores(y: np.ndarray, pred: np.ndarray) -> dict:
+def scores(y: np.ndarray, pred: np.ndarray, classes: tuple[str, ...] = KINDS) -> dict:
     per = {}
-    for i, kind in enumerate(KINDS):
+    for i, kind in enumerate(classes):
         tp = int(((pred == i) & (y == i)).sum())
         fp = int(((pred == i) & (y != i)).sum())
         fn = int(((pred != i) & (y == i)).sum())
@@ -94,58 +99,94 @@ def scores(y: np.ndarray, pred: np.ndarray) -> dict:
     return {"macro_f1": round(macro, 3), "accuracy": round(float((y == pred).mean()), 3), "classes": per}
 
 
+def clause_features(rows: list[dict], embedder: USEEmbedder, toolkit: Toolkit, cache: Path | None) -> np.ndarray:
+    """The features of every clause, from ``cache`` when it holds them for these texts."""
+    texts = [r["text"] for r in rows]
+    digest = hashlib.sha1("\n".join(texts).encode("utf-8")).hexdigest()
+    if cache is not None and cache.exists() and cache.with_suffix(".sha1").exists():
+        if cache.with_suffix(".sha1").read_text().strip() == digest:
+            return np.load(cache)
+    print(f"{len(rows)} clauses; embedding…", file=sys.stderr)
+    x = features(texts, embedder, toolkit)
+    if cache is not None:
+        np.save(cache, x)
+        cache.with_suffix(".sha1").write_text(digest + "\n")
+    return x
+
+
+def train_head(
+    name: str, x: np.ndarray, y: np.ndarray, classes: tuple[str, ...], split: np.ndarray, rows: list[dict], seed: int
+) -> dict:
+    """Fit one head: L2 and epochs chosen on dev, test scored once (overall and by language),
+    the shipped weights refit on train + dev with the chosen setting (test stays unseen)."""
+    tried = []
+    best = None
+    train, dev = split == "train", split == "dev"
+    for l2 in (1e-5, 1e-4):
+        for epochs in (400,):
+            w, b = fit(x[train], y[train], len(classes), l2, epochs, seed)
+            got = scores(y[dev], (x[dev] @ w + b).argmax(axis=1), classes)
+            tried.append({"l2": l2, "epochs": epochs, "dev_macro_f1": got["macro_f1"]})
+            print(f"{name}: l2 {l2:g} epochs {epochs}: dev macro F1 {got['macro_f1']:.3f}", file=sys.stderr)
+            if best is None or got["macro_f1"] > best[0]:
+                best = (got["macro_f1"], l2, epochs)
+    assert best is not None
+    _, l2, epochs = best
+    w, b = fit(x[train], y[train], len(classes), l2, epochs, seed)
+    test = scores(y[split == "test"], (x[split == "test"] @ w + b).argmax(axis=1), classes)
+    by_lang = {}
+    for lang in sorted({r["lang"] for r in rows}):
+        pick = (split == "test") & np.array([r["lang"] == lang for r in rows])
+        if pick.any():
+            by_lang[lang] = scores(y[pick], (x[pick] @ w + b).argmax(axis=1), classes)["macro_f1"]
+    fit_on = split != "test"
+    w, b = fit(x[fit_on], y[fit_on], len(classes), l2, epochs, seed)
+    return {
+        "tried": tried,
+        "chosen": {"l2": l2, "epochs": epochs},
+        "test": test,
+        "test_macro_f1_by_lang": by_lang,
+        "weights": (w, b),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(ROOT / "benchmarks" / "data" / "statements"))
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--out", default=str(ROOT / "memtracks" / "models" / "statement_reader.npz"))
     ap.add_argument("--report", default=str(ROOT / "benchmarks" / "results" / "statement_reader.json"))
+    ap.add_argument("--features", help="a .npy file keeping the clauses' features between runs")
     args = ap.parse_args(argv)
-    rows = read_corpus(Path(args.data))
     toolkit = Toolkit.load()
+    rows = read_corpus(Path(args.data), frozenset(s.name for s in toolkit.catalogue.slots))
     embedder = USEEmbedder()
-    print(f"{len(rows)} clauses; embedding…", file=sys.stderr)
-    x = features([r["text"] for r in rows], embedder, toolkit)
-    y = np.array([KINDS.index(r["kind"]) for r in rows])
+    x = clause_features(rows, embedder, toolkit, Path(args.features) if args.features else None)
     split = np.array([split_of(r["family"], args.seed) for r in rows])
-    tried = []
-    best = None
-    for l2 in (1e-5, 1e-4, 1e-3):
-        for epochs in (400, 800):
-            w, b = fit(x[split == "train"], y[split == "train"], l2, epochs, args.seed)
-            dev = scores(y[split == "dev"], (x[split == "dev"] @ w + b).argmax(axis=1))
-            tried.append({"l2": l2, "epochs": epochs, "dev_macro_f1": dev["macro_f1"]})
-            print(f"l2 {l2:g} epochs {epochs}: dev macro F1 {dev['macro_f1']:.3f}", file=sys.stderr)
-            if best is None or dev["macro_f1"] > best[0]:
-                best = (dev["macro_f1"], l2, epochs)
-    assert best is not None
-    _, l2, epochs = best
-    w, b = fit(x[split == "train"], y[split == "train"], l2, epochs, args.seed)
-    test = scores(y[split == "test"], (x[split == "test"] @ w + b).argmax(axis=1))
-    by_lang = {}
-    for lang in sorted({r["lang"] for r in rows}):
-        pick = (split == "test") & np.array([r["lang"] == lang for r in rows])
-        if pick.any():
-            by_lang[lang] = scores(y[pick], (x[pick] @ w + b).argmax(axis=1))["macro_f1"]
-    # the shipped weights: refit on train + dev with the chosen setting (test stays unseen)
-    fit_on = split != "test"
-    w, b = fit(x[fit_on], y[fit_on], l2, epochs, args.seed)
-    StatementReader(w.astype(np.float32), b.astype(np.float32), embedder.name).save(Path(args.out))
+    kinds = np.array([KINDS.index(r["kind"]) for r in rows])
+    slots = (NO_SLOT, *sorted({r["slot"] for r in rows if r.get("slot")}))
+    about = np.array([slots.index(r.get("slot") or NO_SLOT) for r in rows])
+    kind_head = train_head("kind", x, kinds, KINDS, split, rows, args.seed)
+    slot_head = train_head("slot", x, about, slots, split, rows, args.seed)
+    (w, b), (sw, sb) = kind_head.pop("weights"), slot_head.pop("weights")
+    StatementReader(
+        w.astype(np.float32), b.astype(np.float32), embedder.name, sw.astype(np.float32), sb.astype(np.float32), slots
+    ).save(Path(args.out))
     report = {
         "clauses": len(rows),
         "families": len({r["family"] for r in rows}),
         "split": {s: int((split == s).sum()) for s in ("train", "dev", "test")},
-        "tried": tried,
-        "chosen": {"l2": l2, "epochs": epochs},
-        "test": test,
-        "test_macro_f1_by_lang": by_lang,
+        **kind_head,
+        "slot_head": slot_head,
         "seed": args.seed,
     }
     Path(args.report).parent.mkdir(parents=True, exist_ok=True)
     Path(args.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps({"test": {"macro_f1": test["macro_f1"], "accuracy": test["accuracy"]}, "by_lang": by_lang}))
-    for kind, c in test["classes"].items():
-        print(f"  {kind:13s} P {c['precision']:.3f} R {c['recall']:.3f} F1 {c['f1']:.3f} (n={c['n']})")
+    for name, head in (("kind", kind_head), ("slot", slot_head)):
+        test = head["test"]
+        print(f"{name}: test macro F1 {test['macro_f1']:.3f}, accuracy {test['accuracy']:.3f}, by lang {head['test_macro_f1_by_lang']}")
+        for cls, c in test["classes"].items():
+            print(f"  {cls:19s} P {c['precision']:.3f} R {c['recall']:.3f} F1 {c['f1']:.3f} (n={c['n']})")
     return 0
 
 

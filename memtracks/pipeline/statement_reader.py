@@ -12,10 +12,12 @@ reader decides, for a clause, which of eight things it does —
     not_asserted  a question, a wish, a condition, or about someone else ("should I move?")
     says_nothing  nothing storable ("haha that's great", 谢谢)
 
-— from the clause's multilingual sentence vector (the default embedder's), the statement
+— and which slot it is about (``rules/slots.yaml``'s names, or none), from the clause's
+multilingual sentence vector (the default embedder's), the statement
 markers of ``lexicons/statements.yaml`` and its words (English words and word pairs, Chinese
 characters and character pairs, Traditional read as Simplified, hashed into ``BUCKETS``). It is a multinomial logistic regression whose weights
-ship in the package (``memtracks/models/statement_reader.npz``), made by
+ship in the package (``memtracks/models/statement_reader.npz``; one head for the kind, one for
+the slot), made by
 ``python -m benchmarks.train_statements`` from ``benchmarks/data/statements/`` with a fixed
 seed; its test-split figures are in ``benchmarks/RESULTS.md``. The weights belong to one
 embedder: with another one the reader is off (:func:`reader_for` returns None) and the rules
@@ -78,32 +80,72 @@ def features(texts: Sequence[str], embedder: Embedder, toolkit: Toolkit) -> np.n
     return np.hstack([vectors, markers, words])
 
 
+NO_SLOT = "none"
+
+
+class Reading(dict[str, float]):
+    """One clause read: the probability of each kind (``reading["ends"]``) and, in ``slots``,
+    of each slot it may be about (``NO_SLOT`` for none)."""
+
+    def __init__(self, kinds: dict[str, float], slots: dict[str, float]) -> None:
+        super().__init__(kinds)
+        self.slots = slots
+
+    def slot(self) -> tuple[str, float]:
+        """The likeliest slot and its probability."""
+        if not self.slots:
+            return NO_SLOT, 1.0
+        name = max(self.slots, key=self.slots.__getitem__)
+        return name, self.slots[name]
+
+
+def softmax(x: np.ndarray, weights: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    z = x @ weights + bias
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
 @dataclass(frozen=True)
 class StatementReader:
-    """Weights (features x kinds), biases, and the embedder whose vectors they read."""
+    """Weights (features x kinds) and biases of the kind head, those of the slot head
+    (features x slots, ``slots`` naming its columns), and the embedder whose vectors they read."""
 
     weights: np.ndarray
     bias: np.ndarray
     embedder: str
+    slot_weights: np.ndarray | None = None
+    slot_bias: np.ndarray | None = None
+    slots: tuple[str, ...] = ()
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
-        z = x @ self.weights + self.bias
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
+        return softmax(x, self.weights, self.bias)
 
-    def read(self, texts: Sequence[str], embedder: Embedder, toolkit: Toolkit) -> list[dict[str, float]]:
-        """Per clause, the probability of each kind."""
+    def read(self, texts: Sequence[str], embedder: Embedder, toolkit: Toolkit) -> list[Reading]:
+        """Per clause, the probability of each kind and of each slot."""
         if not texts:
             return []
-        p = self.probabilities(features(texts, embedder, toolkit))
-        return [dict(zip(KINDS, map(float, row), strict=True)) for row in p]
+        x = features(texts, embedder, toolkit)
+        kinds = self.probabilities(x)
+        if self.slot_weights is None or self.slot_bias is None:
+            return [Reading(dict(zip(KINDS, map(float, row), strict=True)), {}) for row in kinds]
+        slots = softmax(x, self.slot_weights, self.slot_bias)
+        return [
+            Reading(dict(zip(KINDS, map(float, k), strict=True)), dict(zip(self.slots, map(float, s), strict=True)))
+            for k, s in zip(kinds, slots, strict=True)
+        ]
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(
-            path, weights=self.weights, bias=self.bias, embedder=np.array(self.embedder), kinds=np.array(KINDS)
-        )
+        arrays: dict[str, np.ndarray] = {
+            "weights": self.weights,
+            "bias": self.bias,
+            "embedder": np.array(self.embedder),
+            "kinds": np.array(KINDS),
+        }
+        if self.slot_weights is not None and self.slot_bias is not None:
+            arrays |= {"slot_weights": self.slot_weights, "slot_bias": self.slot_bias, "slots": np.array(self.slots)}
+        np.savez_compressed(path, allow_pickle=False, **arrays)
 
 
 def load_reader(path: Path = WEIGHTS) -> StatementReader:
@@ -111,7 +153,14 @@ def load_reader(path: Path = WEIGHTS) -> StatementReader:
         kinds = tuple(str(k) for k in data["kinds"])
         if kinds != KINDS:
             raise ValueError(f"{path}: kinds {kinds} are not {KINDS}")
-        return StatementReader(data["weights"], data["bias"], str(data["embedder"]))
+        if "slot_weights" not in data:
+            return StatementReader(data["weights"], data["bias"], str(data["embedder"]))
+        slots = tuple(str(s) for s in data["slots"])
+        if data["slot_weights"].shape != (data["weights"].shape[0], len(slots)):
+            raise ValueError(f"{path}: slot weights {data['slot_weights'].shape} do not read {len(slots)} slots")
+        return StatementReader(
+            data["weights"], data["bias"], str(data["embedder"]), data["slot_weights"], data["slot_bias"], slots
+        )
 
 
 @lru_cache(maxsize=1)
