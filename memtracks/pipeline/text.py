@@ -214,7 +214,8 @@ def names_value(text: str, value: str) -> bool:
             continue
         if word.isascii():
             stem = re.escape(word[:-1] if word.endswith("s") and len(word) > 3 else word)
-            if re.search(rf"\b{stem}(?:s|es)?\b", said):  # "my egg allergy" names "eggs"
+            # "my egg allergy" names "eggs"; a Latin word stands whole beside Chinese too (Altis賣掉了)
+            if re.search(rf"(?<![a-z0-9]){stem}(?:s|es)?(?![a-z0-9])", said):
                 return True
         elif word in said or (len(word) >= 4 and (word[:2] in said or word[-2:] in said)):
             return True
