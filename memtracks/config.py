@@ -41,7 +41,11 @@ class WriterConfig:
             embedder the reader was trained for (the default one).
         reader_min_probability: how likely, by the reader, a clause's sentence must be to end
             what it names (ends + replaces, + cancels for a plan), and more likely than that it
-            states it, for the value to end.
+            states it, for the value to end; and how likely a clause that names no held
+            value must be to state a new value of a slot, and to be about that slot.
+        reader_unnamed_min_probability: how likely a clause that names no held value must be
+            to end one ("My contract ran out", 车已经过户给别人了) for the one value the speaker
+            holds of the slot it is about to end: higher, as nothing in the clause names it.
     """
 
     max_analyzed_chars: int = 100_000
@@ -51,7 +55,8 @@ class WriterConfig:
     context_events: int = 50
     gate: bool = True
     statement_reader: bool = True
-    reader_min_probability: float = 0.75
+    reader_min_probability: float = 0.8
+    reader_unnamed_min_probability: float = 0.9
 
 
 @dataclass(frozen=True)

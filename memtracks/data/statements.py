@@ -38,6 +38,13 @@ class Markers:
         table = self.by_lang.get(lang, {})
         return frozenset(c for c, regexes in table.items() if any(r.search(text) for r in regexes))
 
+    def without(self, lang: str, category: str, text: str) -> str:
+        """``text`` with what its ``category`` markers match taken out ("we didn't split up"
+        without "negated": "we did split up"; 我们没分手: 我们分手)."""
+        for r in self.by_lang.get(lang, {}).get(category, ()):
+            text = r.sub("", text)
+        return re.sub(r"\s{2,}", " ", text)
+
 
 def load_markers(path: Path | None = None) -> Markers:
     path = path or bundled("lexicons", "statements.yaml")

@@ -28,6 +28,7 @@ from memtracks.pipeline.entities import add_names, extract_entities
 from memtracks.pipeline.happenings import extract_happenings
 from memtracks.pipeline.nlp import Analysis
 from memtracks.pipeline.slots import ValueContext, extract_slots
+from memtracks.pipeline.statement_reader import Reading
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
@@ -86,9 +87,11 @@ class TurnDoc:
     corrections: tuple[BareCorrection, ...] = ()
     check: Check | None = None
     done: bool = False  # a stage ended the extraction
-    # the statement reader over clauses (kind -> probability each), with its threshold; None: off
-    read: Callable[[list[str]], list[dict[str, float]]] | None = None
+    # the statement reader over clauses (kind -> probability each, and the slot's), with its
+    # threshold; None: off
+    read: Callable[[list[str]], list[Reading]] | None = None
     min_probability: float = 0.6
+    unnamed_min_probability: float = 0.9  # to end a held value the clause does not name
 
     @property
     def lang(self) -> str:
@@ -250,7 +253,7 @@ def read_changes(doc: TurnDoc) -> None:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
         said = (text[st.start : st.end], doc.analysis.text[st.start : st.end])  # as read and as written
-        named = [f for f in held if any(names_value(clause, f.value_key) for clause in said)]
+        named = [f for f in held if any(_names(clause, f) for clause in said)]
         named = [f for f in named if not _read_by_rules(doc.values, st, f)]
         if named:
             sent = sentence_at(sents, st.start)
@@ -341,6 +344,209 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
     )
 
 
+_TYPED = ("place", "org", "car")  # the value types the reader may find a new value of, by type
+
+
+def read_unnamed(doc: TurnDoc) -> None:
+    """Change the rules did not read, in a turn that does not name the value held (one that does
+    is :func:`read_changes`'s) — said in the speaker's own stated clauses that no rule read, when
+    the speaker holds values of slots read for change (``rules/slots.yaml``):
+
+    - a new value ("Home is Valencia now", 总算在合肥安顿下来了, "First week at Mayo done"): a
+      present, affirmed clause naming exactly one value of a type — a place, an organisation, a
+      car — of which the speaker holds a one-valued slot; when the statement reader finds it
+      states or replaces that slot, the value becomes the slot's new value and the held one ends;
+    - an ending ("My contract ran out, the company didn't renew", 车已经过户给别人了): a clause
+      not planned, in a sentence all the speaker's that speaks of a one-valued slot of which
+      the speaker holds a value (the slot's ``about`` words: company, 车...); when the reader
+      finds the clause (or its sentence) ends or replaces that slot, the value ends.
+
+    The rules found the values, their types and how each clause is told; the reader decides
+    which slot the clause is about and what it does to it, its kind and its slot both at least
+    ``reader_min_probability`` likely (an ending ``reader_unnamed_min_probability``)."""
+    if doc.read is None or doc.subject == "assistant" or not doc.statements:
+        return
+    assert doc.turn.user_id
+    catalogue = doc.toolkit.catalogue
+    readable = sorted(catalogue.read_for_change)
+    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject, readable) if not f.negated]
+    held = [f for f in held if not f.planned and not any(v.slot == f.slot for v in doc.values)]
+    said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    held = [f for f in held if not any(_names(t, f) for t in {said, doc.analysis.text})]
+    if not held:
+        return
+    typed = {f.slot: catalogue.kinds[f.slot] for f in held if catalogue.is_single(f.slot)}
+    typed = {slot: kind for slot, kind in typed.items() if kind in _TYPED}
+    text, sents = doc.analysis.text, sentences(doc.analysis.text)
+    # an ending may end the one value held of a slot the sentence speaks of (its ``about`` words)
+    about = catalogue.about_patterns
+    one = [s for s in {f.slot for f in held} if s in about and sum(f.slot == s for f in held) == 1]
+    new: list[tuple[str, list[str], tuple[int, int], bool]] = []  # (value type, texts, value span, added)
+    # (clause, its sentence, the clause's span, the clause without its negation)
+    told: list[tuple[str, str, tuple[int, int], str | None]] = []
+    for st in doc.statements:
+        if st.modality != "stated" or any(
+            st.start <= v.span[0] < st.end and v.subject == doc.subject for v in _read_spans(doc)
+        ):
+            continue  # asked, wished, reported; or a rule read the clause (a value, a move, a new job)
+        clause = text[st.start : st.end].strip()
+        sent = sentence_at(sents, st.start)
+        around = [o for o in doc.statements if sent.start <= o.start < sent.end]
+        ours = all(_speakers_clause(doc, (o.start, o.end)) for o in around)
+        whole = text[sent.start : sent.end].strip()
+        if st.polarity == "affirmed" and not st.planned:
+            for kind in sorted(set(typed.values())):
+                spans = [sp for sp in _typed_spans(doc, kind) if st.start <= sp[0] and sp[1] <= st.end]
+                keys = {
+                    value_key(text[a:b]): (a, b)
+                    for a, b in spans
+                    if not any(_names(text[a:b], f) for f in held if typed.get(f.slot) == kind)
+                }
+                if len(keys) == 1:
+                    (span,) = keys.values()
+                    if _speakers_clause(doc, span, value=True):
+                        # the clause, and its sentence when all of it is the speaker's ("Just
+                        # wrapped my first week at Accenture, the onboarding was intense")
+                        new.append((kind, [clause, whole] if ours else [clause], span, "addition" in st.cues))
+        speaks_of = any(about[s].search(w) for s in one for w in {whole, said[sent.start : sent.end]})
+        if ours and speaks_of and not any(o.planned for o in around):
+            # an ending names nothing to anchor it: its whole sentence must be the speaker's
+            # ("Ran into my ex at the dealership, he was trading in his truck" ends nothing),
+            # and none of it a plan (下个月去宁德时代上班了，手续都办好了: the new job's paperwork)
+            told.append((clause, whole, (st.start, st.end), _affirmed(doc, st) if st.polarity == "negated" else None))
+    texts = list(
+        dict.fromkeys([t for _, seen, _, _ in new for t in seen] + [t for c, w, _, a in told for t in (c, w, a) if t])
+    )
+    if not texts:
+        return
+    read = dict(zip(texts, doc.read(texts), strict=True))
+    found: list[SlotValue] = []
+    for kind, read_as, span, adds in new:
+        value = _new_value(doc, [read[t] for t in read_as], kind, typed, span, adds)
+        if value is not None and not any(v.slot == value.slot for v in found):
+            found.append(value)
+    for clause, whole, span, affirmed in told:
+        if affirmed and _ending(read[affirmed]) >= doc.min_probability:
+            continue  # the negation denies an ending (我们没分手, "we didn't break up")
+        found += _ended(doc, [read[clause], read[whole]], held, found, span)
+    doc.values = (*doc.values, *found)
+
+
+def _read_spans(doc: TurnDoc) -> list[SlotValue | Happening]:
+    """What the rules read in the turn: its values and happenings."""
+    return [*doc.values, *doc.happenings]
+
+
+def _ending(reading: Reading) -> float:
+    return reading["ends"] + reading["replaces"]
+
+
+def _affirmed(doc: TurnDoc, st: Any) -> str:
+    """A negated clause with its negation taken out: when that ends something too, the
+    negation denies the ending (我们没分手); when it does not, the negation is the ending (公司
+    没跟我续签: the contract not renewed)."""
+    said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    lang = "zh" if doc.lang == "zh" else "en"
+    return doc.toolkit.markers.without(lang, "negated", said[st.start : st.end]).strip()
+
+
+def _names(text: str, fact: Fact) -> bool:
+    """Does ``text`` name the fact's value, as said or by its key (南京 or nanjing)?"""
+    return names_value(text, fact.value) or names_value(text, fact.value_key)
+
+
+def _new_value(
+    doc: TurnDoc, readings: list[Reading], kind: str, typed: dict[str, str], span: tuple[int, int], adds: bool
+) -> SlotValue | None:
+    """The value at ``span`` as the new value of the slot the reader finds the clause (or its
+    sentence) states — the first reading that states, of a slot of the value's type, both
+    likely enough, when the widest reading (the sentence, when all of it is the speaker's)
+    holds it too ("I'm in Tokyo now, heading home tomorrow" is a trip); beside the held one
+    when the clause says it adds ("picked up a second job at X as well"). A clause read as
+    replacing, not stating, adds no value it does not name the old one of ("Had a coffee chat
+    with a recruiter from Accenture")."""
+    if readings[-1]["states"] + readings[-1]["replaces"] < doc.min_probability:
+        return None
+    likely = [
+        (slot, min(p_slot, r["states"]))
+        for r in readings
+        for slot, p_slot in [r.slot()]
+        if typed.get(slot) == kind and min(p_slot, r["states"]) >= doc.min_probability
+    ]
+    if not likely:
+        return None
+    slot, confidence = likely[0]
+    value = doc.analysis.text[span[0] : span[1]]
+    if doc.check is not None and not doc.check(value, kind, span):
+        return None
+    return SlotValue(
+        subject=doc.subject,
+        slot=slot,
+        value=value,
+        value_key=value_key(value),
+        span=span,
+        pattern_id=f"reader.{slot}",
+        lang=doc.lang,
+        confidence=round(confidence, 3),
+        replacement=not adds,
+        additive=adds,
+    )
+
+
+def _ended(
+    doc: TurnDoc, readings: list[Reading], held: list[Fact], found: list[SlotValue], span: tuple[int, int]
+) -> list[SlotValue]:
+    """The one held value of the slot a clause (or its sentence) ends, by the reader: the
+    likelier ending of the two, and the likelier slot."""
+    ending = max(_ending(r) for r in readings)
+    slot, p_slot = max((r.slot() for r in readings), key=lambda sp: sp[1])
+    values = [f for f in held if f.slot == slot]
+    if len(values) != 1 or p_slot < doc.min_probability or ending < doc.unnamed_min_probability:
+        return []
+    if any(v.slot == slot for v in found):
+        return []  # a new value of the slot: it ends the held one itself
+    (fact,) = values
+    return [
+        SlotValue(
+            subject=fact.subject,
+            slot=fact.slot,
+            value=fact.value,
+            value_key=fact.value_key,
+            span=span,
+            pattern_id="reader.ends.unnamed",
+            lang=doc.lang,
+            confidence=round(min(p_slot, ending), 3),
+            negated=True,
+            ends_only=True,
+        )
+    ]
+
+
+def _typed_spans(doc: TurnDoc, kind: str) -> list[tuple[int, int]]:
+    """Where the turn names a value of ``kind``: a place or an organisation its entities found,
+    a car the vehicle lexicon knows."""
+    if kind == "car":
+        return doc.toolkit.lexicons.vehicles.cars_in(
+            doc.search if doc.lang == "zh" and doc.search else doc.analysis.text, doc.lang
+        )
+    return [e.span for e in doc.entities if e.label == kind]
+
+
+def _speakers_clause(doc: TurnDoc, span: tuple[int, int], value: bool = False) -> bool:
+    """Is the clause around ``span`` (a clause, or a ``value`` in one) the speaker's — said of
+    "I", of no one (the chat's dropped subject), or of the value itself ("Home is Valencia
+    now") — not another person's?"""
+    assert doc.resolver is not None
+    if doc.lang == "zh":
+        return doc.resolver.without_subject(span[0]) == doc.subject
+    match = (_VALUE if value else _CLAUSE).match(doc.analysis.text, *span)
+    assert match is not None
+    return doc.resolver.clause_subject(match, doc.analysis.parsed) in ("", doc.subject)
+
+
+_VALUE, _CLAUSE = re.compile(r"(?P<value>.+)", re.DOTALL), re.compile(r".+", re.DOTALL)
+
+
 def _read_by_rules(values: Sequence[SlotValue], st: Any, fact: Fact) -> bool:
     """Did a rule already read the clause's word on the fact's slot, or read in it a value the
     fact's subject now holds ("Anna and I got married": married, and Anna no one's past)?"""
@@ -366,6 +572,7 @@ STAGES: tuple[Stage, ...] = (
     set_aside_the_assistant,
     find_corrections,
     read_changes,
+    read_unnamed,
     add_new_names,
 )
 

@@ -116,6 +116,19 @@ def _shifted(found: Extraction, offset: int) -> Extraction:
     )
 
 
+class KnownVectors:
+    """An embedder that answers texts embedded already from ``known``, and embeds the rest."""
+
+    def __init__(self, embedder: Embedder, known: dict[str, np.ndarray]) -> None:
+        self.embedder, self.known = embedder, known
+        self.name, self.dim = getattr(embedder, "name", ""), getattr(embedder, "dim", 0)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.known))
+        new = dict(zip(missing, self.embedder.embed_batch(missing), strict=True)) if missing else {}
+        return np.stack([self.known[t] if t in self.known else new[t] for t in texts])
+
+
 class Writer:
     """Writes validated turns into a store (:class:`~memtracks.storage.Storage`)."""
 
@@ -127,6 +140,7 @@ class Writer:
         self.config = config
         self._speakers: dict[str, set[str]] = {}
         self._links: list[tuple[str, int, int, str, str]] = []
+        self._known: dict[str, np.ndarray] = {}  # texts embedded before the write transaction
 
     def reset_caches(self) -> None:
         """Forget what was cached from the store (another process wrote, or memories were erased)."""
@@ -158,6 +172,7 @@ class Writer:
         # writers do not wait on the embedder. What the batch derives (facts, conclusions) is only
         # known inside it and embedded there, so a failed write still leaves nothing behind.
         embedded = self._embed_texts([spoken_text(t.speaker, t.text, self.config) for t, _ in turns])
+        self._known = embedded  # the statement reader reads a turn said whole from its vector
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
         try:
@@ -337,8 +352,10 @@ class Writer:
         doc = TurnDoc(turn, analysis, subject, self.toolkit, self)
         if self._reader is not None:
             reader = self._reader
-            doc.read = lambda clauses: reader.read(clauses, self.embedder, self.toolkit)
+            known = KnownVectors(self.embedder, self._known)
+            doc.read = lambda clauses: reader.read(clauses, known, self.toolkit)
             doc.min_probability = self.config.reader_min_probability
+            doc.unnamed_min_probability = self.config.reader_unnamed_min_probability
         return extract(doc)
 
     # the writer answers the stages' questions about the memory (stages.Sources)
