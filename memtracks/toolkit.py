@@ -98,8 +98,9 @@ class Toolkit:
         if spec is None or value.negated:
             return True
         text = value.value
-        tokens = self.nlp.segment(text) if value.lang == "zh" else ()
-        entities = self.lexicons.entities.find(text)
+        found = self.lexicons.to_simplified(text) if value.lang == "zh" else text  # as the lexicon knows it
+        tokens = self.nlp.segment(found) if value.lang == "zh" else ()
+        entities = self.lexicons.entities.find(found)
         span = (0, len(text))
         kind, lang = spec.value_type, value.lang
         return check_value(text, kind, lang, span, text, entities, (), tokens, lexicons=self.lexicons) is None

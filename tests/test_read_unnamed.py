@@ -11,6 +11,7 @@ from conversation import say
 
 from memtracks.pipeline.statement_reader import KINDS, NO_SLOT, WEIGHTS, StatementReader, load_reader, reader_for
 from memtracks.pipeline.text import names_value
+from memtracks.records import SlotValue
 
 
 def _facts(memory, *texts):
@@ -156,3 +157,23 @@ def test_a_negation_taken_out_of_a_clause(toolkit):
     assert markers.without("en", "negated", "No, I didn't quit,") == "No, I did quit,"
     assert markers.without("zh", "negated", "我们没分手，") == "我们分手，"
     assert markers.without("zh", "negated", "车没有卖掉啦") == "车卖掉啦"
+
+
+@pytest.mark.parametrize(
+    "first,then,new",
+    [
+        ("我在聯發科上班。", "我轉職到Google台灣了。", "Google台灣"),
+        ("我在联发科上班。", "我跳槽到微软中国了。", "微软中国"),
+    ],
+)
+def test_a_firm_and_the_place_of_its_branch_is_an_employer(memory, first, then, new):
+    facts = _facts(memory, first, then)
+    assert _current(facts, "employer") == [new], facts
+
+
+def test_a_firm_and_a_place_checked_as_one_value(toolkit):
+    def employer(value):
+        return SlotValue("user", "employer", value, value.lower(), (0, len(value)), "test", "zh")
+
+    assert toolkit.well_formed(employer("Google台灣")) and toolkit.well_formed(employer("微软中国"))
+    assert not toolkit.well_formed(employer("台灣Google好"))

@@ -77,6 +77,17 @@ _MAX_WORDS = {
 }
 
 
+def _org_in_place(span: tuple[int, int], entities: Sequence[Entity]) -> bool:
+    """Is ``span`` an organisation the recogniser found followed by a place it found, the two
+    making the whole span (Google台湾, 三星越南)?"""
+    return any(
+        o.label == "org"
+        and o.span[0] == span[0]
+        and any(p.label == "place" and p.span == (o.span[1], span[1]) for p in entities)
+        for o in entities
+    )
+
+
 def check_value(
     value: str,
     kind: str,
@@ -306,6 +317,8 @@ def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
     words = [t for t in tokens if span and span[0] <= t.start and t.end <= span[1] and t.tag != "x"]
     named = bool(span) and any(e.span[0] <= span[0] and span[1] <= e.span[1] for e in entities)
     exact = bool(span) and any(e.span == span for e in entities)
+    if kind == "org" and span and _org_in_place(span, entities):
+        named = exact = True  # a firm and the place of its branch: Google台湾, 微软中国
     if kind in ("place", "org", "person") and span and not exact and _cuts_a_word(span, tokens):
         return "cut out of a word (住在中和: 中)"
     if kind in ("place", "org", "person") and not named:
