@@ -5,7 +5,8 @@ stage of :data:`STAGES` reads what the stages before it wrote and adds its own p
 
     entities -> times -> subjects -> statements -> values -> happenings
              -> the assistant's own words set aside -> bare corrections
-             -> changes the statement reader finds -> names
+             -> changes the statement reader finds (to a value named, then to one not named)
+             -> names
 
 A stage may end the extraction early (a turn in no language memtracks reads has entities
 only; what the assistant says about itself is not the user's), by setting ``doc.done``. The
@@ -92,6 +93,7 @@ class TurnDoc:
     read: Callable[[list[str]], list[Reading]] | None = None
     min_probability: float = 0.6
     unnamed_min_probability: float = 0.9  # to end a held value the clause does not name
+    held: list[Fact] | None = None  # the speaker's values of slots read for change, once asked
 
     @property
     def lang(self) -> str:
@@ -241,9 +243,7 @@ def read_changes(doc: TurnDoc) -> None:
     clause does with the one it names."""
     if doc.read is None or doc.subject == "assistant" or not doc.statements:
         return
-    assert doc.turn.user_id
-    readable = sorted(doc.toolkit.catalogue.read_for_change)
-    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject, readable) if not f.negated]
+    held = _held(doc)
     if not held:
         return
     text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
@@ -366,11 +366,8 @@ def read_unnamed(doc: TurnDoc) -> None:
     ``reader_min_probability`` likely (an ending ``reader_unnamed_min_probability``)."""
     if doc.read is None or doc.subject == "assistant" or not doc.statements:
         return
-    assert doc.turn.user_id
     catalogue = doc.toolkit.catalogue
-    readable = sorted(catalogue.read_for_change)
-    held = [f for f in doc.sources.held_values(doc.turn.user_id, doc.subject, readable) if not f.negated]
-    held = [f for f in held if not f.planned and not any(v.slot == f.slot for v in doc.values)]
+    held = [f for f in _held(doc) if not f.planned and not any(v.slot == f.slot for v in doc.values)]
     said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
     held = [f for f in held if not any(_names(t, f) for t in {said, doc.analysis.text})]
     if not held:
@@ -448,6 +445,16 @@ def _affirmed(doc: TurnDoc, st: Any) -> str:
     said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
     lang = "zh" if doc.lang == "zh" else "en"
     return doc.toolkit.markers.without(lang, "negated", said[st.start : st.end]).strip()
+
+
+def _held(doc: TurnDoc) -> list[Fact]:
+    """What the speaker holds now or plans of the slots read for change (asked once a turn)."""
+    if doc.held is None:
+        assert doc.turn.user_id
+        readable = sorted(doc.toolkit.catalogue.read_for_change)
+        found = doc.sources.held_values(doc.turn.user_id, doc.subject, readable)
+        doc.held = [f for f in found if not f.negated]
+    return doc.held
 
 
 def _names(text: str, fact: Fact) -> bool:
