@@ -184,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.report).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     for name, head in (("kind", kind_head), ("slot", slot_head)):
         test = head["test"]
-        print(f"{name}: test macro F1 {test['macro_f1']:.3f}, accuracy {test['accuracy']:.3f}, by lang {head['test_macro_f1_by_lang']}")
+        print(
+            f"{name}: test macro F1 {test['macro_f1']:.3f}, accuracy {test['accuracy']:.3f}, by lang {head['test_macro_f1_by_lang']}"
+        )
         for cls, c in test["classes"].items():
             print(f"  {cls:19s} P {c['precision']:.3f} R {c['recall']:.3f} F1 {c['f1']:.3f} (n={c['n']})")
     return 0
