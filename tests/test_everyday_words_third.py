@@ -156,3 +156,26 @@ def test_a_negation_that_is_the_ending_still_ends(memory, before, after, ended):
 )
 def test_a_pet_named_after_it_is_taken_in(memory, turns, expected):
     assert _states(memory, "pets", *turns) == expected
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,expected",
+    [
+        # a split told with a time between the name and the verb (分了, 分开了)
+        ("我女朋友叫小雯。", "我跟小雯上个月分了。", "partner", {"小雯（女朋友）": "ended"}),
+        ("我女朋友叫小雯。", "我跟小雯上個月分了。", "partner", {"小雯（女朋友）": "ended"}),
+        # the Taiwan and Hong Kong names of cars, and a make with its model (比亚迪汉)
+        ("我開一台喜美。", "喜美已經賣了，改騎機車。", "car", {"喜美": "ended"}),
+        ("我开一辆凯美瑞。", "凯美瑞卖了，现在开的是比亚迪汉。", "car", {"凯美瑞": "replaced", "比亚迪汉": "current"}),
+        ("I drive a Toyota Altis.", "Sold the Altis last month, no car for now.", "car", {"Toyota Altis": "ended"}),
+    ],
+)
+def test_splits_with_a_time_between_and_cars_by_their_local_names(memory, before, after, slot, expected):
+    states = _states(memory, slot, before, after)
+    assert {v: states.get(v) for v in expected} == expected, states
+    assert all(s != "current" for v, s in states.items() if v not in expected and slot == "car"), states
+
+
+def test_dividing_chores_is_no_split(memory):
+    states = _states(memory, "partner", "我女朋友叫小美。", "我们周末一起大扫除，分了三个房间。")
+    assert states == {"小美（女朋友）": "current"}
