@@ -355,7 +355,8 @@ def read_unnamed(doc: TurnDoc) -> None:
     - a new value ("Home is Valencia now", 总算在合肥安顿下来了, "First week at Mayo done"): a
       present, affirmed clause naming exactly one value of a type — a place, an organisation, a
       car — of which the speaker holds a one-valued slot; when the statement reader finds it
-      states or replaces that slot, the value becomes the slot's new value and the held one ends;
+      (or its sentence) states that slot, and the whole sentence holds it, the value becomes
+      the slot's new value and the held one ends (a second one, said as added, joins it);
     - an ending ("My contract ran out, the company didn't renew", 车已经过户给别人了): a clause
       not planned, in a sentence all the speaker's that speaks of a one-valued slot of which
       the speaker holds a value (the slot's ``about`` words: company, 车...); when the reader
@@ -388,9 +389,8 @@ def read_unnamed(doc: TurnDoc) -> None:
             continue  # asked, wished, reported; or a rule read the clause (a value, a move, a new job)
         clause = text[st.start : st.end].strip()
         sent = sentence_at(sents, st.start)
-        around = [o for o in doc.statements if sent.start <= o.start < sent.end]
-        ours = all(_speakers_clause(doc, (o.start, o.end)) for o in around)
         whole = text[sent.start : sent.end].strip()
+        named: list[tuple[str, tuple[int, int]]] = []  # the one new value of each type it names
         if st.polarity == "affirmed" and not st.planned:
             for kind in sorted(set(typed.values())):
                 spans = [sp for sp in _typed_spans(doc, kind) if st.start <= sp[0] and sp[1] <= st.end]
@@ -400,12 +400,17 @@ def read_unnamed(doc: TurnDoc) -> None:
                     if not any(_names(text[a:b], f) for f in held if typed.get(f.slot) == kind)
                 }
                 if len(keys) == 1:
-                    (span,) = keys.values()
-                    if _speakers_clause(doc, span, value=True):
-                        # the clause, and its sentence when all of it is the speaker's ("Just
-                        # wrapped my first week at Accenture, the onboarding was intense")
-                        new.append((kind, [clause, whole] if ours else [clause], span, "addition" in st.cues))
+                    named += [(kind, span) for span in keys.values()]
         speaks_of = any(about[s].search(w) for s in one for w in {whole, said[sent.start : sent.end]})
+        if not named and not speaks_of:
+            continue  # nothing the reader could change: no read
+        around = [o for o in doc.statements if sent.start <= o.start < sent.end]
+        ours = all(_speakers_clause(doc, (o.start, o.end)) for o in around)
+        for kind, span in named:
+            if _speakers_clause(doc, span, value=True):
+                # the clause, and its sentence when all of it is the speaker's ("Just wrapped
+                # my first week at Accenture, the onboarding was intense")
+                new.append((kind, [clause, whole] if ours else [clause], span, "addition" in st.cues))
         if ours and speaks_of and not any(o.planned for o in around):
             # an ending names nothing to anchor it: its whole sentence must be the speaker's
             # ("Ran into my ex at the dealership, he was trading in his truck" ends nothing),
