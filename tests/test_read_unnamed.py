@@ -107,6 +107,8 @@ ENDINGS = [
     ("I drive a Honda Civic.", "Finally handed over the keys to the buyer, I'm officially carless.", "car"),
     ("我在京东上班。", "合同到期了，公司没跟我续签。", "employer"),
     ("我开一辆思域。", "车已经过户给别人了，现在每天坐地铁。", "car"),
+    # done to the speaker by someone unnamed: the speaker's ending
+    ("I work at Peloton.", "They let me go last Friday.", "employer"),
 ]
 
 
@@ -134,6 +136,10 @@ KEPT = [
     ("I work at Deloitte.", "No, I didn't quit, I was just venting about my manager.", "employer", "Deloitte"),
     ("I live in Leeds.", "I'm in Tokyo now, heading home tomorrow.", "lives_in", "Leeds"),
     ("I drive a Honda Civic.", "I'm in Austin for the week, rented a Jeep for the trip.", "car", "Honda Civic"),
+    ("I work at Peloton.", "My sister got laid off yesterday, she is devastated.", "employer", "Peloton"),
+    ("I work at Peloton.", "They let him go last Friday, nobody saw it coming.", "employer", "Peloton"),
+    ("我在腾讯上班。", "我朋友被公司裁员了。", "employer", "腾讯"),
+    ("我在台積電上班。", "我同事上週被資遣了。", "employer", "台積電"),
 ]
 
 

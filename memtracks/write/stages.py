@@ -550,13 +550,20 @@ def _speakers_clause(doc: TurnDoc, span: tuple[int, int], value: bool = False) -
     now") — not another person's?"""
     assert doc.resolver is not None
     if doc.lang == "zh":
-        return doc.resolver.without_subject(span[0]) == doc.subject
-    match = (_VALUE if value else _CLAUSE).match(doc.analysis.text, *span)
-    assert match is not None
-    return doc.resolver.clause_subject(match, doc.analysis.parsed) in ("", doc.subject)
+        who = doc.resolver.without_subject(span[0])
+    else:
+        match = (_VALUE if value else _CLAUSE).match(doc.analysis.text, *span)
+        assert match is not None
+        who = doc.resolver.clause_subject(match, doc.analysis.parsed)
+    if who in ("", doc.subject):
+        return True
+    # done to the speaker by someone unnamed ("They let me go", 公司把我优化了): the speaker's;
+    # by someone named or known (my sister, 我朋友), theirs
+    return not value and who is None and _SELF.search(doc.analysis.text[span[0] : span[1]]) is not None
 
 
 _VALUE, _CLAUSE = re.compile(r"(?P<value>.+)", re.DOTALL), re.compile(r".+", re.DOTALL)
+_SELF = re.compile(r"\b(?:me|my|us|our|myself)\b|我(?!们的|們的)", re.IGNORECASE)
 
 
 def _read_by_rules(values: Sequence[SlotValue], st: Any, fact: Fact) -> bool:
