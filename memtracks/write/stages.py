@@ -99,6 +99,11 @@ class TurnDoc:
     def lang(self) -> str:
         return self.analysis.primary
 
+    @property
+    def said(self) -> str:
+        """The turn as the patterns read it (Chinese: Traditional read as Simplified)."""
+        return self.search if self.lang == "zh" and self.search else self.analysis.text
+
     def extraction(self) -> Extraction:
         return Extraction(self.entities, self.times, self.values, self.happenings, self.corrections, self.check)
 
@@ -232,6 +237,9 @@ def find_corrections(doc: TurnDoc) -> None:
     )
 
 
+_TYPED = ("place", "org", "car")  # the value types the reader may find a new value of, by type
+
+
 def read_changes(doc: TurnDoc) -> None:
     """Change in words no rule lists: a stated clause that names a value the speaker holds now
     (or plans) of a slot read for change (``rules/slots.yaml``: a car, a partner, a pet, an
@@ -246,7 +254,7 @@ def read_changes(doc: TurnDoc) -> None:
     held = _held(doc)
     if not held:
         return
-    text = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    text = doc.said
     sents = sentences(doc.analysis.text)
     found: list[tuple[Any, str, str, list[Fact], tuple[int, int]]] = []
     for st in doc.statements:
@@ -310,13 +318,9 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
     kind = catalogue.kinds.get(fact.slot)
     if not catalogue.is_single(fact.slot) or any(v.slot == fact.slot and not v.negated for v in doc.values):
         return None
-    if kind in ("place", "org"):
-        spans = [e.span for e in doc.entities if e.label == kind]
-    elif kind == "car":
-        spans = doc.toolkit.lexicons.vehicles.cars_in(doc.search if doc.lang == "zh" and doc.search else text, doc.lang)
-    else:
+    if kind not in _TYPED:
         return None
-    spans = [sp for sp in spans if sent[0] <= sp[0] and sp[1] <= sent[1]]
+    spans = [sp for sp in _typed_spans(doc, kind) if sent[0] <= sp[0] and sp[1] <= sent[1]]
     new = {value_key(text[a:b]): (a, b) for a, b in spans if not names_value(text[a:b], fact.value_key)}
     if len(new) != 1:
         return None
@@ -344,9 +348,6 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
     )
 
 
-_TYPED = ("place", "org", "car")  # the value types the reader may find a new value of, by type
-
-
 def read_unnamed(doc: TurnDoc) -> None:
     """Change the rules did not read, in a turn that does not name the value held (one that does
     is :func:`read_changes`'s) — said in the speaker's own stated clauses that no rule read, when
@@ -369,7 +370,7 @@ def read_unnamed(doc: TurnDoc) -> None:
         return
     catalogue = doc.toolkit.catalogue
     held = [f for f in _held(doc) if not f.planned and not any(v.slot == f.slot for v in doc.values)]
-    said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    said = doc.said
     held = [f for f in held if not any(_names(t, f) for t in {said, doc.analysis.text})]
     if not held:
         return
@@ -382,6 +383,13 @@ def read_unnamed(doc: TurnDoc) -> None:
     new: list[tuple[str, list[str], tuple[int, int], bool]] = []  # (value type, texts, value span, added)
     # (clause, its sentence, the clause's span, the clause without its negation)
     told: list[tuple[str, str, tuple[int, int], str | None]] = []
+    speakers: dict[int, bool] = {}  # statement start -> is the clause the speaker's (asked once)
+
+    def speakers_clause(o: Any) -> bool:
+        if o.start not in speakers:
+            speakers[o.start] = _speakers_clause(doc, (o.start, o.end))
+        return speakers[o.start]
+
     for st in doc.statements:
         if st.modality != "stated" or any(
             st.start <= v.span[0] < st.end and v.subject == doc.subject for v in _read_spans(doc)
@@ -405,7 +413,7 @@ def read_unnamed(doc: TurnDoc) -> None:
         if not named and not speaks_of:
             continue  # nothing the reader could change: no read
         around = [o for o in doc.statements if sent.start <= o.start < sent.end]
-        ours = all(_speakers_clause(doc, (o.start, o.end)) for o in around)
+        ours = all(speakers_clause(o) for o in around)
         for kind, span in named:
             if _speakers_clause(doc, span, value=True):
                 # the clause, and its sentence when all of it is the speaker's ("Just wrapped
@@ -447,7 +455,7 @@ def _affirmed(doc: TurnDoc, st: Any) -> str:
     """A negated clause with its negation taken out: when that ends something too, the
     negation denies the ending (我们没分手); when it does not, the negation is the ending (公司
     没跟我续签: the contract not renewed)."""
-    said = doc.search if doc.lang == "zh" and doc.search else doc.analysis.text
+    said = doc.said
     lang = "zh" if doc.lang == "zh" else "en"
     return doc.toolkit.markers.without(lang, "negated", said[st.start : st.end]).strip()
 
@@ -538,9 +546,7 @@ def _typed_spans(doc: TurnDoc, kind: str) -> list[tuple[int, int]]:
     """Where the turn names a value of ``kind``: a place or an organisation its entities found,
     a car the vehicle lexicon knows."""
     if kind == "car":
-        return doc.toolkit.lexicons.vehicles.cars_in(
-            doc.search if doc.lang == "zh" and doc.search else doc.analysis.text, doc.lang
-        )
+        return doc.toolkit.lexicons.vehicles.cars_in(doc.said, doc.lang)
     return [e.span for e in doc.entities if e.label == kind]
 
 
