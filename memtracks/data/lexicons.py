@@ -321,6 +321,7 @@ class Lexicons:
     cantonese: dict[str, str] = field(default_factory=dict)
     categories: tuple[Category, ...] = ()  # categories.yaml, their members gathered
     vehicles: Vehicles = field(default_factory=lambda: Vehicles("vehicles", ()))  # vehicles.yaml: what is a car
+    places_zh: tuple[str, ...] = ()  # places_zh.yaml: place names the Chinese word splitter tags as places
 
     @cached_property
     def _to_simplified(self) -> dict[int, str]:
@@ -397,6 +398,37 @@ def load_surnames(path: Path) -> frozenset[str]:
     return frozenset(items)
 
 
+_HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,8}")
+
+
+def load_places(path: Path, taken: Sequence[str] = ()) -> tuple[str, ...]:
+    """``places_zh.yaml``: groups of Chinese place names, each two to eight Han characters, once
+    in the file and in no entity entry (``taken``: an entity's form has its own key there)."""
+    doc = read_yaml(path)
+    groups = doc.get("places") if isinstance(doc, dict) else None
+    if not isinstance(groups, dict) or not groups:
+        raise DataFileError(str(path), ["section 'places' must map group names to lists of place names"])
+    names: dict[str, str] = {}
+    bad, taken_forms = [], set(taken)
+    for group, items in groups.items():
+        if not isinstance(items, list):
+            bad.append(f"places.{group}: must be a list of place names")
+            continue
+        for i, name in enumerate(items):
+            where = f"places.{group}[{i}]"
+            if not isinstance(name, str) or not _HAN_NAME.fullmatch(name):
+                bad.append(f"{where} {name!r}: must be two to eight Han characters")
+            elif name in names:
+                bad.append(f"{where} {name!r}: already listed at {names[name]}")
+            elif name in taken_forms:
+                bad.append(f"{where} {name!r}: already an entity in entities.yaml (keep it there)")
+            else:
+                names[name] = where
+    if bad:
+        raise DataFileError(str(path), bad)
+    return tuple(names)
+
+
 def load_traditional(path: Path) -> dict[str, str]:
     doc = read_yaml(path)
     pairs = doc.get("pairs") if isinstance(doc, dict) else None
@@ -460,6 +492,7 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         cantonese=load_cantonese(path("traditional.yaml")),
         categories=build_categories(categories, lists, str(path("categories.yaml"))),
         vehicles=load_vehicles(path("vehicles.yaml"), known),
+        places_zh=load_places(path("places_zh.yaml"), entities.forms("zh")),
     )
 
 

@@ -39,6 +39,7 @@ from memtracks.data.lexicons import (
     build_categories,
     default_lexicons,
     load_category_specs,
+    load_places,
     load_surnames,
     load_vehicles,
     term_check,
@@ -69,6 +70,7 @@ LEXICON_FILES = (
     "categories.yaml",
     "surnames_zh.yaml",
     "vehicles.yaml",
+    "places_zh.yaml",
 )
 
 
@@ -137,7 +139,16 @@ def load_lexicons(folder: Path) -> Lexicons:
             if (folder / "vehicles.yaml").is_file()
             else base.vehicles
         ),
+        places_zh=_places(folder / "places_zh.yaml", base.places_zh, entities),
     )
+
+
+def _places(path: Path, bundled_places: tuple[str, ...], entities: EntityLexicon) -> tuple[str, ...]:
+    """The bundled place names and the folder's new ones."""
+    if not path.is_file():
+        return bundled_places
+    known = set(bundled_places)
+    return bundled_places + tuple(p for p in load_places(path, entities.forms("zh")) if p not in known)
 
 
 def load_rules(folder: Path | None, lexicons: Lexicons) -> dict[str, Any]:

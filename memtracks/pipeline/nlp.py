@@ -143,6 +143,10 @@ class NLP:
         ):
             for form in terms.forms("zh"):
                 tokenizer.add_word(form, freq=1000, tag="n")
+        for place in self.lexicons.places_zh:
+            # a place as likely a word as the splitter's dictionary already has it (桂林 was a
+            # name to it, 烟台 a noun), a new one at a modest count: 三明治 stays one word
+            tokenizer.add_word(place, freq=tokenizer.FREQ.get(place) or 300, tag="ns")  # type: ignore[attr-defined]
         return jieba.posseg.POSTokenizer(tokenizer)
 
     @cached_property
