@@ -46,6 +46,8 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
     if not inside:
         return None
     verb = next((t for t in inside if t.pos in ("VERB", "AUX")), inside[0])
+    if verb is inside[0] and verb.pos not in ("VERB", "AUX") and _fragment_opens(parsed, inside):
+        return None  # "Scratch Montreal, they postponed the wedding": chat's clause without a verb parsed as one
     for _ in range(_MAX_CLIMB):  # from a noun or an auxiliary up to the verb it hangs from
         if verb.pos in ("VERB", "AUX") and verb.dep not in ("aux", "auxpass"):
             break
@@ -72,6 +74,16 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
         subject = by_i[verb.head]  # "my brother, who works as a nurse": the brother
     others = tuple(t for t in parsed if t.dep == "conj" and _joined_to(by_i, t, subject))
     return ClauseSubject(_phrase(parsed, subject), subject, _owner(parsed, subject), others)
+
+
+def _fragment_opens(parsed: Sequence[ParsedToken], inside: Sequence[ParsedToken]) -> bool:
+    """Does a match with no verb of its own open its sentence and end at a comma (the rest of
+    the sentence a clause of its own)?"""
+    first, last = inside[0], inside[-1]
+    before = [t for t in parsed if t.i < first.i]
+    opens = not before or before[-1].text in (".", "!", "?", "\n")
+    after = next((t for t in parsed if t.i == last.i + 1), None)
+    return opens and after is not None and after.text in (",", ";", "—")
 
 
 def _joined_to(by_i: dict[int, ParsedToken], token: ParsedToken, head: ParsedToken) -> bool:
