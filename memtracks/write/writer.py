@@ -646,13 +646,31 @@ class Writer:
         inference = replace(d.inference, id=self.store.next_id("inferences"))
         if d.value is not None and not self.toolkit.well_formed(d.value):
             return  # "入职一周了" is no employer "一周": the turn stays an event
-        if d.value is not None:
+        if d.value is not None and not self._said_otherwise(d.value, outcome):
             changes = self._apply_values(turn, [d.value], "inferred", outcome)
             if changes.touched:
                 inference = replace(inference, derived_fact_id=changes.touched[-1])
         self.store.save_inferences([inference])
         outcome.inferences.append(inference)
         outcome.concluded.append(inference)
+
+    def _said_otherwise(self, value: SlotValue, outcome: _TurnOutcome) -> bool:
+        """Did the turn itself state another value of this one-valued slot of the subject (我已經移居
+        日本了，現在住在大阪: the move concludes 日本, the turn says 大阪)? What is said outranks what is
+        concluded from the same words; a conclusion of the value said rests on that fact as usual."""
+        spec = self.toolkit.catalogue.by_name.get(value.slot)
+        if spec is None or spec.cardinality != "one":
+            return False
+        return any(
+            f.subject == value.subject
+            and f.slot == value.slot
+            and f.source != "inferred"
+            and not f.planned
+            and not f.negated
+            and f.value_key != value.value_key
+            for i in outcome.created
+            if (f := outcome.facts.get(i)) is not None
+        )
 
     def _retract(self, turn: Turn, outcome: _TurnOutcome) -> None:
         assert turn.user_id and turn.timestamp
