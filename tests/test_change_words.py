@@ -109,8 +109,8 @@ def test_a_car_used_is_kept(memory, first, then):
     "first,then,new",
     [
         ("I'm married.", "Dan and I are getting divorced, it's been a hard year.", "divorced"),
-        ("我已婚。", "我们上个月办完离婚手续了。", "离婚"),
-        ("我已婚。", "我們去年已經離婚了。", "離婚"),
+        ("我已婚。", "我们上个月办完离婚手续了。", "离异"),
+        ("我已婚。", "我們去年已經離婚了。", "離異"),
     ],
 )
 def test_a_divorce_replaces_the_status(memory, first, then, new):

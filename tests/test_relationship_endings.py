@@ -40,8 +40,8 @@ def test_the_partner_ends(memory, before, after, partner):
     "before,after,status",
     [
         ("I'm married, twelve years now.", "The divorce went through, so it's just me now.", "divorced"),
-        ("我老公叫志明。", "我和志明离婚了，孩子跟我。", "离婚"),
-        ("我老公叫志明。", "我和志明離婚了，小孩跟我。", "離婚"),
+        ("我老公叫志明。", "我和志明离婚了，孩子跟我。", "离异"),
+        ("我老公叫志明。", "我和志明離婚了，小孩跟我。", "離異"),
     ],
 )
 def test_the_speaker_is_divorced(memory, before, after, status):

@@ -332,6 +332,19 @@ class Lexicons:
         words = sorted(self.cantonese, key=len, reverse=True)
         return re.compile("|".join(re.escape(w) for w in words)) if words else None
 
+    @cached_property
+    def _to_traditional(self) -> dict[int, str]:
+        first: dict[str, str] = {}
+        for trad, simp in self.traditional.items():
+            first.setdefault(simp, trad)  # the map's first reading (发: 發, not 髮)
+        return str.maketrans(first)
+
+    def to_traditional(self, text: str) -> str:
+        """``text`` (Simplified) in Traditional characters, each character by the map's first
+        reading of it: for words memtracks writes itself (a constant value, 离异 → 離異), not for
+        reading a turn."""
+        return text.translate(self._to_traditional)
+
     def to_simplified(self, text: str) -> str:
         """``text`` with Traditional characters mapped to Simplified, one for one, and written
         Cantonese words to the Mandarin ones the patterns are written in (same length: the

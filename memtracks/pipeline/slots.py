@@ -160,7 +160,7 @@ def extract_slots(
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            values = [_whole(v, context, text) for v in values]
+            values = [_whole(v, context, text, times) for v in values]
             if not all(_well_formed(v, resolver.entities, context, text, lexicons) for v in values):
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             said = _Said(text, search, times, resolver.entities, lexicons)
@@ -308,8 +308,9 @@ def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexic
 _PHRASE_KINDS = frozenset({"text"})  # free phrases ("create a safe and loving home"): the regex only finds their start
 
 
-def _whole(v: SlotValue, context: ValueContext, text: str) -> SlotValue:
-    """A phrase value as the whole phrase the parse reads, not where the regex stopped."""
+def _whole(v: SlotValue, context: ValueContext, text: str, times: Sequence[TimeMention] = ()) -> SlotValue:
+    """A phrase value as the whole phrase the parse reads, not where the regex stopped, up to a
+    time it holds ("got engaged last night": engaged)."""
 
     if v.lang != "en" or not context.parsed or (context.kinds or {}).get(v.slot, "text") not in _PHRASE_KINDS:
         return v
@@ -319,7 +320,9 @@ def _whole(v: SlotValue, context: ValueContext, text: str) -> SlotValue:
     start, end = whole_phrase(span, context.parsed, text)
     if end == span[1]:
         return v
-    value = clean_value(text[start:end])
+    value = clean_value(cut_before_times(text[start:end], start, times))
+    if not value:
+        return v
     return replace(v, value=value, value_key=value_key(value))
 
 
@@ -426,9 +429,11 @@ def _values(
     spec = pattern.spec
     raw, start = _raw_value(m, text)
     kind = group(m, "kind")
-    if raw is None and spec.value:
-        raw, start = spec.value, -1  # a constant value ("谈恋爱了": 恋爱中)
-        return [_slot_value(spec, subject, _with_kind(raw, kind, spec), value_key(raw), m.span(), None, times, text)]
+    if raw is None and spec.value:  # a constant value ("谈恋爱了": 恋爱中), in the turn's script
+        raw = _constant_as_written(spec.value, m, text, lexicons)
+        return [
+            _slot_value(spec, subject, _with_kind(raw, kind, spec), value_key(spec.value), m.span(), None, times, text)
+        ]
     if raw is None and kind is None:
         return [_slot_value(spec, subject, "", "", m.span(), None, times, text)] if spec.negate else []
     if raw is not None:
@@ -443,6 +448,17 @@ def _values(
             continue
         out.append(_slot_value(spec, subject, value, key, m.span(), _qualifier(kind, lexicons), times, text))
     return out
+
+
+def _constant_as_written(value: str, m: re.Match[str], text: str, lexicons: Lexicons) -> str:
+    """A pattern's constant value as the turn writes it: its words where the match says them
+    (我們訂婚了: 訂婚), else in Traditional characters when the turn is (已經離婚了: 離異)."""
+    at = m.string.find(value, m.start(), m.end())
+    if at >= 0:
+        return text[at : at + len(value)]
+    if m.string == text:
+        return value
+    return lexicons.to_traditional(value)
 
 
 def _raw_value(m: re.Match[str], text: str) -> tuple[str | None, int]:

@@ -88,6 +88,12 @@ def _org_in_place(span: tuple[int, int], entities: Sequence[Entity]) -> bool:
     )
 
 
+def _noun_read_as_infinitive(tags: Sequence[ParsedToken], text: str) -> bool:
+    """A lone word the tagger reads as a verb because "to" stands before it ("allergic to
+    shellfish": VB): after a preposition by the pattern's own words, it is the thing."""
+    return len(tags) == 1 and tags[0].tag == "VB" and text[: tags[0].idx].rstrip().lower().endswith(" to")
+
+
 def check_value(
     value: str,
     kind: str,
@@ -186,6 +192,7 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | 
             and head.pos not in ("NOUN", "PROPN")
             and not named  # a name is a name whatever the tagger makes of it ("Radiohead": ADJ)
             and not (tags[0].tag == "VBG")
+            and not _noun_read_as_infinitive(tags, text)
             and not (head.pos == "NUM" and kind == "product")
             and not (elided and head.pos == "ADJ")
         ):
