@@ -8,8 +8,12 @@ column (its HNSW index is made once the embedder's dimension is known, see
 :func:`ensure_vector_index`), the postings of the lexical index, and a change counter
 standing in for SQLite's ``data_version``.
 
+Every table of a user's memories (:data:`USER_TABLES`) is keyed by ``user_id`` first, so its
+rows can be split by user. The tables of :data:`GLOBAL_TABLES` are one for all users.
+
 Add a change as a new function at the end of ``MIGRATIONS`` (and, for a change both stores
-share, one in :mod:`.schema` too); never edit one that shipped.
+share, one in :mod:`.schema` too); never edit one that shipped. A new per-user table is keyed
+by ``user_id`` first.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 from memtracks.errors import NotAMemoryFileError, SchemaVersionError
 from memtracks.storage import codec
+from memtracks.storage.tables import TABLES
 
 APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
 WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction
@@ -236,6 +241,41 @@ def m006_lexical_impacts(db: Any) -> None:
     )
 
 
+def m007_user_keys(db: Any) -> None:
+    """Every table of a user's memories keyed by ``user_id`` first, so its rows can be split by
+    user (hash partitions, or the shards of a distributed Postgres): Postgres and Citus want
+    the key they split by in every unique key. The numbered memories, erasures, erased items,
+    quarantined rows and consolidation runs were keyed by their id alone, and a turn's row
+    number was unique on its own. Ids stay unique across users — they are handed out under the
+    write lock, above every id ever used (:meth:`~.postgres.PostgresStore.next_id`) — but no
+    constraint says so any more; an index on the id alone serves what looks across users (the
+    next id, whether an id is taken, an undo named by its run). Every row stays."""
+    _run(
+        db,
+        """
+        ALTER TABLE turns DROP CONSTRAINT turns_rowid_key;
+        ALTER TABLE facts DROP CONSTRAINT facts_pkey, ADD CONSTRAINT facts_pkey PRIMARY KEY (user_id, id);
+        DROP INDEX facts_user_id;
+        CREATE INDEX facts_id ON facts (id);
+        ALTER TABLE events DROP CONSTRAINT events_pkey, ADD CONSTRAINT events_pkey PRIMARY KEY (user_id, id);
+        DROP INDEX events_user_id;
+        CREATE INDEX events_id ON events (id);
+        ALTER TABLE inferences DROP CONSTRAINT inferences_pkey,
+            ADD CONSTRAINT inferences_pkey PRIMARY KEY (user_id, id);
+        CREATE INDEX inferences_id ON inferences (id);
+        ALTER TABLE erasures DROP CONSTRAINT erasures_pkey, ADD CONSTRAINT erasures_pkey PRIMARY KEY (user_id, id);
+        ALTER TABLE erased_items DROP CONSTRAINT erased_items_pkey,
+            ADD CONSTRAINT erased_items_pkey PRIMARY KEY (user_id, seq);
+        DROP INDEX erased_items_user;
+        ALTER TABLE quarantine DROP CONSTRAINT quarantine_pkey,
+            ADD CONSTRAINT quarantine_pkey PRIMARY KEY (user_id, id);
+        ALTER TABLE consolidations DROP CONSTRAINT consolidations_pkey,
+            ADD CONSTRAINT consolidations_pkey PRIMARY KEY (user_id, id);
+        CREATE INDEX consolidations_id ON consolidations (id)
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_search,
@@ -243,8 +283,17 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m004_store_items,
     m005_row_checksums,
     m006_lexical_impacts,
+    m007_user_keys,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+GLOBAL_TABLES = ("meta", "changes", "memtracks_schema")  # one for every user: not split by user
+# every table of a user's memories, keyed by user_id first: those both stores keep, and the
+# lexical index's own; what a partitioned or distributed Postgres splits by user
+USER_TABLES = tuple(name for name in TABLES if name not in GLOBAL_TABLES) + (
+    "lexical_postings",
+    "lexical_state",
+    "lexical_terms",
+)
 
 
 def version(db: Any, where: str) -> int:
