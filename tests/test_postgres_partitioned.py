@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from old_schemas import back_before_user_keys
@@ -49,6 +50,7 @@ QUESTIONS = {
     "alice": ["Where do I live?", "What is my dog called?", "When did I go to Tokyo?"],
     "li": ["我住在哪里？", "我的猫叫什么？", "我在哪里工作？"],
 }
+GUIDE = Path(__file__).parent.parent / "docs" / "postgres.md"
 
 
 def open_memory(uri: str, toolkit, embedder, partitions: int | None = None, **kwargs) -> Memory:
@@ -167,6 +169,21 @@ def test_every_per_user_table_is_keyed_by_user_first(postgres_uri, toolkit, embe
         for index, (table, first) in unique_keys(conn).items():
             if table in USER_TABLES:
                 assert first == "user_id", (table, index)
+
+
+def test_the_distribution_guide_names_every_table_as_the_schema_does():
+    """docs/postgres.md lists the per-user tables and distributes each by user_id with Citus,
+    and makes the global ones reference tables: the same tables as the schema's lists."""
+    guide = GUIDE.read_text(encoding="utf-8")
+    per_user, shared = guide.split("The global tables", 1)
+    listed = re.findall(
+        r"`(\w+)`", "".join(line for line in per_user.split("\n## ")[-1].splitlines() if line.startswith("|"))
+    )
+    assert sorted(listed) == sorted(USER_TABLES)
+    assert sorted(re.findall(r"^\| `(\w+)` \|", shared, re.MULTILINE)) == sorted(GLOBAL_TABLES)
+    distributed = re.findall(r"create_distributed_table\('(\w+)', 'user_id'", guide)
+    assert sorted(distributed) == sorted(USER_TABLES)
+    assert sorted(re.findall(r"create_reference_table\('(\w+)'\)", guide)) == sorted(GLOBAL_TABLES)
 
 
 # ---------------------------------------------------------------------- the partitioned layout
