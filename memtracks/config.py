@@ -348,7 +348,7 @@ SYNCHRONOUS = ("normal", "full")
 
 @dataclass(frozen=True)
 class StorageConfig:
-    """How the SQLite file is opened.
+    """How the SQLite file (or the Postgres database) is opened.
 
     Attributes:
         synchronous: "normal" (default): a committed write survives the process crashing or
@@ -360,11 +360,16 @@ class StorageConfig:
             with a :class:`~memtracks.errors.LockTimeoutError`.
         lock_retries: how many times a transaction that could not start because the file
             was busy is retried (with a short, growing pause) within ``busy_timeout``.
+        partitions: Postgres only: a new database's per-user tables are made partitioned by
+            the hash of ``user_id`` into this many partitions (``docs/postgres.md``). It shapes
+            a new database only: an existing database opened with it set must already be split
+            so, or it is refused. None (default): one table each, or whatever the database has.
     """
 
     synchronous: str = "normal"
     busy_timeout: float = 30.0
     lock_retries: int = 8
+    partitions: int | None = None
 
 
 @dataclass(frozen=True)

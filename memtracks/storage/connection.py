@@ -104,7 +104,15 @@ class Closed:
         pass
 
 
-def check_config(config: StorageConfig) -> None:
+def check_config(config: StorageConfig, *, postgres: bool = False) -> None:
+    """Refuse settings that cannot hold (``postgres``: for a Postgres store, which alone can be partitioned)."""
+    if config.partitions is not None:
+        if not postgres:
+            raise StorageError("StorageConfig.partitions applies to a Postgres memory (postgresql://...) only")
+        if isinstance(config.partitions, bool) or not isinstance(config.partitions, int) or config.partitions < 1:
+            raise StorageError(
+                f"StorageConfig.partitions must be a whole number of at least 1 (or None); found {config.partitions!r}"
+            )
     if config.synchronous not in SYNCHRONOUS:
         raise StorageError(
             f"StorageConfig.synchronous must be one of {', '.join(SYNCHRONOUS)}; found {config.synchronous!r}"

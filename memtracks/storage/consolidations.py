@@ -143,8 +143,8 @@ def merged_events(store: SQLStorage, scope: str) -> dict[int, int]:
     return {r[0]: r[1] for r in rows}
 
 
-def unmerge(store: SQLStorage, operation_id: str) -> None:
-    store.db.execute("DELETE FROM merged_events WHERE operation_id = ?", (operation_id,))
+def unmerge(store: SQLStorage, scope: str, operation_id: str) -> None:
+    store.db.execute("DELETE FROM merged_events WHERE user_id = ? AND operation_id = ?", (scope, operation_id))
 
 
 # ---------------------------------------------------------------------- runs
@@ -167,6 +167,8 @@ def record_run(
 
 
 def run(store: SQLStorage, operation_id: str) -> dict[str, Any] | None:
+    """The run ``operation_id``, whoever's it is (an undo names the run alone: looked up by its
+    id across users)."""
     found = store._rows("SELECT * FROM consolidations WHERE id = ?", (operation_id,))
     if not found:
         return None
@@ -187,8 +189,8 @@ def runs(store: SQLStorage, scope: str) -> list[dict[str, Any]]:
     return [{"id": r[0], "at": r[1], "actions": json.loads(r[2]), "undone_at": r[3]} for r in found]
 
 
-def mark_undone(store: SQLStorage, operation_id: str, at: str) -> None:
-    store.db.execute("UPDATE consolidations SET undone_at = ? WHERE id = ?", (at, operation_id))
+def mark_undone(store: SQLStorage, scope: str, operation_id: str, at: str) -> None:
+    store.db.execute("UPDATE consolidations SET undone_at = ? WHERE user_id = ? AND id = ?", (at, scope, operation_id))
 
 
 def drop_runs(store: SQLStorage, scope: str) -> None:

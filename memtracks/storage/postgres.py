@@ -28,6 +28,10 @@ differs:
   ``data_version``, so each process's caches (the event chain, speakers) see the others' writes.
 - **Erasure.** ``forget`` deletes the rows in one transaction; ``VACUUM`` (``vacuum=True``:
   ``VACUUM FULL``) reclaims them. Backups: ``pg_dump`` (:meth:`PostgresStore.backup` runs it).
+- **Split by user.** Every table of a user's memories is keyed by ``user_id`` first and every
+  statement on one names its user, so the tables can be split by user: a new database into
+  hash partitions (``StorageConfig.partitions``), or across a distributed Postgres's nodes
+  (``docs/postgres.md``), each statement then reading one partition or shard.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ from memtracks.storage.postgres_schema import (
     SCHEMA_VERSION,
     WRITE_LOCK,
     B,
+    check_layout,
     ensure_vector_index,
     migrate,
     version,
@@ -182,7 +187,9 @@ class PostgresStore(Store):
     Args:
         uri: a libpq connection URI, ``postgresql://user:password@host:port/database``.
         read_only: every write raises ReadOnlyError (and the session is read-only).
-        config: ``busy_timeout`` bounds the wait for another process's write lock.
+        config: ``busy_timeout`` bounds the wait for another process's write lock;
+            ``partitions`` splits a new database's per-user tables into that many hash
+            partitions of ``user_id`` (:func:`~.postgres_schema.partition`).
     """
 
     searches_in_database = True
@@ -198,7 +205,7 @@ class PostgresStore(Store):
         self.path = redact(uri)
         self.config = config or StorageConfig()
         self.read_only = read_only
-        check_config(self.config)
+        check_config(self.config, postgres=True)
         self.lock = threading.RLock()
         self._depth = 0
         self._own_commits = 0
@@ -227,9 +234,10 @@ class PostgresStore(Store):
                     f"{self.path} holds no memtracks memory at schema {SCHEMA_VERSION} (found {found}); "
                     "open it once without read_only=True to create or upgrade it"
                 )
+            check_layout(conn, self.path, self.config.partitions)
             conn.execute("SET default_transaction_read_only = on")
         else:
-            migrate(conn, self.path)
+            migrate(conn, self.path, self.config.partitions)
         from pgvector.psycopg import register_vector
 
         register_vector(conn)

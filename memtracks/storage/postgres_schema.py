@@ -8,8 +8,15 @@ column (its HNSW index is made once the embedder's dimension is known, see
 :func:`ensure_vector_index`), the postings of the lexical index, and a change counter
 standing in for SQLite's ``data_version``.
 
+Every table of a user's memories (:data:`USER_TABLES`) is keyed by ``user_id`` first, so its
+rows can be split by user; a new database can be made with them split into hash partitions of
+``user_id`` (:func:`partition`). The tables of :data:`GLOBAL_TABLES` are one for all users.
+
 Add a change as a new function at the end of ``MIGRATIONS`` (and, for a change both stores
-share, one in :mod:`.schema` too); never edit one that shipped.
+share, one in :mod:`.schema` too); never edit one that shipped. A change to a table's columns
+or indexes reaches its partitions by itself; a new per-user table is keyed by ``user_id``
+first, and in a partitioned database (:func:`partition_count`) partitioned as the others
+(:func:`partition_table`).
 """
 
 from __future__ import annotations
@@ -17,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memtracks.errors import NotAMemoryFileError, SchemaVersionError
+from memtracks.errors import NotAMemoryFileError, SchemaVersionError, StorageError
 from memtracks.storage import codec
+from memtracks.storage.tables import TABLES
 
 APPLICATION_ID = 0x6D656D74  # "memt", as in the SQLite header
 WRITE_LOCK = APPLICATION_ID  # pg_advisory_xact_lock key held by every write transaction
@@ -236,6 +244,41 @@ def m006_lexical_impacts(db: Any) -> None:
     )
 
 
+def m007_user_keys(db: Any) -> None:
+    """Every table of a user's memories keyed by ``user_id`` first, so its rows can be split by
+    user (hash partitions, or the shards of a distributed Postgres): Postgres and Citus want
+    the key they split by in every unique key. The numbered memories, erasures, erased items,
+    quarantined rows and consolidation runs were keyed by their id alone, and a turn's row
+    number was unique on its own. Ids stay unique across users — they are handed out under the
+    write lock, above every id ever used (:meth:`~.postgres.PostgresStore.next_id`) — but no
+    constraint says so any more; an index on the id alone serves what looks across users (the
+    next id, whether an id is taken, an undo named by its run). Every row stays."""
+    _run(
+        db,
+        """
+        ALTER TABLE turns DROP CONSTRAINT turns_rowid_key;
+        ALTER TABLE facts DROP CONSTRAINT facts_pkey, ADD CONSTRAINT facts_pkey PRIMARY KEY (user_id, id);
+        DROP INDEX facts_user_id;
+        CREATE INDEX facts_id ON facts (id);
+        ALTER TABLE events DROP CONSTRAINT events_pkey, ADD CONSTRAINT events_pkey PRIMARY KEY (user_id, id);
+        DROP INDEX events_user_id;
+        CREATE INDEX events_id ON events (id);
+        ALTER TABLE inferences DROP CONSTRAINT inferences_pkey,
+            ADD CONSTRAINT inferences_pkey PRIMARY KEY (user_id, id);
+        CREATE INDEX inferences_id ON inferences (id);
+        ALTER TABLE erasures DROP CONSTRAINT erasures_pkey, ADD CONSTRAINT erasures_pkey PRIMARY KEY (user_id, id);
+        ALTER TABLE erased_items DROP CONSTRAINT erased_items_pkey,
+            ADD CONSTRAINT erased_items_pkey PRIMARY KEY (user_id, seq);
+        DROP INDEX erased_items_user;
+        ALTER TABLE quarantine DROP CONSTRAINT quarantine_pkey,
+            ADD CONSTRAINT quarantine_pkey PRIMARY KEY (user_id, id);
+        ALTER TABLE consolidations DROP CONSTRAINT consolidations_pkey,
+            ADD CONSTRAINT consolidations_pkey PRIMARY KEY (user_id, id);
+        CREATE INDEX consolidations_id ON consolidations (id)
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_search,
@@ -243,8 +286,17 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m004_store_items,
     m005_row_checksums,
     m006_lexical_impacts,
+    m007_user_keys,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+GLOBAL_TABLES = ("meta", "changes", "memtracks_schema")  # one for every user: not split by user
+# every table of a user's memories, keyed by user_id first: those both stores keep, and the
+# lexical index's own; what hash partitioning (partition) or a distributed Postgres splits by user
+USER_TABLES = tuple(name for name in TABLES if name not in GLOBAL_TABLES) + (
+    "lexical_postings",
+    "lexical_state",
+    "lexical_terms",
+)
 
 
 def version(db: Any, where: str) -> int:
@@ -270,9 +322,12 @@ def version(db: Any, where: str) -> int:
     return int(row[0])
 
 
-def migrate(db: Any, where: str) -> None:
+def migrate(db: Any, where: str, partitions: int | None = None) -> None:
     """Bring the database up to :data:`SCHEMA_VERSION` in one transaction under the write lock,
-    so several processes opening a new database at once create its tables exactly once."""
+    so several processes opening a new database at once create its tables exactly once. A new
+    database is made with its per-user tables split into ``partitions`` (:func:`partition`);
+    an existing one keeps its layout, and one that does not have the layout asked for is
+    refused (:func:`check_layout`)."""
     with db.transaction():
         db.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
         db.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -282,7 +337,75 @@ def migrate(db: Any, where: str) -> None:
             db.execute("INSERT INTO memtracks_schema VALUES (0, %s)", (APPLICATION_ID,))
         for step in MIGRATIONS[current:]:
             step(db)
+        if current == 0 and partitions:
+            partition(db, partitions)
+        check_layout(db, where, partitions)
         db.execute("UPDATE memtracks_schema SET version = %s", (SCHEMA_VERSION,))
+
+
+def partition(db: Any, modulus: int) -> None:
+    """A new database's per-user tables (:data:`USER_TABLES`) made again, while they are empty,
+    as tables partitioned by the hash of ``user_id`` into ``modulus`` partitions (``facts_p0``
+    to ``facts_p<modulus-1>``). They keep their columns, keys, indexes and names, so every
+    statement reads and writes them as before; all of one user's rows lie in one partition of
+    each table, the one a statement naming the user is narrowed to."""
+    for table in USER_TABLES:
+        partition_table(db, table, modulus)
+
+
+def partition_table(db: Any, table: str, modulus: int) -> None:
+    """``table`` (empty) made again as ``PARTITION BY HASH (user_id)``: its definition is read
+    from the catalog (keys, indexes, the sequences its defaults draw from), the table dropped,
+    and the same made on the partitioned one, whose partitions inherit the indexes."""
+    keys = db.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s::regclass "
+        "AND contype IN ('p', 'u') ORDER BY conname",
+        (table,),
+    ).fetchall()
+    indexes = db.execute(
+        "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = %s::regclass "
+        "AND indexrelid NOT IN (SELECT conindid FROM pg_constraint) ORDER BY indexrelid",
+        (table,),
+    ).fetchall()
+    sequences = db.execute(
+        "SELECT attname, pg_get_serial_sequence(%s, attname) FROM pg_attribute WHERE attrelid = %s::regclass "
+        "AND attnum > 0 AND NOT attisdropped AND pg_get_serial_sequence(%s, attname) IS NOT NULL",
+        (table, table, table),
+    ).fetchall()
+    db.execute(f"ALTER TABLE {table} RENAME TO {table}_unpartitioned")
+    db.execute(f"CREATE TABLE {table} (LIKE {table}_unpartitioned INCLUDING DEFAULTS) PARTITION BY HASH (user_id)")
+    for column, sequence in sequences:
+        db.execute(f"ALTER SEQUENCE {sequence} OWNED BY {table}.{column}")
+    db.execute(f"DROP TABLE {table}_unpartitioned")
+    for name, definition in keys:
+        db.execute(f"ALTER TABLE {table} ADD CONSTRAINT {name} {definition}")
+    for (definition,) in indexes:
+        db.execute(definition)
+    for remainder in range(modulus):
+        db.execute(
+            f"CREATE TABLE {table}_p{remainder} PARTITION OF {table} "
+            f"FOR VALUES WITH (MODULUS {modulus}, REMAINDER {remainder})"
+        )
+
+
+def partition_count(db: Any) -> int:
+    """How many hash partitions each per-user table is split into (0: not partitioned)."""
+    return int(db.execute("SELECT COUNT(*) FROM pg_inherits WHERE inhparent = to_regclass('facts')").fetchone()[0])
+
+
+def check_layout(db: Any, where: str, partitions: int | None) -> None:
+    """Refuse to open a database that is not split into the ``partitions`` asked for: the
+    setting shapes a new database only, and an existing one is never re-laid silently (with
+    ``None``, whatever it has is opened)."""
+    if partitions is None:
+        return
+    found = partition_count(db)
+    if found != partitions:
+        has = f"has its tables split into {found} partitions" if found else "has unpartitioned tables"
+        raise StorageError(
+            f"{where} {has}; StorageConfig.partitions={partitions} applies only to a new database: "
+            "open this one without it, or export its memories into a new database made with it"
+        )
 
 
 def ensure_vector_index(db: Any, dim: int) -> None:

@@ -544,7 +544,7 @@ class Store:
         params: list[Any] = [user_id]
         if kinds is not None:
             sql = (
-                "SELECT e.* FROM event_kinds k JOIN events e ON e.id = k.event_id "
+                "SELECT e.* FROM event_kinds k JOIN events e ON e.user_id = k.user_id AND e.id = k.event_id "
                 f"WHERE k.user_id = ? AND k.kind IN ({marks(kinds)}) AND e.user_id = ?"
             )
             params = [user_id, *kinds, user_id]

@@ -11,7 +11,9 @@ Kinds: ``text``; ``key``, text compared byte by byte (``COLLATE "C"`` on Postgre
 default); ``int`` (64 bits); ``real``; ``vector`` (a BLOB of float32 on SQLite, pgvector's
 ``vector`` on Postgres). A column with ``only`` exists in that dialect alone. The Postgres
 store's own tables (its search postings, change feed and schema stamp) are declared in
-``postgres_schema.py``.
+``postgres_schema.py``. The key declared is SQLite's; on Postgres every table with a
+``user_id`` is keyed by it first (a numbered memory by ``(user_id, id)``), so its rows can be
+split by user (``postgres_schema.USER_TABLES``).
 """
 
 from __future__ import annotations

@@ -187,8 +187,8 @@ def undo(parts: Parts, operation_id: str, at: datetime) -> dict[str, Any]:
         for event_id, meta in before["events"].items():
             sql.set_event_metadata(store, scope, int(event_id), meta)
         sql.put_vectors(store, scope, "fact", {int(k): (v[0], v[1]) for k, v in before["vectors"].items()})
-        sql.unmerge(store, operation_id)
-        sql.mark_undone(store, operation_id, at.isoformat())
+        sql.unmerge(store, scope, operation_id)
+        sql.mark_undone(store, scope, operation_id, at.isoformat())
         store.bump_generation(scope)
     _rewritten(parts, scope)
     return run
