@@ -283,3 +283,35 @@ def test_someone_elses_clause_changes_nothing_of_the_speakers(memory, before, af
 )
 def test_a_word_a_chat_sentence_opens_with_is_no_one(memory, before, after, expected):
     assert _states(memory, "lives_in", before, after) == expected
+
+
+# ------------------------------------------------------------------ corrections said beside the value
+
+
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        ("我住在杭州。", "不对，我是住在苏州，说错了。", {"杭州": "corrected", "苏州": "current"}),
+        ("我住在杭州。", "住在苏州，刚才说错了。", {"杭州": "corrected", "苏州": "current"}),
+        ("我住在杭州。", "不對，我是住在蘇州。", {"杭州": "corrected", "蘇州": "current"}),
+        (
+            "I live in Boston.",
+            "Wait no, I live in Cambridge, not Boston.",
+            {"Boston": "corrected", "Cambridge": "current"},
+        ),
+    ],
+)
+def test_a_correction_word_in_its_own_clause_corrects_the_value_beside_it(memory, before, after, expected):
+    say(memory, before, after, every=timedelta(minutes=2))
+    assert fact_states(memory, "lives_in") == expected
+
+
+def test_a_stressing_shi_is_read_through(memory):
+    """是 before the verb stresses it (我是住在…, 是对…过敏): the value after it is read."""
+    say(memory, "我对蛤蜊过敏。", "不对，是对生蚝过敏。", every=timedelta(minutes=2))
+    assert fact_states(memory, "allergies").get("生蚝") == "current"
+
+
+def test_a_stressing_shi_keeps_what_it_does_not_change(memory):
+    say(memory, "我住在杭州。", "我是在苏州长大的，不过一直住在杭州。", every=timedelta(minutes=2))
+    assert fact_states(memory, "lives_in") == {"杭州": "current"}

@@ -175,7 +175,7 @@ def statement_for(
     # corrections; in Chinese, where a clause chain shares one subject, also the future time
     # a later clause names (一家外企，叫美敦力，下个月一号入职: a plan).
     spanned = [s for s in statements if span[0] < s.start < span[1]]
-    extra = frozenset().union(*(s.cues for s in spanned))
+    extra = frozenset().union(*(s.cues for s in spanned + _bare_beside(statements, st)))
     cues = st.cues | (extra & {"correction"})
     chained = spanned if chain_clauses else []
     future = st.future_time or any(s.future_time for s in chained)
@@ -186,6 +186,20 @@ def statement_for(
         # by the time of the clause it stands in
         future = future and _anchor_verb(parsed, span) is not None
     return Statement(st.start, end, frozenset(cues), future)
+
+
+_BARE = 6  # characters: a clause this short holding a correction word is the word alone (不对, 说错了)
+
+
+def _bare_beside(statements: Sequence[Statement], st: Statement) -> list[Statement]:
+    """The clauses right before and after ``st`` that are a correction word alone (不对，我是住在苏州;
+    住在苏州，说错了): their correction is said of ``st``."""
+    out = []
+    for other in statements:
+        beside = 0 <= st.start - other.end <= 2 or 0 <= other.start - st.end <= 2
+        if other is not st and beside and other.end - other.start <= _BARE and "correction" in other.cues:
+            out.append(other)
+    return out
 
 
 def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int]) -> frozenset[str]:
