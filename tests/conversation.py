@@ -36,3 +36,9 @@ def held(memory, slot: str, subject: str = "user", user_id: str = "u1") -> tuple
     return sorted(v for v, s in states.items() if s == "current"), sorted(
         v for v, s in states.items() if s != "current"
     )
+
+
+def conclusions(memory, *texts: str, user_id: str = "u1") -> list[tuple[str, bool]]:
+    """Say ``texts`` two days apart; every conclusion drawn, as (text, still active)."""
+    say(memory, *texts, every=timedelta(days=2), user_id=user_id)
+    return [(i.text, i.is_active) for i in memory.inferences(user_id, include_retracted=True)]

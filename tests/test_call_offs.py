@@ -4,15 +4,8 @@ plan's conclusions are retracted; a denied call-off (行程没取消) retracts n
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conversation import say
-
-
-def _conclusions(memory, *texts):
-    say(memory, *texts, every=timedelta(days=2))
-    return [(i.text, i.is_active) for i in memory.inferences("u1", include_retracted=True)]
+from conversation import conclusions
 
 
 @pytest.mark.parametrize(
@@ -32,7 +25,7 @@ def _conclusions(memory, *texts):
     ],
 )
 def test_the_plan_is_called_off(memory, plan, off, place):
-    found = _conclusions(memory, plan, off)
+    found = conclusions(memory, plan, off)
     assert any(place in text for text, _ in found), found
     assert not any(place in text and active for text, active in found), found
 
@@ -46,7 +39,7 @@ def test_the_plan_is_called_off(memory, plan, off, place):
     ],
 )
 def test_a_denied_or_unrelated_call_off_retracts_nothing(memory, plan, said):
-    found = _conclusions(memory, plan, said)
+    found = conclusions(memory, plan, said)
     assert found and all(active for _, active in found), found
 
 
@@ -58,10 +51,10 @@ def test_a_denied_or_unrelated_call_off_retracts_nothing(memory, plan, said):
     ],
 )
 def test_a_trip_said_without_its_subject_is_the_speakers(memory, text, place):
-    found = _conclusions(memory, text)
+    found = conclusions(memory, text)
     assert any(place in t and active for t, active in found), found
 
 
 @pytest.mark.parametrize("text", ["Heading to bed now, night!", "Going to the gym later."])
 def test_going_to_bed_is_no_trip(memory, text):
-    assert _conclusions(memory, text) == []
+    assert conclusions(memory, text) == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import fact_states, say
+from conversation import conclusions, fact_states, say
 
 from memtracks.data.lexicons import load_places
 from memtracks.data.userdata import load as load_user_data
@@ -21,11 +21,6 @@ from memtracks.errors import DataFileError
 def _states(memory, slot, *turns):
     say(memory, *turns, every=timedelta(days=40))
     return fact_states(memory, slot)
-
-
-def _conclusions(memory, *texts):
-    say(memory, *texts, every=timedelta(days=2))
-    return [(i.text, i.is_active) for i in memory.inferences("u1", include_retracted=True)]
 
 
 # ------------------------------------------------------------------ places in Chinese
@@ -40,7 +35,7 @@ def _conclusions(memory, *texts):
     ],
 )
 def test_a_trip_to_a_place_no_entity_entry_names(memory, text, place):
-    found = _conclusions(memory, text)
+    found = conclusions(memory, text)
     assert any(place in t and active for t, active in found), found
 
 
@@ -112,7 +107,7 @@ def test_a_users_places_file_adds_to_the_bundled_one(tmp_path):
     ],
 )
 def test_a_plan_is_called_off_by_what_it_was_for_or_where_it_goes(memory, plan, off, place):
-    found = _conclusions(memory, plan, off)
+    found = conclusions(memory, plan, off)
     assert any(place in text for text, _ in found), found
     assert not any(place in text and active for text, active in found), found
 
@@ -131,7 +126,7 @@ def test_a_plan_is_called_off_by_what_it_was_for_or_where_it_goes(memory, plan, 
     ],
 )
 def test_a_plan_moved_by_its_place_is_redated(memory, plan, moved, old, new):
-    found = _conclusions(memory, plan, moved)
+    found = conclusions(memory, plan, moved)
     assert any(old in text and not active for text, active in found), found
     assert any(new in text and active for text, active in found), found
 
@@ -146,7 +141,7 @@ def test_a_plan_moved_by_its_place_is_redated(memory, plan, moved, old, new):
     ],
 )
 def test_a_call_off_of_something_else_keeps_the_plan(memory, plan, said):
-    found = _conclusions(memory, plan, said)
+    found = conclusions(memory, plan, said)
     assert found and all(active for _, active in found), found
 
 
