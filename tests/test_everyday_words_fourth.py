@@ -310,3 +310,66 @@ def test_a_stressing_shi_is_read_through(memory):
 def test_a_stressing_shi_keeps_what_it_does_not_change(memory):
     say(memory, "我住在杭州。", "我是在苏州长大的，不过一直住在杭州。", every=timedelta(minutes=2))
     assert fact_states(memory, "lives_in") == {"杭州": "current"}
+
+
+# ------------------------------------------------------------------ pets named as they come, endings by a held name
+
+
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        (
+            "I'm 33.",
+            "We brought home a beagle puppy and named him Ollie, he's 9 weeks old.",
+            {"Ollie (beagle)": "current"},
+        ),
+        (
+            "I have a cat named Nala.",
+            "We got a puppy too, a lab named Scout.",
+            {"Nala (cat)": "current", "Scout (lab)": "current"},
+        ),
+        ("I'm 41.", "We adopted a greyhound from the rescue! Pepper, she's 3.", {"Pepper (greyhound)": "current"}),
+        ("I'm 30.", "We got a dog, his name is Bruno.", {"Bruno (dog)": "current"}),
+        ("我今年39岁。", "我们去收容所领养了一只黑狗，叫小黑，两岁。", {"小黑（黑狗）": "current"}),
+        ("我今年39歲。", "我們去收容所領養了一隻黑狗，叫小黑，兩歲。", {"小黑（黑狗）": "current"}),
+    ],
+)
+def test_a_pet_is_named_as_it_comes(memory, before, after, expected):
+    assert _states(memory, "pets", before, after) == expected
+
+
+def test_a_lab_is_a_dog_only_when_named(memory):
+    assert _states(memory, "pets", "I'm 30.", "I have a lab meeting at nine.") == {}
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,expected",
+    [
+        ("I work at Peloton.", "Peloton let me go along with half my team.", "employer", {"Peloton": "ended"}),
+        ("I work at Peloton.", "My friend said Peloton let her go.", "employer", {"Peloton": "current"}),
+        ("我開一台福特Focus。", "Focus給我弟開了，我現在騎機車通勤。", "car", {"福特Focus": "ended"}),
+        ("我开一台福特Focus。", "iPad卖了，换了个新的。", "car", {"福特Focus": "current"}),
+        ("我開一台馬自達3。", "馬自達3被撞到全毀，保險公司說修不了。", "car", {"馬自達3": "ended"}),
+    ],
+)
+def test_an_ending_that_names_the_held_value(memory, before, after, slot, expected):
+    assert _states(memory, slot, before, after) == expected
+
+
+def test_made_redundant_ends_the_employer(memory):
+    say(memory, "I work at HSBC in London.", "I was made redundant at HSBC in the last round of cuts.")
+    facts = memory.facts("u1", slot="employer", include_superseded=True)
+    assert any(f.value == "HSBC" and f.reason == "ended" for f in facts), facts
+    assert not any(f.value == "HSBC" and f.is_current and not f.negated for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I've been doing keto for a month, down 8 pounds already.", {"keto": "current"}),
+        ("I'm on keto now.", {"keto": "current"}),
+        ("I'm doing keto research for a client.", {}),
+    ],
+)
+def test_a_diet_done_or_kept(memory, text, expected):
+    assert _states(memory, "diet", text) == expected

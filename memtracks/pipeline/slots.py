@@ -282,8 +282,8 @@ def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ())
 
 
 def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexicons: Lexicons | None = None) -> bool:
-    if v.negated and not v.value:
-        return True  # "I quit my job": ends the current value, names none
+    if v.negated and (not v.value or v.ends_only):
+        return True  # "I quit my job": ends the current value, names none; Focus給我弟開了 ends only the car it names
     kind = (context.kinds or {}).get(v.slot, "text")
     span = _value_span(v, text)
     elided = v.slot in _TASTES and v.qualifier is not None  # "my favourite colour is blue": blue [colour]

@@ -112,7 +112,7 @@ def find_entities(doc: TurnDoc) -> None:
     """Entities: NER, the entity lexicon and the names already known for the user."""
     assert doc.turn.user_id
     doc.known = doc.sources.known_names(doc.turn.user_id)
-    doc.entities = extract_entities(doc.analysis, doc.toolkit.lexicons, doc.known)
+    doc.entities = extract_entities(doc.analysis, doc.toolkit.lexicons, {**_held_names(doc), **doc.known})
     if doc.analysis.lang == "other":
         doc.done = True  # a language memtracks does not read: entities only
 
@@ -458,6 +458,23 @@ def _affirmed(doc: TurnDoc, st: Any) -> str:
     said = doc.said
     lang = "zh" if doc.lang == "zh" else "en"
     return doc.toolkit.markers.without(lang, "negated", said[st.start : st.end]).strip()
+
+
+_HELD_LABELS = {"place": "place", "org": "org"}  # value kinds whose held values are names
+
+
+def _held_names(doc: TurnDoc) -> dict[str, tuple[str, str]]:
+    """The place, firm or school the speaker holds, as a name the turn may say again ("I work
+    at Peloton" ... "Peloton let me go": the recogniser may not know it for a firm): a Latin
+    name as written (Apple is no apple), a Chinese one as it is."""
+    kinds = doc.toolkit.catalogue.kinds
+    names = {}
+    for f in _held(doc):
+        label = _HELD_LABELS.get(kinds.get(f.slot, ""))
+        surface = f.value.split(" (")[0].split("（")[0].strip()
+        if label and surface and not f.planned and (not surface.isascii() or surface in doc.analysis.text):
+            names[surface] = (f.value_key, label)
+    return names
 
 
 def _held(doc: TurnDoc) -> list[Fact]:
