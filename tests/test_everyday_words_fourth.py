@@ -9,9 +9,10 @@ subject (最近在学西班牙语, 上个月辞职了)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
-from conversation import conclusions, fact_states, say
+from conversation import T0, conclusions, fact_states, say
 
 from memtracks.data.lexicons import load_places
 from memtracks.data.userdata import load as load_user_data
@@ -360,7 +361,7 @@ def test_made_redundant_ends_the_employer(memory):
     say(memory, "I work at HSBC in London.", "I was made redundant at HSBC in the last round of cuts.")
     facts = memory.facts("u1", slot="employer", include_superseded=True)
     assert any(f.value == "HSBC" and f.reason == "ended" for f in facts), facts
-    assert not any(f.value == "HSBC" and f.is_current and not f.negated for f in facts), facts
+    assert not any(f.value == "HSBC" and f.is_current for f in facts), facts  # nor a "NOT HSBC" beside it
 
 
 @pytest.mark.parametrize(
@@ -373,3 +374,55 @@ def test_made_redundant_ends_the_employer(memory):
 )
 def test_a_diet_done_or_kept(memory, text, expected):
     assert _states(memory, "diet", text) == expected
+
+
+# ------------------------------------------------------------------ the new year, and the lunar calendar's days
+
+
+@pytest.mark.parametrize(
+    "text,lang,expected",
+    [
+        ("We're moving to Tucson in the new year.", "en", "2025-01-01"),
+        ("I started there in the new year.", "en", "2024-01-01"),
+        ("过完年就搬去成都。", "zh", "2025-01-29"),
+        ("中秋回老家。", "zh", "2024-09-17"),
+        ("我们今年端午去了厦门。", "zh", "2024-06-10"),
+        ("除夕一起吃年夜饭。", "zh", "2025-01-28"),
+        ("過年回台南。", "zh", "2025-01-29"),
+    ],
+)
+def test_the_new_year_and_the_lunar_calendars_days(text, lang, expected):
+    from datetime import datetime, timezone
+
+    from memtracks.pipeline.timenorm import normalize_time
+
+    found = normalize_time(text, datetime(2024, 9, 12, 12, tzinfo=timezone.utc), lang=lang)
+    assert [t.start.date().isoformat() for t in found] == [expected], found
+
+
+@pytest.mark.parametrize(
+    "before,after,now,planned",
+    [
+        ("I live in Boise.", "We're moving to Tucson in the new year.", "Boise", "Tucson"),
+        ("我住在重庆。", "过完年就搬去成都。", "重庆", "成都"),
+    ],
+)
+def test_a_move_dated_by_the_new_year_is_a_plan(memory, before, after, now, planned):
+    say(memory, before, after, every=timedelta(days=10))
+    asked = T0 + timedelta(days=11)
+    current = memory.facts("u1", slot="lives_in", as_of=asked)
+    later = memory.facts("u1", slot="lives_in", as_of=asked, include_planned=True)
+    assert [f.value for f in current] == [now], current
+    assert [f.value for f in later if f.planned] == [planned], later
+
+
+def test_a_lunar_date_table_is_checked(tmp_path):
+    from memtracks.data.time_words import load_lexicon
+
+    bundled = (Path(__file__).parent.parent / "lexicons" / "time_zh.yaml").read_text(encoding="utf-8")
+    bad = bundled.replace("{word: 七夕, dates: {2000: '08-06'", "{word: 七夕, dates: {2000: '02-30'", 1)
+    assert bad != bundled
+    (tmp_path / "time_zh.yaml").write_text(bad, encoding="utf-8")
+    with pytest.raises(DataFileError) as err:
+        load_lexicon(tmp_path / "time_zh.yaml", "zh")
+    assert "time_zh.yaml" in str(err.value) and "七夕" in str(err.value) and "02-30" in str(err.value)

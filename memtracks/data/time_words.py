@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -96,7 +97,8 @@ class OrdinalWord(Word):
 
 class HolidayWord(Word):
     """A fixed date (month, day), the ``nth`` ``weekday`` of a month (plus ``after`` days:
-    Black Friday), or ``easter`` days from Easter Sunday."""
+    Black Friday), ``easter`` days from Easter Sunday, or ``dates`` by year ("MM-DD": a day of
+    the lunar calendar, 春节 or 中秋, falls on another day each year; none beyond the table)."""
 
     month: int | None = Field(default=None, ge=1, le=12)
     day: int | None = Field(default=None, ge=1, le=31)
@@ -104,12 +106,18 @@ class HolidayWord(Word):
     nth: int = Field(default=1, ge=-1, le=5)
     after: int = Field(default=0, ge=-7, le=7)
     easter: int | None = Field(default=None, ge=-60, le=60)
+    dates: dict[int, str] | None = None
 
     @model_validator(mode="after")
     def _one_rule(self) -> HolidayWord:
-        rules = [self.day is not None, self.weekday is not None, self.easter is not None]
-        if sum(rules) != 1 or (self.easter is None and self.month is None):
-            raise ValueError("give exactly one of: month and day, month and weekday, easter")
+        rules = [self.day is not None, self.weekday is not None, self.easter is not None, self.dates is not None]
+        if sum(rules) != 1 or (self.easter is None and self.dates is None and self.month is None):
+            raise ValueError("give exactly one of: month and day, month and weekday, easter, dates")
+        for year, day in (self.dates or {}).items():
+            try:
+                date.fromisoformat(f"{year:04d}-{day}")
+            except (TypeError, ValueError):
+                raise ValueError(f"dates[{year}]: {day!r} is no 'MM-DD' day of {year}") from None
         return self
 
 

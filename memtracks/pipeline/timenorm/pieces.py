@@ -243,10 +243,13 @@ def make_clock(
 
 
 def holiday_date(entry: Any, year: int) -> date | None:
-    """The date of a holiday (a lexicon entry: fixed month/day, nth weekday of a month, or a
-    number of days from Easter) in ``year``."""
+    """The date of a holiday (a lexicon entry: fixed month/day, nth weekday of a month, a
+    number of days from Easter, or a table of dates by year) in ``year``."""
     if entry.easter is not None:
         return cal.easter(year) + timedelta(days=entry.easter)
+    if getattr(entry, "dates", None) is not None:
+        day = entry.dates.get(year)
+        return date.fromisoformat(f"{year:04d}-{day}") if day else None
     if entry.weekday is not None:
         found = cal.nth_weekday(year, entry.month, entry.weekday, entry.nth)
         return found + timedelta(days=entry.after) if found else None
