@@ -426,3 +426,47 @@ def test_a_lunar_date_table_is_checked(tmp_path):
     with pytest.raises(DataFileError) as err:
         load_lexicon(tmp_path / "time_zh.yaml", "zh")
     assert "time_zh.yaml" in str(err.value) and "七夕" in str(err.value) and "02-30" in str(err.value)
+
+
+# ------------------------------------------------------------------ partners named, and exes
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("My husband is Dan.", {"Dan (husband)": "current"}),
+        ("I have a boyfriend named Dan.", {"Dan (boyfriend)": "current"}),
+        ("My husband is Italian.", {}),
+        ("My wife is a nurse.", {}),
+    ],
+)
+def test_a_partner_named_plainly(memory, text, expected):
+    assert _states(memory, "partner", text) == expected
+
+
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        ("My boyfriend is Dan.", "My ex Dan texted me yesterday.", {"Dan (boyfriend)": "ended"}),
+        ("My boyfriend is Dan.", "My ex-boyfriend Mike texted me yesterday.", {"Dan (boyfriend)": "current"}),
+        ("我男朋友叫阿凯。", "前男友阿凯昨天给我发消息。", {"阿凯（男朋友）": "ended"}),
+        ("我男朋友叫阿凱。", "前男友阿凱昨天傳訊息給我。", {"阿凱（男朋友）": "ended"}),
+        ("我男朋友叫阿凯。", "前男友小刚昨天给我发消息。", {"阿凯（男朋友）": "current"}),
+    ],
+)
+def test_an_ex_named_is_no_partner(memory, before, after, expected):
+    assert _states(memory, "partner", before, after) == expected
+
+
+@pytest.mark.parametrize(
+    "before,after",
+    [
+        ("我男朋友叫阿凯。", "我跟阿凯掰了。"),
+        ("我男朋友叫阿凯。", "我和阿凯散了。"),
+        ("我男朋友叫阿凱。", "我跟阿凱掰了，不想再提。"),
+    ],
+)
+def test_a_split_in_chat_words_ends_the_partner(memory, before, after):
+    states = _states(memory, "partner", before, after)
+    assert not any(state == "current" and value.startswith(("阿凯（", "阿凱（")) for value, state in states.items())
+    assert any(state == "ended" for state in states.values()), states
