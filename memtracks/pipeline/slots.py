@@ -28,6 +28,7 @@ from memtracks.pipeline.text import (
     sentence_at,
     sentences,
     subject_is_filler,
+    unqualified,
     value_key,
 )
 from memtracks.pipeline.values import check_value, whole_phrase
@@ -287,7 +288,7 @@ def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexic
     kind = (context.kinds or {}).get(v.slot, "text")
     span = _value_span(v, text)
     elided = v.slot in _TASTES and v.qualifier is not None  # "my favourite colour is blue": blue [colour]
-    surface = v.value.split(" (")[0].split("（")[0]
+    surface = unqualified(v.value)
     return (
         check_value(
             surface,
@@ -327,7 +328,7 @@ def _whole(v: SlotValue, context: ValueContext, text: str, times: Sequence[TimeM
 
 
 def _value_span(v: SlotValue, text: str) -> tuple[int, int] | None:
-    surface = v.value.split(" (")[0].split("（")[0]
+    surface = unqualified(v.value)
     start = text.find(surface, v.span[0], v.span[1] + len(surface))
     return (start, start + len(surface)) if start >= 0 else None
 

@@ -229,6 +229,11 @@ def entity_key(text: str) -> str:
     return re.sub(r"'s$", "", key)
 
 
+def unqualified(value: str) -> str:
+    """A value without the qualifier in brackets the writer adds ("Max (dog)", 湯圓（猫）: Max, 湯圓)."""
+    return value.split(" (")[0].split("（")[0]
+
+
 def surface_key(text: str) -> str:
     """The form a lexicon's surface forms are looked up by: lower case, no spaces (会计师, "New York")."""
     return re.sub(r"\s+", "", text).lower()

@@ -33,7 +33,7 @@ from memtracks.pipeline.statement_reader import Reading
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
-from memtracks.pipeline.text import names_value, sentence_at, sentences, value_key
+from memtracks.pipeline.text import names_value, sentence_at, sentences, unqualified, value_key
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
 from memtracks.records import Entity, Fact, Happening, SlotValue, TimeMention, Turn
@@ -471,7 +471,7 @@ def _held_names(doc: TurnDoc) -> dict[str, tuple[str, str]]:
     names = {}
     for f in _held(doc):
         label = _HELD_LABELS.get(kinds.get(f.slot, ""))
-        surface = f.value.split(" (")[0].split("（")[0].strip()
+        surface = unqualified(f.value).strip()
         if label and surface and not f.planned and (not surface.isascii() or surface in doc.analysis.text):
             names[surface] = (f.value_key, label)
     return names
@@ -634,7 +634,7 @@ def names_of(values: Sequence[SlotValue], happenings: Sequence[Happening]) -> li
     for v in values:
         label = _NAMED_SLOTS.get(v.slot)
         if label and v.value and not v.negated and (v.qualifier is not None or v.slot in ("partner", "name")):
-            surface = v.value.split(" (")[0].split("（")[0].strip()
+            surface = unqualified(v.value).strip()
             if surface and surface.lower() not in ("a", "an", "the"):
                 names.append((surface, v.value_key, label))
     for h in happenings:
