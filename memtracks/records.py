@@ -132,6 +132,7 @@ class SlotValue:
     additive: bool = False  # "I also teach at X": a second value beside the current one, not instead
     ends_only: bool = False  # a negation that ends a known value but is no fact itself ("sold the Civic")
     one_per_kind: bool = False  # one value per kind ("favourite colour"): a new one replaces the old one of its kind
+    framed: bool = False  # the words around it say what it is (在美的做采购: a workplace), whatever its word tags
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,8 @@ def _states(memory, slot, *turns):
             "car",
             {"吉利星越L": "replaced", "零跑C10": "current"},
         ),
-        ("我吃全素。", "我现在改吃蛋奶素了，外食方便多了。", "diet", {"吃全素": "replaced", "吃蛋奶素": "current"}),
-        ("我吃全素。", "我現在改吃蛋奶素了，外食方便多了。", "diet", {"吃全素": "replaced", "吃蛋奶素": "current"}),
+        ("我吃全素。", "我现在改吃蛋奶素了，外食方便多了。", "diet", {"全素": "replaced", "蛋奶素": "current"}),
+        ("我吃全素。", "我現在改吃蛋奶素了，外食方便多了。", "diet", {"全素": "replaced", "蛋奶素": "current"}),
         (
             "I'm vegan.",
             "I've switched to being vegetarian, eggs and cheese are back.",

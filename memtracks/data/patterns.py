@@ -46,6 +46,7 @@ class SlotPatternSpec(Strict):
     intent: bool = False  # the pattern states an aim ("my goal is to", 我打算考…): wishes and plans count
     lasting: bool = False  # a lasting trait: a clause pinned to one day ("不吃了" today) states none
     one_per_kind: bool = False  # one value per kind ("favourite colour"): a new one replaces the old one of its kind
+    framed: bool = False  # the words around the value say what it is (在X做<a job>): its word tags are not checked
     speakers: bool = False  # said without a subject, it is the speaker's (家里现在两个孩子), not the last one named
 
 

@@ -146,8 +146,11 @@ def extract_slots(
                 )
                 if subject is None:
                     return None  # a clause about someone unknown ("找了个保姆，很喜欢狗")
-            if subject == (m.groupdict().get("value") or "").strip():
-                subject = resolver.speaker  # 旺财上周去世了: the topic is the value, the speaker its owner
+            topic = (m.groupdict().get("value") or "").strip()
+            if topic and _simplified(subject, lexicons) == _simplified(topic, lexicons):
+                # 旺财上周去世了 (湯圓去喵星了, the name as written, the value as read): the topic is
+                # the value, the speaker its owner
+                subject = resolver.speaker
             st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
             if lang == "zh" and st.polarity == "negated" and not _negated_before_value(m, st, search or text):
                 st = replace(st, cues=st.cues - {"negated"})  # 29岁不是27岁: the 不是 is the next value's
@@ -184,6 +187,10 @@ def extract_slots(
             found.append(_Found(v, v.span))  # "my brother Tom", 我哥哥小明: the speaker has a brother, Tom
     found.sort(key=lambda f: f.span)
     return tuple(f.value for f in found)
+
+
+def _simplified(text: str | None, lexicons: Lexicons | None) -> str | None:
+    return lexicons.to_simplified(text) if text and lexicons is not None else text
 
 
 def _times_only_in_value(st: Statement, m: re.Match[str], times: Sequence[TimeMention]) -> bool:
@@ -301,6 +308,7 @@ def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexic
             context.tokens,
             elided=elided,
             lexicons=lexicons,
+            framed=v.framed,
         )
         is None
     )
@@ -552,6 +560,7 @@ def _slot_value(spec, subject, value, key, span, qualifier, times, text) -> Slot
         negated=spec.negate,
         historical=spec.historical,
         ends_only=spec.ends_only,
+        framed=spec.framed,
         one_per_kind=spec.one_per_kind and qualifier is not None,
         valid_from=_since(span, times, text),
         qualifier=qualifier,

@@ -106,6 +106,7 @@ def check_value(
     *,
     elided: bool = False,
     lexicons: Lexicons | None = None,
+    framed: bool = False,
 ) -> str | None:
     """None if ``value`` is a well-formed value of ``kind``, else why not.
 
@@ -120,6 +121,9 @@ def check_value(
             favourite colour is blue": blue [colour]), so an adjective may head it.
         lexicons: for a car, the vehicles it must name (``lexicons/vehicles.yaml``); without
             them a car is checked as any product.
+        framed: the words around the value say what it is (在美的做采购: a workplace), so a
+            Chinese name's word tags are not held against it (美的 reads as a person, 海底捞 as
+            a verb phrase); pronouns, places and cut words still are.
     """
     value = value.strip()
     if not value:
@@ -137,7 +141,7 @@ def check_value(
         return "a place, not an organisation (在新竹上班: works in a city)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed, elided)
-    return _check_zh(value, kind, span, tokens, entities, elided)
+    return _check_zh(value, kind, span, tokens, entities, elided, framed)
 
 
 def _names_a_relation(value: str, lang: str, lexicons: Lexicons) -> bool:
@@ -314,7 +318,7 @@ def _tags(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> list[P
     return [t for t in parsed if span[0] <= t.idx < span[1] and t.pos != "PUNCT"]
 
 
-def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
+def _check_zh(value, kind, span, tokens, entities, elided=False, framed=False) -> str | None:
     if all(ch in _INTERJECTIONS_ZH for ch in value):
         return "an interjection"
     if value.startswith(_PRONOUNS_ZH) or value.endswith(("这边", "那边", "这里", "那里", "这儿", "那儿")):
@@ -328,7 +332,7 @@ def _check_zh(value, kind, span, tokens, entities, elided=False) -> str | None:
         named = exact = True  # a firm and the place of its branch: Google台湾, 微软中国
     if kind in ("place", "org", "person") and span and not exact and _cuts_a_word(span, tokens):
         return "cut out of a word (住在中和: 中)"
-    if kind in ("place", "org", "person") and not named:
+    if kind in ("place", "org", "person") and not named and not framed:
         # a short name is tagged unreliably (志明: 志/n 明/t; 蔚来: 蔚/nr 来/v; 友达: a): a
         # person's is refused for a verb or pronoun only, an organisation's for a function,
         # time, number or place word, or a verb first
