@@ -20,7 +20,7 @@ from memtracks.data.patterns import Compiled, default_change_words, default_happ
 from memtracks.data.polarity import Polarity, default_polarity
 from memtracks.data.ranker import Ranker, default_ranker
 from memtracks.data.rules import RuleSpec, default_rules
-from memtracks.data.statements import Markers, default_bare_corrections, default_markers
+from memtracks.data.statements import Endings, Markers, default_bare_corrections, default_endings, default_markers
 from memtracks.data.stopwords import Stopwords, default_stopwords
 from memtracks.data.tiers import TierRules, default_tier_rules
 from memtracks.data.time_words import TimeWords, default_time_words
@@ -48,6 +48,7 @@ class Toolkit:
     ranker: Ranker = field(default_factory=default_ranker)
     markers: Markers = field(default_factory=default_markers)
     bare_corrections: dict[str, tuple[re.Pattern[str], ...]] = field(default_factory=default_bare_corrections)
+    endings: Endings = field(default_factory=default_endings)  # words that say a held value is over
     history: History = field(default_factory=default_history)
     conjecture: Conjecture = field(default_factory=default_conjecture)
     polarity: Polarity = field(default_factory=default_polarity)

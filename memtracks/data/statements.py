@@ -109,3 +109,57 @@ def load_bare_corrections(path: Path | None = None) -> dict[str, tuple[re.Patter
 @lru_cache(maxsize=1)
 def default_bare_corrections() -> dict[str, tuple[re.Pattern[str], ...]]:
     return load_bare_corrections()
+
+
+@dataclass(frozen=True)
+class Endings:
+    """Per slot and language, the words that say a held value of the slot is over ("sold",
+    "a write-off", 卖掉, 没醒过来): :func:`memtracks.write.stages.read_changes` reads them."""
+
+    by_slot: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
+
+    def find(self, slot: str, lang: str, text: str) -> list[re.Match[str]]:
+        """Every ending of ``slot`` in ``text`` (Chinese: as Simplified), in order."""
+        found = [m for r in self.by_slot.get(slot, {}).get(lang, ()) for m in r.finditer(text)]
+        return sorted(found, key=lambda m: m.start())
+
+
+def load_endings(path: Path | None = None, slots: frozenset[str] | None = None) -> Endings:
+    """The ``endings`` section; ``slots``, when given, are the slot names an entry may use."""
+    path = path or bundled("lexicons", "statements.yaml")
+    doc = read_yaml(path)
+    section = doc.get("endings", {}) if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        raise DataFileError(str(path), ["section 'endings' must map a slot to language -> list of regexes"])
+    problems: list[str] = []
+    out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
+    for slot, table in section.items():
+        if slots is not None and slot not in slots:
+            problems.append(f"endings.{slot}: unknown slot; known: {', '.join(sorted(slots))}")
+            continue
+        if not isinstance(table, dict):
+            problems.append(f"endings.{slot}: must map a language (en, zh) to a list of regexes")
+            continue
+        out[str(slot)] = {}
+        for lang, regexes in table.items():
+            if lang not in ("en", "zh"):
+                problems.append(f"endings.{slot}.{lang}: unknown language; known: en, zh")
+                continue
+            if not isinstance(regexes, list):
+                problems.append(f"endings.{slot}.{lang}: must be a list of regexes")
+                continue
+            compiled = []
+            for i, rx in enumerate(regexes):
+                try:
+                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
+                except (re.error, TypeError) as exc:
+                    problems.append(f"endings.{slot}.{lang}[{i}]: bad regex {rx!r}: {exc}")
+            out[str(slot)][str(lang)] = tuple(compiled)
+    if problems:
+        raise DataFileError(str(path), problems)
+    return Endings(out)
+
+
+@lru_cache(maxsize=1)
+def default_endings() -> Endings:
+    return load_endings()

@@ -248,8 +248,10 @@ def read_changes(doc: TurnDoc) -> None:
     Civic last weekend", "Dan and I are getting divorced", 我对花生不过敏了) or calls off the
     plan, and the clause does not state it, the value ends (a negation that ends it and is no
     fact itself). The rules found every value and time; the reader only decides what the
-    clause does with the one it names."""
-    if doc.read is None or doc.subject == "assistant" or not doc.statements:
+    clause does with the one it names. A sentence that says so in one of the slot's endings
+    (``lexicons/statements.yaml``: "the Pacifica is a write-off", 芝士没醒过来) ends it without
+    the reader, which may read such a clause as stating something of the value."""
+    if doc.subject == "assistant" or not doc.statements:
         return
     held = _held(doc)
     if not held:
@@ -257,6 +259,7 @@ def read_changes(doc: TurnDoc) -> None:
     text = doc.said
     sents = sentences(doc.analysis.text)
     found: list[tuple[Any, str, str, list[Fact], tuple[int, int]]] = []
+    ended: list[SlotValue] = []
     for st in doc.statements:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
@@ -265,17 +268,30 @@ def read_changes(doc: TurnDoc) -> None:
         named = [f for f in named if not _read_by_rules(doc.values, st, f)]
         if named:
             sent = sentence_at(sents, st.start)
+            worded = [f for f in named if _ended_in_words(doc, st, f, (sent.start, sent.end))]
+            for f in (f for f in worded if not _among(f, ended)):
+                # what takes its place in the same sentence ("退租了，现在在珠海租了个两居")
+                new = _replacement(doc, f, (sent.start, sent.end), 0.85)
+                ended += [_ends(doc, f, st, "ends.worded", 0.85), *([new] if new else [])]
+            named = [f for f in named if f not in worded]
+        if named and doc.read is not None:
             clause, whole = (
                 doc.analysis.text[st.start : st.end].strip(),
                 doc.analysis.text[sent.start : sent.end].strip(),
             )
             found.append((st, clause, whole, named, (sent.start, sent.end)))
-    if not found:
+    if not found or doc.read is None:
+        doc.values = (*doc.values, *ended)
         return
-    texts = list(dict.fromkeys(t for _, clause, whole, _, _ in found for t in (clause, whole)))
+    denials = {id(st): _affirmed(doc, st) for st, *_ in found if st.polarity == "negated"}
+    texts = list(
+        dict.fromkeys([t for _, clause, whole, _, _ in found for t in (clause, whole)] + list(denials.values()))
+    )
     read = dict(zip(texts, doc.read(texts), strict=True))
-    ended: list[SlotValue] = []
     for st, clause, whole, named, sentence in found:
+        denial = denials.get(id(st))
+        if denial and _ending(read[denial]) >= doc.min_probability:
+            continue  # the negation denies an ending ("I didn't sell the Duster in the end")
         # the clause, and its sentence ("…totalled my Fit, so I'm carless"): how likely each
         # ends what it names (ends, replaces, or calls off a plan); a clause that states it
         # ("…but I still drive my Civic") ends nothing whatever its sentence does — stating
@@ -288,24 +304,97 @@ def read_changes(doc: TurnDoc) -> None:
         if ending < doc.min_probability or readings[0]["states"] >= max(0.5, ending):
             continue
         kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
-        ended += [
-            SlotValue(
-                subject=f.subject,
-                slot=f.slot,
-                value=f.value,
-                value_key=f.value_key,
-                span=(st.start, st.end),
-                pattern_id=f"reader.{kind}",
-                lang=doc.lang,
-                confidence=round(ending, 3),
-                negated=True,
-                ends_only=True,
-            )
-            for f in named
-        ]
+        ended += [_ends(doc, f, st, f"reader.{kind}", ending) for f in named]
         if kind == "replaces":
             ended += [v for f in named if (v := _replacement(doc, f, sentence, ending)) is not None]
     doc.values = (*doc.values, *ended)
+
+
+def _among(fact: Fact, values: Sequence[SlotValue]) -> bool:
+    return any((v.subject, v.slot, v.value_key) == (fact.subject, fact.slot, fact.value_key) for v in values)
+
+
+def _ends(doc: TurnDoc, fact: Fact, st: Any, origin: str, confidence: float) -> SlotValue:
+    """The clause ``st`` ends ``fact`` (a negation that names it and is no fact itself)."""
+    return SlotValue(
+        subject=fact.subject,
+        slot=fact.slot,
+        value=fact.value,
+        value_key=fact.value_key,
+        span=(st.start, st.end),
+        pattern_id=origin,
+        lang=doc.lang,
+        confidence=round(confidence, 3),
+        negated=True,
+        ends_only=True,
+    )
+
+
+def _ended_in_words(doc: TurnDoc, st: Any, fact: Fact, sentence: tuple[int, int]) -> bool:
+    """Does the sentence of a clause naming ``fact`` say, in one of its slot's endings
+    (``lexicons/statements.yaml``), that it is over — the clause the speaker's (or the value's
+    own: "the Pacifica is a write-off"), not planned, and not denied by a negation outside the
+    ending word ("I didn't sell the Duster"; 芝士没醒过来 is no denial)?"""
+    if st.planned or fact.planned:
+        return False
+    said = doc.said
+    text = said[sentence[0] : sentence[1]]
+    lang = "zh" if doc.lang == "zh" else "en"
+    return any(
+        _ends_here(doc, st, fact, (sentence[0] + m.start(), sentence[0] + m.end()), lang)
+        for m in doc.toolkit.endings.find(fact.slot, lang, text)
+        if not _HEDGED[lang].search(text[: m.start()])  # "Biscuit nearly died of boredom", 差点被偷
+    )
+
+
+def _ends_here(doc: TurnDoc, st: Any, fact: Fact, cue: tuple[int, int], lang: str) -> bool:
+    """Does the ending word at ``cue`` end ``fact``, named in the clause ``st``?"""
+    said = doc.said
+    holder = next((s for s in doc.statements if s.start <= cue[0] < s.end), st)
+    for clause in {id(st): st, id(holder): holder}.values():
+        if not clause.states or clause.planned:
+            return False
+        rest = (
+            said[clause.start : cue[0]] + said[cue[1] : clause.end]
+            if clause is holder
+            else said[clause.start : clause.end]
+        )
+        if "negated" in doc.toolkit.markers.found(lang, rest):
+            return False
+    if lang == "en" and _someone_else(doc, said[holder.start : cue[0]]):
+        return False  # "My brother sold his Duster"
+    if _speakers_clause(doc, (holder.start, holder.end)):
+        return True
+    # said of the value, or of no person and naming it ("the Pacifica is a write-off", 芝士没醒过来,
+    # 携程那边被优化了); not of someone else ("My brother sold his Duster")
+    who = _who(doc, (holder.start, holder.end))
+    if who is not None:
+        return _names(who, fact)
+    return _names(said[holder.start : holder.end], fact)
+
+
+def _someone_else(doc: TurnDoc, clause: str) -> bool:
+    """Does an English clause speak of another person: a third-person pronoun or a relative
+    ("My brother sold his Duster")?"""
+    lexicons = doc.toolkit.lexicons
+    rx = _OTHERS.get(id(lexicons))
+    if rx is None:
+        forms = sorted(lexicons.relations.forms("en"), key=len, reverse=True)
+        words = "|".join(re.escape(f) for f in forms)
+        rx = re.compile(rf"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|our) (?:{words})\b", re.IGNORECASE)
+        _OTHERS[id(lexicons)] = rx
+    return rx.search(clause) is not None
+
+
+_OTHERS: dict[int, re.Pattern[str]] = {}
+
+
+_HEDGED = {
+    "en": re.compile(
+        r"\b(?:nearly|almost|practically|basically|half|kinda|kind of|sort of|pretty much|as good as)\s+$", re.I
+    ),
+    "zh": re.compile(r"(?:差点|差一点|几乎|险些|快要?|都快)$"),
+}
 
 
 def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: float) -> SlotValue | None:
@@ -321,7 +410,7 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
     if kind not in _TYPED:
         return None
     spans = [sp for sp in _typed_spans(doc, kind) if sent[0] <= sp[0] and sp[1] <= sent[1]]
-    new = {value_key(text[a:b]): (a, b) for a, b in spans if not names_value(text[a:b], fact.value_key)}
+    new = {value_key(text[a:b]): (a, b) for a, b in spans if not _names(text[a:b], fact)}
     if len(new) != 1:
         return None
     ((key, span),) = new.items()
@@ -571,18 +660,23 @@ def _speakers_clause(doc: TurnDoc, span: tuple[int, int], value: bool = False) -
     """Is the clause around ``span`` (a clause, or a ``value`` in one) the speaker's — said of
     "I", of no one (the chat's dropped subject), or of the value itself ("Home is Valencia
     now") — not another person's?"""
-    assert doc.resolver is not None
-    if doc.lang == "zh":
-        who = doc.resolver.without_subject(span[0])
-    else:
-        match = (_VALUE if value else _CLAUSE).match(doc.analysis.text, *span)
-        assert match is not None
-        who = doc.resolver.clause_subject(match, doc.analysis.parsed)
+    who = _who(doc, span, value)
     if who in ("", doc.subject):
         return True
     # done to the speaker by someone unnamed ("They let me go", 公司把我优化了): the speaker's;
     # by someone named or known (my sister, 我朋友), theirs
     return not value and who is None and _SELF.search(doc.analysis.text[span[0] : span[1]]) is not None
+
+
+def _who(doc: TurnDoc, span: tuple[int, int], value: bool = False) -> str | None:
+    """Whom the clause around ``span`` is said of: "" (no one named: the speaker), a subject,
+    or None (no person)."""
+    assert doc.resolver is not None
+    if doc.lang == "zh":
+        return doc.resolver.without_subject(span[0])
+    match = (_VALUE if value else _CLAUSE).match(doc.analysis.text, *span)
+    assert match is not None
+    return doc.resolver.clause_subject(match, doc.analysis.parsed)
 
 
 _VALUE, _CLAUSE = re.compile(r"(?P<value>.+)", re.DOTALL), re.compile(r".+", re.DOTALL)
