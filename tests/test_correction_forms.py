@@ -50,3 +50,67 @@ def test_a_chinese_negation_negates_what_follows_it(memory, text, value, negated
     memory.write(Turn(text=text, speaker="user", user_id="u1", session_id="s1", turn_id="t0", timestamp=T0))
     facts = memory.facts("u1", include_negated=True)
     assert any(f.value == value and f.negated == negated for f in facts), facts
+
+
+def _say_minutes_apart(memory, *texts):
+    for i, text in enumerate(texts):
+        memory.write(
+            Turn(
+                text=text,
+                speaker="user",
+                user_id="u1",
+                session_id="s1",
+                turn_id=f"t{i}",
+                timestamp=T0 + timedelta(minutes=3 * i),
+            )
+        )
+    return memory.facts("u1", include_superseded=True)
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,old,new",
+    [
+        # a Chinese name no entity entry knows, held to its slot's typed check (圆通, 南亞科, 糯糯)
+        ("我在中通快递上班。", "口误口误，是圆通，中通是我表哥那边。", "employer", "中通快递", "圆通"),
+        ("我在旺宏上班。", "我是說南亞科，旺宏是我上一份工作。", "employer", "旺宏", "南亞科"),
+        # the slip named after the value, an emoji or a marker after it (糯米🤣, "Pistachio*")
+        ("我养了一只猫，叫糯米。", "打错字了，是糯糯不是糯米🤣", "pets", "糯米（猫）", "糯糯（猫）"),
+        (
+            "I have a whippet named Pistacio.",
+            "lol typo, Pistachio* not Pistacio",
+            "pets",
+            "Pistacio (whippet)",
+            "Pistachio (whippet)",
+        ),
+        # 講錯, 講錯咗 and 佢叫 (Cantonese: "it's called")
+        ("我住在斗六。", "講錯，是斗南啦，斗六是我上班的地方", "lives_in", "斗六", "斗南"),
+        ("我養咗隻柴犬叫菠蘿。", "講錯咗，佢叫蛋撻，菠蘿係我朋友隻狗嚟", "pets", "菠蘿（柴犬）", "蛋撻（柴犬）"),
+        # "I mean X, <a remark>", "meant to type X" without its "I"
+        (
+            "I live in Leipzig.",
+            "wait I mean Dresden, Leipzig is where I did my masters.",
+            "lives_in",
+            "Leipzig",
+            "Dresden",
+        ),
+        ("I'm 36 btw.", "Sorry, meant to type 63. Fat fingers on this tiny keyboard.", "age", "36", "63"),
+    ],
+)
+def test_a_slip_named_in_chat_words_is_corrected(memory, first, then, slot, old, new):
+    facts = _say_minutes_apart(memory, first, then)
+    assert any(f.slot == slot and f.value == old and f.reason == "corrected" for f in facts), facts
+    assert any(f.slot == slot and f.value == new and f.is_current for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value",
+    [
+        ("我在中通快递上班。", "不对，是我弄错了，明天才发工资。", "employer", "中通快递"),
+        ("我住在斗六。", "哦，是这样啊，那我下次注意。", "lives_in", "斗六"),
+        ("我在旺宏上班。", "我是說今天，不是明天。", "employer", "旺宏"),
+        ("I live in Leipzig.", "I mean, it's fine, whatever.", "lives_in", "Leipzig"),
+    ],
+)
+def test_a_slip_word_without_a_value_of_the_slot_corrects_nothing(memory, first, then, slot, value):
+    facts = _say_minutes_apart(memory, first, then)
+    assert [(f.value, f.reason) for f in facts if f.slot == slot] == [(value, None)], facts

@@ -39,6 +39,8 @@ _WEEKDAY = re.compile(
     r"^(?:on )?(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?$|^(?:周|星期|礼拜)[一二三四五六日天]$",
     re.IGNORECASE,
 )
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_SYMBOLS_AFTER = re.compile(r"[^\w\s)）]+$")  # an emoji or a marker after a value: "Pistachio*", 糯米🤣
 _QUALIFIED = re.compile(r"^(?P<value>.+?)(?P<qualifier> \([^()]+\)|（[^（）]+）)$")
 
 
@@ -117,7 +119,7 @@ def _correction(
 ) -> BareCorrection | None:
     start = offset + m.start("value")
     raw = text[start : offset + m.end("value")]
-    value = clean_value(raw)
+    value = _SYMBOLS_AFTER.sub("", clean_value(raw))  # "Pistachio* not Pistacio", 糯米🤣
     if not value or len(value.split()) > _MAX_WORDS:
         return None
     start += raw.find(value)
@@ -125,7 +127,7 @@ def _correction(
     rejected = rejected_key = None
     if "rejected" in m.re.groupindex and m.group("rejected"):
         r_start = offset + m.start("rejected")
-        rejected = clean_value(text[r_start : offset + m.end("rejected")]) or None
+        rejected = _SYMBOLS_AFTER.sub("", clean_value(text[r_start : offset + m.end("rejected")])) or None
         named = next(
             (e for e in entities if e.span[0] >= r_start and value_key(e.text) == value_key(rejected or "")), None
         )
@@ -138,6 +140,7 @@ def _correction(
         if ent is not None and value_key(ent.text) != value_key(value):
             ent = None
     key = ent.key if ent is not None else (str(number) if number is not None else value_key(value))
+    key = _SYMBOLS_AFTER.sub("", key)
     return BareCorrection(value, span, rejected, time, number, ent.label if ent else None, key, rejected_key)
 
 
@@ -153,7 +156,9 @@ def compatible(correction: BareCorrection, kind: str, check: Callable[[str, str]
     if correction.label is not None and correction.label in _LABEL_KINDS:
         return kind in _LABEL_KINDS[correction.label]
     if kind in ("place", "org", "person", "pet", "language", "product", "car") and correction.label is None:
-        return False  # a place or a name is one the entity recogniser sees
+        # a Latin place or name is one the entity recogniser sees; a Chinese one often is not
+        # (圆通, 糯糯, 南亞科): it must pass the typed check of the slot's kind
+        return _CJK.search(correction.value) is not None and check(correction.value, kind)
     return check(correction.value, kind)
 
 
