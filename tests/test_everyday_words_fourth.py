@@ -193,8 +193,13 @@ def test_a_status_is_written_in_the_turns_script(memory, before, after, expected
 @pytest.mark.parametrize(
     "before,after,partner,state",
     [
-        ("我太太叫雅雯，我們結婚十年了。", "雅雯跟我的離婚手續上個月辦好了，小孩週末會來我這邊。", "雅雯", "ended"),
-        ("我太太叫雅雯，我们结婚十年了。", "雅雯跟我的离婚手续上个月办好了。", "雅雯", "ended"),
+        (
+            "我太太叫雅雯，我們結婚十年了。",
+            "雅雯跟我的離婚手續上個月辦好了，小孩週末會來我這邊。",
+            "雅雯（太太）",
+            "ended",
+        ),
+        ("我太太叫雅雯，我们结婚十年了。", "雅雯跟我的离婚手续上个月办好了。", "雅雯（太太）", "ended"),
     ],
 )
 def test_a_divorce_done_with_the_partner_named_first_ends_the_partner(memory, before, after, partner, state):

@@ -17,6 +17,9 @@ T0 = datetime(2024, 5, 6, 9, tzinfo=timezone.utc)
 def _catalogue_without(tmp_path, slot):
     doc = yaml.safe_load(bundled("rules", "slots.yaml").read_text(encoding="utf-8"))
     doc["slots"] = [s for s in doc["slots"] if s["name"] != slot]
+    for s in doc["slots"]:  # and what other slots say of it
+        for field in ("ends", "ends_values"):
+            s.get(field, {}).pop(slot, None)
     path = tmp_path / "slots.yaml"
     path.write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
     return load_catalogue(path)

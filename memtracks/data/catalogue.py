@@ -41,6 +41,9 @@ class SlotSpec(Strict):
     # values of this slot that end another slot's current values (relationship_status: single,
     # divorced ... end the partner)
     ends: dict[str, list[str]] = Field(default_factory=dict)
+    # values of another slot that any value of this one ends (partner: a partner named ends
+    # the relationship_status "single")
+    ends_values: dict[str, list[str]] = Field(default_factory=dict)
 
 
 def _check(spec: SlotSpec) -> Iterator[str]:
@@ -117,16 +120,25 @@ def load_catalogue(path: Path | None = None) -> Catalogue:
     path = path or bundled("rules", "slots.yaml")
     slots = load_section(path, "slots", SlotSpec, id_field="name", check=_check)
     names = {s.name for s in slots}
-    bad = [
-        f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}"
-        for s in slots
-        if s.opposite and s.opposite not in names
-    ] + [
-        f"slots '{s.name}': field 'ends': unknown slot {other!r}"
-        for s in slots
-        for other in s.ends
-        if other not in names
-    ]
+    bad = (
+        [
+            f"slots '{s.name}': field 'opposite': unknown slot {s.opposite!r}"
+            for s in slots
+            if s.opposite and s.opposite not in names
+        ]
+        + [
+            f"slots '{s.name}': field 'ends': unknown slot {other!r}"
+            for s in slots
+            for other in s.ends
+            if other not in names
+        ]
+        + [
+            f"slots '{s.name}': field 'ends_values': unknown slot {other!r}"
+            for s in slots
+            for other in s.ends_values
+            if other not in names
+        ]
+    )
     if bad:
         raise DataFileError(str(path), bad)
     return Catalogue(tuple(slots))

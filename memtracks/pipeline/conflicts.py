@@ -347,6 +347,12 @@ def _assert(
             for old in ledger.current(value.subject, slot):
                 if not old.negated:
                     ledger.end(old, fact.valid_from, fact.id, reason="ended", learned=at)  # type: ignore[arg-type]
+    for slot, ended in catalogue[value.slot].ends_values.items():  # "Theo is my boyfriend now": not single
+        if not (value.negated or value.historical or fact.planned):
+            keys = {value_key(v) for v in ended}
+            for old in ledger.current(value.subject, slot):
+                if not old.negated and old.value_key in keys:
+                    ledger.end(old, fact.valid_from, fact.id, reason="replaced", learned=at)  # type: ignore[arg-type]
     ledger.put(fact, new=True)
     ledger.touched.append(fact.id)  # type: ignore[arg-type]
 

@@ -606,7 +606,9 @@ class Writer:
     def _related(self, slot: str) -> set[str]:
         """The slots a value of ``slot`` may end: its opposite, and those its values end."""
         spec = self.toolkit.catalogue.by_name.get(slot)
-        return ({spec.opposite} if spec and spec.opposite else set()) | set(spec.ends if spec else ())
+        if spec is None:
+            return set()
+        return ({spec.opposite} if spec.opposite else set()) | set(spec.ends) | set(spec.ends_values)
 
     def _infer(
         self,
