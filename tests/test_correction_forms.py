@@ -114,3 +114,35 @@ def test_a_slip_named_in_chat_words_is_corrected(memory, first, then, slot, old,
 def test_a_slip_word_without_a_value_of_the_slot_corrects_nothing(memory, first, then, slot, value):
     facts = _say_minutes_apart(memory, first, then)
     assert [(f.value, f.reason) for f in facts if f.slot == slot] == [(value, None)], facts
+
+
+@pytest.mark.parametrize(
+    "first,then,old,new",
+    [
+        (
+            "I'm off to Amsterdam next Tuesday for a work thing.",
+            "Actually turns out it's Thursday, not Tuesday, I misread the invite.",
+            "2024-09-10",
+            "2024-09-12",
+        ),
+        (
+            "I'm flying to Tallinn next Wednesday for a workshop.",
+            "Correction: the workshop is on Friday the 13th, not Wednesday.",
+            "2024-09-11",
+            "2024-09-13",
+        ),
+        ("下周三我要去宜昌出差。", "我是说下周五，不是周三。", "2024-09-11", "2024-09-13"),
+        ("下週三我要去台南出差。", "我是說下週五，不是週三。", "2024-09-11", "2024-09-13"),
+    ],
+)
+def test_a_mis_said_day_moves_what_was_concluded(memory, first, then, old, new):
+    _say_minutes_apart(memory, first, then)
+    found = [(i.text, i.is_active) for i in memory.inferences("u1", include_retracted=True)]
+    assert any(old in t and not active for t, active in found), found
+    assert any(new in t and active for t, active in found), found
+
+
+def test_a_day_that_is_not_the_one_said_corrects_nothing(memory):
+    _say_minutes_apart(memory, "I'm off to Amsterdam next Tuesday.", "Actually it's Thursday, not Monday.")
+    found = [(i.text, i.is_active) for i in memory.inferences("u1", include_retracted=True)]
+    assert found and all(active for _, active in found) and all("2024-09-10" in t for t, _ in found), found

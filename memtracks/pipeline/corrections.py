@@ -182,12 +182,19 @@ def pick_target(
         if correction.key in (cand.value_key, own_key) and correction.time is None:
             continue  # saying the same value again corrects nothing
         if rejected is not None:
-            if rejected in (cand.value_key, own_key):
+            if rejected in (cand.value_key, own_key) or (cand.kind == "time" and _same_time_words(rejected, cand)):
                 return cand
             continue
         if compatible(correction, cand.kind, check):
             return cand
     return None
+
+
+def _same_time_words(rejected: str, cand: Candidate) -> bool:
+    """Does a rejected time ("Tuesday", 周三) name the time a dated happening was said with
+    ("next Tuesday", 下周三)?"""
+    said = cand.value_key or cand.value.lower()
+    return bool(said) and bool(rejected) and (rejected in said or said in rejected)
 
 
 def corrected_value(correction: BareCorrection, target: Candidate) -> tuple[str, str]:
