@@ -53,3 +53,35 @@ def test_a_trip_or_someone_elses_move_leaves_the_home(memory, home, said):
     say(memory, home, said, every=timedelta(days=60))
     current, _ = held(memory, "lives_in")
     assert len(current) == 1 and current[0] in home, current
+
+
+@pytest.mark.parametrize(
+    "home,moved,new",
+    [
+        (
+            "I live in Ottawa.",
+            "By Sunday night we were eating pizza on the floor of our new place in Halifax.",
+            "Halifax",
+        ),
+        ("I live in Tacoma.", "I moved back in with my parents in Spokane.", "Spokane"),
+        ("我住喺屯門。", "已經搬咗入元朗嘅新樓，每朝要早半個鐘出門返工", "元朗"),
+        ("我住在蘆洲。", "頭份的新家終於裝潢好，上週末正式入厝了。", "頭份"),
+    ],
+)
+def test_a_new_home_named_in_passing(memory, home, moved, new):
+    say(memory, home, moved, every=timedelta(days=60))
+    current, _ = held(memory, "lives_in")
+    assert current == [new]
+
+
+@pytest.mark.parametrize(
+    "home,said",
+    [
+        ("I live in Ottawa.", "My sister's new place in Halifax is gorgeous."),
+        ("我住在蘆洲。", "我姐姐頭份的新家上週末入厝了。"),
+    ],
+)
+def test_someone_elses_new_home_leaves_the_home(memory, home, said):
+    say(memory, home, said, every=timedelta(days=60))
+    current, _ = held(memory, "lives_in")
+    assert current == [home.removeprefix("I live in ").removeprefix("我住在").rstrip(".。")]
