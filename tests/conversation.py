@@ -30,6 +30,12 @@ def fact_states(memory, slot: str, subject: str = "user", user_id: str = "u1") -
     return {f.value: (f.reason or "current") for f in facts if f.subject == subject}
 
 
+def states_after(memory, slot: str, *texts: str, every: timedelta = timedelta(days=40)) -> dict[str, str]:
+    """Say ``texts`` ``every`` apart; the user's facts of ``slot`` by value, as :func:`fact_states`."""
+    say(memory, *texts, every=every)
+    return fact_states(memory, slot)
+
+
 def held(memory, slot: str, subject: str = "user", user_id: str = "u1") -> tuple[list[str], list[str]]:
     """The values of ``subject``'s ``slot`` that hold, and those that ended, each sorted."""
     states = fact_states(memory, slot, subject, user_id)

@@ -26,18 +26,7 @@ T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
     ],
 )
 def test_the_slip_is_corrected(memory, first, then, slot, old, new):
-    for i, text in enumerate((first, then)):
-        memory.write(
-            Turn(
-                text=text,
-                speaker="user",
-                user_id="u1",
-                session_id="s1",
-                turn_id=f"t{i}",
-                timestamp=T0 + timedelta(minutes=3 * i),
-            )
-        )
-    facts = memory.facts("u1", include_superseded=True)
+    facts = _say_minutes_apart(memory, first, then)
     assert any(f.slot == slot and f.value == old and f.reason == "corrected" for f in facts), facts
     assert any(f.slot == slot and f.value == new and f.is_current for f in facts), facts
 

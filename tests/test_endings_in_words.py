@@ -7,19 +7,12 @@ there (在海底捞当服务员, "I'm a recruiter at Deloitte"), and a diet kept
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conversation import fact_states, say
+from conversation import fact_states, say, states_after
 
 from memtracks import DataFileError
 from memtracks.data.catalogue import default_catalogue
 from memtracks.data.statements import default_endings, load_endings
-
-
-def _states(memory, slot, *turns):
-    say(memory, *turns, every=timedelta(days=40))
-    return fact_states(memory, slot)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +58,7 @@ def _states(memory, slot, *turns):
     ],
 )
 def test_a_held_value_ended_in_words_no_pattern_lists(memory, before, after, slot, value):
-    states = _states(memory, slot, before, after)
+    states = states_after(memory, slot, before, after)
     assert any(value.startswith(v) or v.startswith(value) for v, s in states.items() if s != "current"), states
     assert not any(s == "current" for s in states.values()), states
 
@@ -84,7 +77,7 @@ def test_a_held_value_ended_in_words_no_pattern_lists(memory, before, after, slo
     ],
 )
 def test_look_alikes_end_nothing(memory, before, after, slot):
-    states = _states(memory, slot, before, after)
+    states = states_after(memory, slot, before, after)
     assert list(states.values()) == ["current"], states
 
 
@@ -96,7 +89,7 @@ def test_look_alikes_end_nothing(memory, before, after, slot):
     ],
 )
 def test_what_takes_its_place_in_the_same_sentence_replaces_it(memory, before, after, old, new):
-    assert _states(memory, "lives_in", before, after) == {old: "replaced", new: "current"}
+    assert states_after(memory, "lives_in", before, after) == {old: "replaced", new: "current"}
 
 
 @pytest.mark.parametrize(
@@ -124,7 +117,7 @@ def test_the_workplace_of_a_job_named(memory, text, employer, title):
     ],
 )
 def test_a_named_diet_is_kept_without_its_verb(memory, before, after, expected):
-    assert _states(memory, "diet", before, after) == expected
+    assert states_after(memory, "diet", before, after) == expected
 
 
 def test_every_endings_slot_is_read_for_change():
@@ -151,4 +144,4 @@ def test_a_bad_endings_entry_fails_with_its_place(tmp_path):
     ],
 )
 def test_a_year_older_is_no_age_of_one(memory, after, expected):
-    assert _states(memory, "age", "I'm 37.", after) == expected
+    assert states_after(memory, "age", "I'm 37.", after) == expected

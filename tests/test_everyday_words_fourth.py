@@ -12,17 +12,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conversation import T0, conclusions, fact_states, say
+from conversation import T0, conclusions, fact_states, say, states_after
 
 from memtracks.data.lexicons import load_places
 from memtracks.data.userdata import load as load_user_data
 from memtracks.errors import DataFileError
-
-
-def _states(memory, slot, *turns):
-    say(memory, *turns, every=timedelta(days=40))
-    return fact_states(memory, slot)
-
 
 # ------------------------------------------------------------------ places in Chinese
 
@@ -54,7 +48,7 @@ def test_a_trip_to_a_place_no_entity_entry_names(memory, text, place):
     ],
 )
 def test_a_move_to_a_place_no_entity_entry_names(memory, before, after, expected):
-    assert _states(memory, "lives_in", before, after) == expected
+    assert states_after(memory, "lives_in", before, after) == expected
 
 
 def test_the_splitter_keeps_ordinary_words_whole(toolkit):
@@ -162,11 +156,11 @@ def test_a_call_off_of_something_else_keeps_the_plan(memory, plan, said):
     ],
 )
 def test_a_place_said_outranks_the_one_a_move_concludes(memory, before, after, expected):
-    assert _states(memory, "lives_in", before, after) == expected
+    assert states_after(memory, "lives_in", before, after) == expected
 
 
 def test_a_move_said_alone_still_concludes_the_home(memory):
-    assert _states(memory, "lives_in", "I live in Boise.", "We moved to Osaka last month.") == {
+    assert states_after(memory, "lives_in", "I live in Boise.", "We moved to Osaka last month.") == {
         "Boise": "replaced",
         "Osaka": "current",
     }
@@ -187,7 +181,7 @@ def test_a_move_said_alone_still_concludes_the_home(memory):
     ],
 )
 def test_a_status_is_written_in_the_turns_script(memory, before, after, expected):
-    assert _states(memory, "relationship_status", before, after) == expected
+    assert states_after(memory, "relationship_status", before, after) == expected
 
 
 @pytest.mark.parametrize(
@@ -203,7 +197,7 @@ def test_a_status_is_written_in_the_turns_script(memory, before, after, expected
     ],
 )
 def test_a_divorce_done_with_the_partner_named_first_ends_the_partner(memory, before, after, partner, state):
-    assert _states(memory, "partner", before, after)[partner] == state
+    assert states_after(memory, "partner", before, after)[partner] == state
 
 
 # ------------------------------------------------------------------ allergies
@@ -226,11 +220,11 @@ def test_a_divorce_done_with_the_partner_named_first_ends_the_partner(memory, be
     ],
 )
 def test_allergies_added_and_outgrown(memory, before, after, expected):
-    assert _states(memory, "allergies", before, after) == expected
+    assert states_after(memory, "allergies", before, after) == expected
 
 
 def test_a_thing_the_tagger_reads_as_a_verb_after_to_is_kept(memory):
-    assert _states(memory, "allergies", "I'm allergic to shellfish.") == {"shellfish": "current"}
+    assert states_after(memory, "allergies", "I'm allergic to shellfish.") == {"shellfish": "current"}
 
 
 # ------------------------------------------------------------------ Chinese clauses without their subject
@@ -248,7 +242,7 @@ def test_a_thing_the_tagger_reads_as_a_verb_after_to_is_kept(memory):
     ],
 )
 def test_a_clause_without_its_subject_is_the_speakers(memory, before, after, slot, expected):
-    assert _states(memory, slot, before, after) == expected
+    assert states_after(memory, slot, before, after) == expected
 
 
 @pytest.mark.parametrize(
@@ -261,7 +255,7 @@ def test_a_clause_without_its_subject_is_the_speakers(memory, before, after, slo
     ],
 )
 def test_someone_elses_clause_changes_nothing_of_the_speakers(memory, before, after, slot, expected):
-    assert _states(memory, slot, before, after) == expected
+    assert states_after(memory, slot, before, after) == expected
 
 
 # ------------------------------------------------------------------ words a sentence opens with
@@ -283,7 +277,7 @@ def test_someone_elses_clause_changes_nothing_of_the_speakers(memory, before, af
     ],
 )
 def test_a_word_a_chat_sentence_opens_with_is_no_one(memory, before, after, expected):
-    assert _states(memory, "lives_in", before, after) == expected
+    assert states_after(memory, "lives_in", before, after) == expected
 
 
 # ------------------------------------------------------------------ corrections said beside the value
@@ -341,11 +335,11 @@ def test_a_stressing_shi_keeps_what_it_does_not_change(memory):
     ],
 )
 def test_a_pet_is_named_as_it_comes(memory, before, after, expected):
-    assert _states(memory, "pets", before, after) == expected
+    assert states_after(memory, "pets", before, after) == expected
 
 
 def test_a_lab_is_a_dog_only_when_named(memory):
-    assert _states(memory, "pets", "I'm 30.", "I have a lab meeting at nine.") == {}
+    assert states_after(memory, "pets", "I'm 30.", "I have a lab meeting at nine.") == {}
 
 
 @pytest.mark.parametrize(
@@ -359,7 +353,7 @@ def test_a_lab_is_a_dog_only_when_named(memory):
     ],
 )
 def test_an_ending_that_names_the_held_value(memory, before, after, slot, expected):
-    assert _states(memory, slot, before, after) == expected
+    assert states_after(memory, slot, before, after) == expected
 
 
 def test_made_redundant_ends_the_employer(memory):
@@ -378,7 +372,7 @@ def test_made_redundant_ends_the_employer(memory):
     ],
 )
 def test_a_diet_done_or_kept(memory, text, expected):
-    assert _states(memory, "diet", text) == expected
+    assert states_after(memory, "diet", text) == expected
 
 
 # ------------------------------------------------------------------ the new year, and the lunar calendar's days
@@ -446,7 +440,7 @@ def test_a_lunar_date_table_is_checked(tmp_path):
     ],
 )
 def test_a_partner_named_plainly(memory, text, expected):
-    assert _states(memory, "partner", text) == expected
+    assert states_after(memory, "partner", text) == expected
 
 
 @pytest.mark.parametrize(
@@ -460,7 +454,7 @@ def test_a_partner_named_plainly(memory, text, expected):
     ],
 )
 def test_an_ex_named_is_no_partner(memory, before, after, expected):
-    assert _states(memory, "partner", before, after) == expected
+    assert states_after(memory, "partner", before, after) == expected
 
 
 @pytest.mark.parametrize(
@@ -472,6 +466,6 @@ def test_an_ex_named_is_no_partner(memory, before, after, expected):
     ],
 )
 def test_a_split_in_chat_words_ends_the_partner(memory, before, after):
-    states = _states(memory, "partner", before, after)
+    states = states_after(memory, "partner", before, after)
     assert not any(state == "current" and value.startswith(("阿凯（", "阿凱（")) for value, state in states.items())
     assert any(state == "ended" for state in states.values()), states

@@ -7,15 +7,8 @@ a Latin name: 叫Lucky), and a diet changed (改吃蛋奶素, "switched to being
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from conversation import fact_states, say
-
-
-def _states(memory, slot, *turns):
-    say(memory, *turns, every=timedelta(days=40))
-    return fact_states(memory, slot)
+from conversation import states_after
 
 
 @pytest.mark.parametrize(
@@ -80,7 +73,7 @@ def _states(memory, slot, *turns):
     ],
 )
 def test_the_change_is_read(memory, before, after, slot, expected):
-    assert _states(memory, slot, before, after) == expected
+    assert states_after(memory, slot, before, after) == expected
 
 
 @pytest.mark.parametrize(
@@ -128,7 +121,7 @@ def test_the_change_is_read(memory, before, after, slot, expected):
     ],
 )
 def test_look_alikes_and_denials_change_nothing(memory, before, after, slot, expected):
-    assert _states(memory, slot, before, after) == expected
+    assert states_after(memory, slot, before, after) == expected
 
 
 @pytest.mark.parametrize(
@@ -139,7 +132,7 @@ def test_look_alikes_and_denials_change_nothing(memory, before, after, slot, exp
     ],
 )
 def test_a_negation_that_is_the_ending_still_ends(memory, before, after, ended):
-    assert _states(memory, "employer", before, after)[ended] == "ended"
+    assert states_after(memory, "employer", before, after)[ended] == "ended"
 
 
 @pytest.mark.parametrize(
@@ -155,7 +148,7 @@ def test_a_negation_that_is_the_ending_still_ends(memory, before, after, ended):
     ],
 )
 def test_a_pet_named_after_it_is_taken_in(memory, turns, expected):
-    assert _states(memory, "pets", *turns) == expected
+    assert states_after(memory, "pets", *turns) == expected
 
 
 @pytest.mark.parametrize(
@@ -171,11 +164,11 @@ def test_a_pet_named_after_it_is_taken_in(memory, turns, expected):
     ],
 )
 def test_splits_with_a_time_between_and_cars_by_their_local_names(memory, before, after, slot, expected):
-    states = _states(memory, slot, before, after)
+    states = states_after(memory, slot, before, after)
     assert {v: states.get(v) for v in expected} == expected, states
     assert all(s != "current" for v, s in states.items() if v not in expected and slot == "car"), states
 
 
 def test_dividing_chores_is_no_split(memory):
-    states = _states(memory, "partner", "我女朋友叫小美。", "我们周末一起大扫除，分了三个房间。")
+    states = states_after(memory, "partner", "我女朋友叫小美。", "我们周末一起大扫除，分了三个房间。")
     assert states == {"小美（女朋友）": "current"}

@@ -8,12 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conversation import fact_states, say
-
-
-def _states(memory, slot, *turns):
-    say(memory, *turns, every=timedelta(days=40))
-    return fact_states(memory, slot)
+from conversation import fact_states, say, states_after
 
 
 @pytest.mark.parametrize(
@@ -62,7 +57,7 @@ def test_no_partner_where_none_is_named_as_one(memory, text):
     ],
 )
 def test_a_status_said_in_chat_words(memory, before, after, status):
-    assert _states(memory, "relationship_status", before, after).get(status) == "current"
+    assert states_after(memory, "relationship_status", before, after).get(status) == "current"
 
 
 @pytest.mark.parametrize(
