@@ -55,6 +55,16 @@ from memtracks.data.statements import default_endings, load_endings
         ),
         ("我老公叫晓峰。", "晓峰现在是我前夫了，孩子跟我。", "partner", "晓峰"),
         ("我對花生過敏。", "脫敏治療做完了，現在吃花生一點事都沒有。", "allergies", "花生"),
+        # a model code names the car (H6: 哈弗H6); 送咗畀 is 送了给
+        ("我开的是一辆哈弗H6。", "H6挂二手平台卖掉了，现在每天坐地铁通勤。", "car", "哈弗H6"),
+        ("我揸一架Toyota Sienta。", "架Sienta送咗畀細佬，我而家日日搭巴士", "car", "Toyota Sienta"),
+        ("我養了一隻貓叫芋圓。", "芋圓上個月在睡夢中離開了，陪了我十五年。", "pets", "芋圓"),
+        (
+            "I have a ferret named Gizmo.",
+            "Had to find Gizmo a new home, turns out my daughter is allergic.",
+            "pets",
+            "Gizmo",
+        ),
     ],
 )
 def test_a_held_value_ended_in_words_no_pattern_lists(memory, before, after, slot, value):
@@ -145,3 +155,27 @@ def test_a_bad_endings_entry_fails_with_its_place(tmp_path):
 )
 def test_a_year_older_is_no_age_of_one(memory, after, expected):
     assert states_after(memory, "age", "I'm 37.", after) == expected
+
+
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        (
+            "I have a dachshund named Walnut.",
+            "Walnut has a little brother now! We brought a second dachshund, Pretzel, home from a breeder.",
+            {"Walnut (dachshund)": "current", "Pretzel (dachshund)": "current"},
+        ),
+        (
+            "I have a dachshund named Walnut.",
+            "We brought a dachshund, Pretzel, to the vet for my neighbour.",
+            {"Walnut (dachshund)": "current"},
+        ),
+        (
+            "我养了一只狸花猫叫煤球。",
+            "又从同事那抱回来一只布偶猫，叫奶盖，煤球天天追着它跑",
+            {"煤球（狸花猫）": "current", "奶盖（布偶猫）": "current"},
+        ),
+    ],
+)
+def test_a_second_pet_joins_the_first(memory, before, after, expected):
+    assert states_after(memory, "pets", before, after) == expected

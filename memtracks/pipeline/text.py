@@ -197,13 +197,13 @@ def value_key(value: str) -> str:
     return key.strip(" .!?'\"")
 
 
-_VALUE_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}|[\u4e00-\u9fff]{2,}", re.IGNORECASE)
+_VALUE_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}|[a-z]\d|\d[a-z]|[\u4e00-\u9fff]{2,}", re.IGNORECASE)  # a model code too: H6, X5
 # words of a value that name nothing on their own ("my old car", "the one in town")
 _EMPTY_WORDS = frozenset("the and with from new old one two our his her their its for about".split())
 
 
 def names_value(text: str, value: str) -> bool:
-    """Does ``text`` name ``value`` by one of its words ("Sold the Civic" names "Honda Civic",
+    """Does ``text`` name ``value`` by one of its words ("Sold the Civic" names "Honda Civic", H6 names 哈弗H6,
     我从阿里辞职了 names 阿里; a Chinese value of four or more characters also by its first or
     last two: 把思域卖了 names 本田思域)? Case is ignored; an English word must stand whole (a
     plural "s" aside: "my egg allergy" names "eggs"); a
