@@ -58,3 +58,23 @@ def test_a_trip_said_without_its_subject_is_the_speakers(memory, text, place):
 @pytest.mark.parametrize("text", ["Heading to bed now, night!", "Going to the gym later."])
 def test_going_to_bed_is_no_trip(memory, text):
     assert conclusions(memory, text) == []
+
+
+@pytest.mark.parametrize(
+    "plan,moved,old,new",
+    [
+        (
+            "I'm flying to Denver next Saturday for my cousin's wedding.",
+            "The wedding got pushed to the 21st.",
+            "2024-09-14",
+            "2024-09-21",
+        ),
+        ("下周六要去泉州参加同学婚礼。", "婚礼改到21号了，机票也改签了。", "2024-09-14", "2024-09-21"),
+        ("下週六要去台南參加同學婚禮。", "婚禮改到21號了，機票也改簽了。", "2024-09-14", "2024-09-21"),
+    ],
+)
+def test_a_plan_moved_moves_all_that_was_set_for_its_day(memory, plan, moved, old, new):
+    # the trip and the wedding were one plan: nothing is left concluded for the old day
+    found = conclusions(memory, plan, moved)
+    assert not any(old in t and active for t, active in found), found
+    assert any(new in t and active for t, active in found), found

@@ -303,3 +303,20 @@ def test_timenorm_lexicon_checks_holidays_and_zones(tmp_path: Path) -> None:
     problems = caught.value.problems
     assert any("holidays[0] 'founders day'" in p and "exactly one of" in p for p in problems)
     assert any("zones[0] 'mars time'" in p and "unknown time zone" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("The wedding got pushed to the 21st.", [("the 21st", "2024-09-21")]),
+        ("It's postponed until the 3rd.", [("the 3rd", "2024-10-03")]),
+        ("The party is the 21st.", [("the 21st", "2024-09-21")]),
+        ("We're going to the 21st birthday party.", []),
+        ("Take the lift up to the 3rd floor.", []),
+        ("I've tried for the 2nd time.", []),
+    ],
+)
+def test_a_day_of_the_month_after_a_word_that_takes_a_date(text, expected):
+    ref = datetime(2024, 9, 4, 9, tzinfo=timezone.utc)
+    found = [(m.text, m.start.date().isoformat()) for m in normalize_time(text, ref, "en")]
+    assert found == expected

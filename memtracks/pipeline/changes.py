@@ -77,9 +77,21 @@ def changed_event(target: Event, index: int, change: Happening, note: str) -> Ev
     h = target.happenings[index]
     if change.kind == "cancel":
         new = replace(h, status="cancelled", note=note)
+        happenings = tuple(new if i == index else x for i, x in enumerate(target.happenings))
     else:
-        new = replace(h, status="moved", note=note, start=change.start, end=change.end, granularity=change.granularity)
-    happenings = tuple(new if i == index else x for i, x in enumerate(target.happenings))
+        # the plan moves whole: every happening of the turn set for the same time with it
+        # (下周六去泉州参加婚礼: the trip and the wedding; "婚礼改到21号" moves both)
+        moved = {
+            i
+            for i, x in enumerate(target.happenings)
+            if i == index or (x.start is not None and x.start == h.start and x.status == "active" and x.subject == h.subject)
+        }
+        happenings = tuple(
+            replace(x, status="moved", note=note, start=change.start, end=change.end, granularity=change.granularity)
+            if i in moved
+            else x
+            for i, x in enumerate(target.happenings)
+        )
     event = replace(target, happenings=happenings)
     if change.kind == "postpone" and (target.start == h.start):
         event = replace(event, start=change.start, end=change.end, granularity=change.granularity)

@@ -19,6 +19,13 @@ _ROLLING = {"past": -1, "last": -1, "previous": -1, "next": 1, "coming": 1, "fol
 ORDINAL_SELECT = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "final": -1}
 
 
+_NOT_A_DAY = re.compile(
+    r"\s*(?:-\s*)?(?:birthday|bday|anniversary|century|floor|place|row|time|street|st\b|avenue|ave\b|grade|round|"
+    r"minute|hour|amendment|precinct|ward|district|level|lap|inning|season|edition|generation|percentile|attempt|try)",
+    re.IGNORECASE,
+)
+
+
 class RelativeRules:
     """Relative-time rules of the English grammar (uses the tables ``English`` builds)."""
 
@@ -215,7 +222,14 @@ class RelativeRules:
         dom = self.day_number(m["d"])
         if dom is None:
             return None
-        strong = re.search(r"\bon\s+$", ctx.text[max(0, m.start() - 4) : m.start()], re.IGNORECASE) is not None
+        before = ctx.text[max(0, m.start() - 7) : m.start()]
+        strong = re.search(r"\bon\s+$", before[-4:], re.IGNORECASE) is not None or (
+            # "pushed to the 21st", "until the 3rd", "it's the 21st": a day of the month after a
+            # word that takes a date (not "the 21st birthday", "to the 3rd floor")
+            bool(m.groupdict().get("the"))
+            and re.search(r"\b(?:to|until|till|by|for|from|before|after|is|was|'s)\s+$", before, re.IGNORECASE) is not None
+            and _NOT_A_DAY.match(ctx.text, m.end()) is None
+        )
         return pc.dom_piece(ctx, m.span(), dom, ctx.tense(m.span()), strong)
 
     def the_unit(self, m: re.Match[str], ctx: Context) -> Piece:
