@@ -314,6 +314,9 @@ def test_timenorm_lexicon_checks_holidays_and_zones(tmp_path: Path) -> None:
         ("We're going to the 21st birthday party.", []),
         ("Take the lift up to the 3rd floor.", []),
         ("I've tried for the 2nd time.", []),
+        # an emoji ends a clause: the day is the start's, not the past of "said"
+        ("Said yes to the offer 🎉 my first day there is November 18.", [("November 18", "2024-11-18")]),
+        ("Went to the beach 🏖 on Saturday.", [("Saturday", "2024-08-31")]),
     ],
 )
 def test_a_day_of_the_month_after_a_word_that_takes_a_date(text, expected):

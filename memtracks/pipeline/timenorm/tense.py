@@ -18,7 +18,9 @@ from memtracks.data.time_words import Lexicon
 
 _SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…]")
 MENTION = "\ue000"  # stands for the mention's characters during the cue search (not a word character)
-_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、]|[:：](?!\d)")  # not the colon of 9:30
+# not the colon of 9:30; an emoji ends a clause as chat writes it ("Said yes to the offer 🎉 my
+# first day is November 18": the day is the start's, not the past of "said")
+_CLAUSE_END = re.compile(r"[.!?;](?=\s|$)|[\n。！？；…,，、]|[:：](?!\d)|[\U0001F300-\U0001FAFF\u2600-\u27BF]")
 
 
 @dataclass(frozen=True)
