@@ -122,3 +122,37 @@ def test_ends_values_naming_an_unknown_slot_fails_with_its_place(tmp_path):
     with pytest.raises(DataFileError) as err:
         load_catalogue(path)
     assert "slots 'partner': field 'ends_values': unknown slot 'mood'" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我在安踏做鞋类设计。", "米哈游的offer接了！11月4号入职，这边还得交接一个月", "安踏", "米哈游"),
+        (
+            "I work at Mailchimp in sales.",
+            "Said yes to Zendesk's offer 🎉 my first day there is November 18.",
+            "Mailchimp",
+            "Zendesk",
+        ),
+    ],
+)
+def test_an_offer_with_a_later_start_is_a_plan(memory, before, after, old, new):
+    say(memory, before, after, every=timedelta(days=28))
+    facts = memory.facts("u1", slot="employer", include_superseded=True, include_planned=True)
+    plan = next(f for f in facts if f.value == new)
+    assert plan.planned, facts
+    # the old employer holds until the new one starts
+    assert any(f.value == old and (f.valid_to is None or f.valid_to >= plan.valid_from) for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "text,employer",
+    [
+        ("I work at Mailchimp in sales.", "Mailchimp"),
+        ("I work at Bank of America in compliance.", "Bank of America"),
+        ("I work at Sainsbury's in the bakery section.", "Sainsbury's"),
+    ],
+)
+def test_a_workplace_stops_before_the_department(memory, text, employer):
+    say(memory, text)
+    assert fact_states(memory, "employer") == {employer: "current"}

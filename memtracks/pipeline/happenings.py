@@ -201,8 +201,9 @@ _START_AFTER = re.compile(r"^(?:就|正式|开始|要)?(?:入职|报到|上班|�
 
 def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention], text: str) -> TimeMention | None:
     """The time expression of the happening's sentence said as its start, else the one closest
-    to it ("Signed with Dropbox yesterday, I start on January 6th": January 6th)."""
-    inside = [t for t in times if sent.start <= t.span[0] < sent.end and t.dated]
+    to it ("Signed with Dropbox yesterday, I start on January 6th": January 6th). A time the
+    pattern itself reaches past the sentence's end counts too (米哈游的offer接了！11月4号入职)."""
+    inside = [t for t in times if (sent.start <= t.span[0] < sent.end or span[0] <= t.span[0] < span[1]) and t.dated]
     if not inside:
         return None
     starts = [
