@@ -179,3 +179,31 @@ def test_a_year_older_is_no_age_of_one(memory, after, expected):
 )
 def test_a_second_pet_joins_the_first(memory, before, after, expected):
     assert states_after(memory, "pets", before, after) == expected
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,value",
+    [
+        # a word said for effect before "?" asks nothing ("...and honestly? No regrets.")
+        (
+            "I'm vegetarian, have been since college.",
+            "Broke my 12-year vegetarian streak with a burger and honestly? No regrets.",
+            "diet",
+            "vegetarian",
+        ),
+        ("我平时吃素。", "素是坚持不下去了，医生说我贫血，现在每周吃两三次肉。", "diet", "吃素"),
+    ],
+)
+def test_a_diet_given_up_in_chat_words(memory, before, after, slot, value):
+    assert states_after(memory, slot, before, after).get(value) == "ended"
+
+
+@pytest.mark.parametrize(
+    "before,after,expected",
+    [
+        ("我無肉不歡㗎。", "睇完嗰套紀錄片之後決定戒肉，而家食全素㗎喇", {"全素": "current"}),
+        ("我吃素。", "素食坚持不下去的人很多，我还在坚持。", {"吃素": "current"}),
+    ],
+)
+def test_a_diet_said_in_cantonese_or_kept(memory, before, after, expected):
+    assert states_after(memory, "diet", before, after) == expected

@@ -156,3 +156,33 @@ def test_an_offer_with_a_later_start_is_a_plan(memory, before, after, old, new):
 def test_a_workplace_stops_before_the_department(memory, text, employer):
     say(memory, text)
     assert fact_states(memory, "employer") == {employer: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我在趨勢科技上班。", "已經從趨勢離職，這週一到瑞昱報到，新環境還在適應", "趨勢科技", "瑞昱"),
+        ("我在宁德时代上班。", "从宁德离职了，下周一去比亚迪报到。", "宁德时代", "比亚迪"),
+    ],
+)
+def test_a_job_left_by_a_short_name_and_the_next_one_reported_to(memory, before, after, old, new):
+    states = states_after(memory, "employer", before, after)
+    assert states.get(old) in ("ended", "replaced") and new in states, states
+
+
+def test_reporting_to_school_is_no_employer(memory):
+    states = states_after(memory, "employer", "我在趨勢科技上班。", "下週一要到學校報到。")
+    assert states == {"趨勢科技": "current"}, states
+
+
+@pytest.mark.parametrize(
+    "before,after,status",
+    [
+        ("我老公叫晓峰。", "晓峰现在是我前夫了，孩子跟我。", "离异"),
+        ("My husband is Rafael.", "Rafael is my ex-husband now.", "divorced"),
+    ],
+)
+def test_an_ex_spouse_means_divorced(memory, before, after, status):
+    say(memory, before, after, every=timedelta(days=40))
+    assert fact_states(memory, "relationship_status") == {status: "current"}
+    assert "current" not in fact_states(memory, "partner").values()

@@ -288,6 +288,9 @@ def _assert(
 ) -> None:
     current = ledger.current(value.subject, value.slot)
     same = [f for f in current if not f.negated and f.value_key == value.value_key]
+    if not same and value.historical and value.value_key:
+        # "已經從趨勢離職" about the current 趨勢科技: a past value named in part is the current one
+        same = [f for f in current if not f.negated and _matches(f, value.value_key)]
     if same:
         fact = _reinforce(ledger, same[0], value, turn_id, at)
         if value.historical:  # "I used to live in X" about the current X: it no longer holds

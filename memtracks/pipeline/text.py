@@ -29,12 +29,18 @@ class Sentence:
 
 
 def sentences(text: str) -> list[Sentence]:
-    """Split ``text`` into sentences; a sentence ending in ? or ？ is a question."""
+    """Split ``text`` into sentences; a sentence ending in ? or ？ is a question, unless the mark
+    only follows a word said for effect ("Broke my streak with a burger and honestly? No
+    regrets.")."""
     out = []
     for m in _SENTENCE.finditer(text):
         if m.group().strip():
-            out.append(Sentence(m.start(), m.end(), m.group().rstrip().endswith(("?", "？"))))
+            said = m.group().rstrip()
+            out.append(Sentence(m.start(), m.end(), said.endswith(("?", "？")) and not _FOR_EFFECT.search(said)))
     return out or [Sentence(0, len(text), False)]
+
+
+_FOR_EFFECT = re.compile(r"\b(?:honestly|seriously|tbh|ngl|lol|lmao)\s*[?？]+$", re.IGNORECASE)
 
 
 def sentence_at(sents: Sequence[Sentence], pos: int) -> Sentence:
