@@ -84,7 +84,8 @@ def changed_event(target: Event, index: int, change: Happening, note: str) -> Ev
         moved = {
             i
             for i, x in enumerate(target.happenings)
-            if i == index or (x.start is not None and x.start == h.start and x.status == "active" and x.subject == h.subject)
+            if i == index
+            or (x.start is not None and x.start == h.start and x.status == "active" and x.subject == h.subject)
         }
         happenings = tuple(
             replace(x, status="moved", note=note, start=change.start, end=change.end, granularity=change.granularity)

@@ -203,7 +203,9 @@ def value_key(value: str) -> str:
     return key.strip(" .!?'\"")
 
 
-_VALUE_WORD = re.compile(r"[a-z0-9][a-z0-9'-]{2,}|[a-z]\d|\d[a-z]|[\u4e00-\u9fff]{2,}", re.IGNORECASE)  # a model code too: H6, X5
+_VALUE_WORD = re.compile(
+    r"[a-z0-9][a-z0-9'-]{2,}|[a-z]\d|\d[a-z]|[\u4e00-\u9fff]{2,}", re.IGNORECASE
+)  # a model code too: H6, X5
 # words of a value that name nothing on their own ("my old car", "the one in town")
 _EMPTY_WORDS = frozenset("the and with from new old one two our his her their its for about".split())
 

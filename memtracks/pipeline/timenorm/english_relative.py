@@ -227,7 +227,8 @@ class RelativeRules:
             # "pushed to the 21st", "until the 3rd", "it's the 21st": a day of the month after a
             # word that takes a date (not "the 21st birthday", "to the 3rd floor")
             bool(m.groupdict().get("the"))
-            and re.search(r"\b(?:to|until|till|by|for|from|before|after|is|was|'s)\s+$", before, re.IGNORECASE) is not None
+            and re.search(r"\b(?:to|until|till|by|for|from|before|after|is|was|'s)\s+$", before, re.IGNORECASE)
+            is not None
             and _NOT_A_DAY.match(ctx.text, m.end()) is None
         )
         return pc.dom_piece(ctx, m.span(), dom, ctx.tense(m.span()), strong)
