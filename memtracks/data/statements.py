@@ -46,6 +46,17 @@ class Markers:
         return re.sub(r"\s{2,}", " ", text)
 
 
+def _compiled(regexes: list, lang: str, where: str, problems: list[str]) -> tuple[re.Pattern[str], ...]:
+    """``regexes`` compiled (English ones ignoring case); each bad one is a problem at ``where[i]``."""
+    out = []
+    for i, rx in enumerate(regexes):
+        try:
+            out.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
+        except (re.error, TypeError) as exc:
+            problems.append(f"{where}[{i}]: bad regex {rx!r}: {exc}")
+    return tuple(out)
+
+
 def load_markers(path: Path | None = None) -> Markers:
     path = path or bundled("lexicons", "statements.yaml")
     doc = read_yaml(path)
@@ -63,13 +74,7 @@ def load_markers(path: Path | None = None) -> Markers:
             if category not in CATEGORIES:
                 problems.append(f"markers.{lang}.{category}: unknown category; known: {', '.join(CATEGORIES)}")
                 continue
-            compiled = []
-            for i, rx in enumerate(regexes or []):
-                try:
-                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
-                except re.error as exc:
-                    problems.append(f"markers.{lang}.{category}[{i}]: bad regex {rx!r}: {exc}")
-            out[lang][category] = tuple(compiled)
+            out[lang][category] = _compiled(regexes or [], lang, f"markers.{lang}.{category}", problems)
     if problems:
         raise DataFileError(str(path), problems)
     return Markers(out)
@@ -148,13 +153,7 @@ def load_endings(path: Path | None = None, slots: frozenset[str] | None = None) 
             if not isinstance(regexes, list):
                 problems.append(f"endings.{slot}.{lang}: must be a list of regexes")
                 continue
-            compiled = []
-            for i, rx in enumerate(regexes):
-                try:
-                    compiled.append(re.compile(rx, re.IGNORECASE if lang == "en" else 0))
-                except (re.error, TypeError) as exc:
-                    problems.append(f"endings.{slot}.{lang}[{i}]: bad regex {rx!r}: {exc}")
-            out[str(slot)][str(lang)] = tuple(compiled)
+            out[str(slot)][str(lang)] = _compiled(regexes, lang, f"endings.{slot}.{lang}", problems)
     if problems:
         raise DataFileError(str(path), problems)
     return Endings(out)

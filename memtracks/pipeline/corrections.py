@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from memtracks.pipeline.language import has_han
 from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.text import clean_value, sentences, value_key
 from memtracks.records import Entity, Event, Fact, Happening, SlotValue, TimeMention
@@ -39,7 +40,6 @@ _WEEKDAY = re.compile(
     r"^(?:on )?(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?$|^(?:周|星期|礼拜)[一二三四五六日天]$",
     re.IGNORECASE,
 )
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _SYMBOLS_AFTER = re.compile(r"[^\w\s)）]+$")  # an emoji or a marker after a value: "Pistachio*", 糯米🤣
 _QUALIFIED = re.compile(r"^(?P<value>.+?)(?P<qualifier> \([^()]+\)|（[^（）]+）)$")
 
@@ -158,7 +158,7 @@ def compatible(correction: BareCorrection, kind: str, check: Callable[[str, str]
     if kind in ("place", "org", "person", "pet", "language", "product", "car") and correction.label is None:
         # a Latin place or name is one the entity recogniser sees; a Chinese one often is not
         # (圆通, 糯糯, 南亞科): it must pass the typed check of the slot's kind
-        return _CJK.search(correction.value) is not None and check(correction.value, kind)
+        return has_han(correction.value) and check(correction.value, kind)
     return check(correction.value, kind)
 
 

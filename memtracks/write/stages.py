@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Protocol
 
 from memtracks.data.lexicons import Lexicons
@@ -363,30 +364,25 @@ def _ends_here(doc: TurnDoc, st: Any, fact: Fact, cue: tuple[int, int], lang: st
             return False
     if lang == "en" and _someone_else(doc, said[holder.start : cue[0]]):
         return False  # "My brother sold his Duster"
-    if _speakers_clause(doc, (holder.start, holder.end)):
+    span = (holder.start, holder.end)
+    who = _who(doc, span)
+    if _said_by_speaker(doc, who, span):
         return True
     # said of the value, or of no person and naming it ("the Pacifica is a write-off", 芝士没醒过来,
     # 携程那边被优化了); not of someone else ("My brother sold his Duster")
-    who = _who(doc, (holder.start, holder.end))
-    if who is not None:
-        return _names(who, fact)
-    return _names(said[holder.start : holder.end], fact)
+    return _names(who if who is not None else said[holder.start : holder.end], fact)
 
 
 def _someone_else(doc: TurnDoc, clause: str) -> bool:
     """Does an English clause speak of another person: a third-person pronoun or a relative
     ("My brother sold his Duster")?"""
-    lexicons = doc.toolkit.lexicons
-    rx = _OTHERS.get(id(lexicons))
-    if rx is None:
-        forms = sorted(lexicons.relations.forms("en"), key=len, reverse=True)
-        words = "|".join(re.escape(f) for f in forms)
-        rx = re.compile(rf"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|our) (?:{words})\b", re.IGNORECASE)
-        _OTHERS[id(lexicons)] = rx
-    return rx.search(clause) is not None
+    return _others(tuple(doc.toolkit.lexicons.relations.forms("en"))).search(clause) is not None
 
 
-_OTHERS: dict[int, re.Pattern[str]] = {}
+@lru_cache(maxsize=8)
+def _others(relatives: tuple[str, ...]) -> re.Pattern[str]:
+    words = "|".join(re.escape(f) for f in sorted(relatives, key=len, reverse=True))
+    return re.compile(rf"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|our) (?:{words})\b", re.IGNORECASE)
 
 
 _HEDGED = {
@@ -660,7 +656,11 @@ def _speakers_clause(doc: TurnDoc, span: tuple[int, int], value: bool = False) -
     """Is the clause around ``span`` (a clause, or a ``value`` in one) the speaker's — said of
     "I", of no one (the chat's dropped subject), or of the value itself ("Home is Valencia
     now") — not another person's?"""
-    who = _who(doc, span, value)
+    return _said_by_speaker(doc, _who(doc, span, value), span, value)
+
+
+def _said_by_speaker(doc: TurnDoc, who: str | None, span: tuple[int, int], value: bool = False) -> bool:
+    """:func:`_speakers_clause` for a clause whose subject ``who`` is already known."""
     if who in ("", doc.subject):
         return True
     # done to the speaker by someone unnamed ("They let me go", 公司把我优化了): the speaker's;
