@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from memtracks.pipeline.language import has_han
-from memtracks.pipeline.numerals import parse_number
+from memtracks.pipeline.numerals import counted_number
 from memtracks.pipeline.text import clean_value, sentences, value_key
 from memtracks.records import Entity, Event, Fact, Happening, SlotValue, TimeMention
 
@@ -133,7 +133,7 @@ def _correction(
         )
         rejected_key = named.key if named else None
     time = next((t for t in times if t.span[0] < span[1] and span[0] < t.span[1]), None)
-    number = parse_number(re.sub(r"(?:岁|歲|years? old)$", "", value).strip()) if time is None else None
+    number = counted_number(re.sub(r"(?:岁|歲|years? old)$", "", value).strip()) if time is None else None
     ent = next((e for e in entities if e.span[0] <= span[0] and span[1] <= e.span[1]), None)
     if ent is None:
         ent = next((e for e in entities if span[0] <= e.span[0] and e.span[1] <= span[1]), None)
@@ -167,7 +167,7 @@ def rejected_key(correction: BareCorrection) -> str | None:
         return None
     if correction.rejected_entity:
         return correction.rejected_entity
-    number = parse_number(re.sub(r"(?:岁|years? old)$", "", correction.rejected).strip())
+    number = counted_number(re.sub(r"(?:岁|歲|years? old)$", "", correction.rejected).strip())
     return str(number) if number is not None and correction.number is not None else value_key(correction.rejected)
 
 
@@ -179,10 +179,12 @@ def pick_target(
     for cand in sorted(candidates, key=lambda c: c.recency, reverse=True):
         base = _QUALIFIED.match(cand.value)
         own_key = value_key(base.group("value")) if base else cand.value_key
-        if correction.key in (cand.value_key, own_key) and correction.time is None:
+        count = counted_number(cand.value) if cand.kind == "number" else None
+        keys = (cand.value_key, own_key, str(count) if count is not None else own_key)
+        if correction.key in keys and correction.time is None:
             continue  # saying the same value again corrects nothing
         if rejected is not None:
-            if rejected in (cand.value_key, own_key) or (cand.kind == "time" and _same_time_words(rejected, cand)):
+            if rejected in keys or (cand.kind == "time" and _same_time_words(rejected, cand)):
                 return cand
             continue
         if compatible(correction, cand.kind, check):
@@ -200,7 +202,13 @@ def _same_time_words(rejected: str, cand: Candidate) -> bool:
 def corrected_value(correction: BareCorrection, target: Candidate) -> tuple[str, str]:
     """The new value and key for ``target``: a qualifier it carried ("Luna (cat)") stays."""
     if correction.number is not None:
-        return str(correction.number), str(correction.number)
+        said = counted_number(target.value)
+        if said is None or target.value.strip() == str(said):  # a number alone (an age)
+            return str(correction.number), str(correction.number)
+        if " " in correction.value.strip() or not target.value.strip().count(" "):  # "two kids"
+            return correction.value, value_key(correction.value)
+        rest = target.value.strip().split(" ", 1)[1]  # "three kids" corrected by "two": two kids
+        return f"{correction.value} {rest}", value_key(f"{correction.value} {rest}")
     m = _QUALIFIED.match(target.value)
     if m and correction.time is None:
         return correction.value + m.group("qualifier"), correction.key

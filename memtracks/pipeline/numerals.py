@@ -1,9 +1,37 @@
-"""Numbers written with digits or Chinese numerals: "30", "三十", "二十五", "两"."""
+"""Numbers written with digits, Chinese numerals or English words: "30", "三十", "两",
+"twenty-five"; and the number a counted phrase starts with ("two kids", 两个孩子)."""
 
 from __future__ import annotations
 
-_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+import re
+
+_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "兩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _UNITS = {"十": 10, "百": 100, "千": 1000}
+_EN_ONES = {
+    word: n
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        " sixteen seventeen eighteen nineteen".split()
+    )
+}
+_EN_TENS = {word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
+_COUNTED_ZH = re.compile(
+    r"^([零〇一二两兩三四五六七八九十百\d]+)\s*(?:个|個|只|隻|条|條|位|名|头|頭|匹)?[\u4e00-\u9fff]{1,3}$"
+)
 
 
 def parse_number(text: str) -> int | None:
@@ -11,6 +39,8 @@ def parse_number(text: str) -> int | None:
     text = text.strip()
     if text.isdigit():
         return int(text)
+    if text[:1].isascii() and text[:1].isalpha():
+        return _english(text.lower())
     if not text or any(ch not in _DIGITS and ch not in _UNITS for ch in text):
         return None
     total, current = 0, 0
@@ -21,3 +51,32 @@ def parse_number(text: str) -> int | None:
             total += (current or 1) * _UNITS[ch]
             current = 0
     return total + current
+
+
+def _english(text: str) -> int | None:
+    words = re.split(r"[\s-]+", text)
+    if len(words) == 1:
+        return _EN_ONES.get(words[0], _EN_TENS.get(words[0]))
+    if len(words) == 2 and words[0] in _EN_TENS and _EN_ONES.get(words[1], 0) in range(1, 10):
+        return _EN_TENS[words[0]] + _EN_ONES[words[1]]
+    return None
+
+
+def counted_number(text: str) -> int | None:
+    """The number ``text`` is, or the one it counts with: "two kids" 2, "3 cats" 3, 两个孩子 2;
+    None when anything but a noun or two follows the number."""
+    text = text.strip()
+    number = parse_number(text)
+    if number is not None:
+        return number
+    m = _COUNTED_ZH.match(text)
+    if m:
+        return parse_number(m.group(1))
+    words = text.split()
+    for n in (2, 1):
+        rest = words[n:]
+        if 1 <= len(rest) <= 2 and all(w.isalpha() for w in rest):
+            number = parse_number(" ".join(words[:n]))
+            if number is not None:
+                return number
+    return None
