@@ -297,6 +297,21 @@ def _assert(
             ledger.end(fact, at, None, reason="ended", learned=at)
         return
     fact = _new_fact(value, user_id, turn_id, at, new_id(), source)
+    if not value.historical and not value.qualifier:
+        # back to a value held before (我跟俊熙复合了): it is written as it was, with what it
+        # was ("俊熙（男朋友）")
+        earlier = [
+            f
+            for f in ledger.facts.values()
+            if f.subject == value.subject
+            and f.slot == value.slot
+            and not f.negated
+            and f.value_key == value.value_key
+            and f.value.startswith(value.value)
+            and f.value != value.value
+        ]
+        if earlier:
+            fact = replace(fact, value=max(earlier, key=lambda f: f.recorded_at).value)
     if value.historical:
         fact = replace(fact, valid_to=value.valid_to or at, reason="ended", superseded_at=at)
         ledger.put(fact, new=True)

@@ -54,7 +54,7 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
         if verb.head == verb.i or verb.head not in by_i:
             break
         verb = by_i[verb.head]
-    subject = None
+    subject, own_verb = None, verb
     for _ in range(_MAX_CLIMB):
         obj = _described_object(parsed, verb)
         if obj is not None:
@@ -64,7 +64,8 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
         if subject is not None:
             break
         if verb.dep not in _SHARES_SUBJECT or verb.head == verb.i or verb.head not in by_i:
-            return None
+            subject = _leading_name(inside, own_verb)
+            break
         if verb.dep == "advcl" and fronted_clause(parsed, verb, by_i[verb.head]):
             return None  # "Picked up an Ioniq yesterday, the Golf is gone": the chat's elided "I"
         verb = by_i[verb.head]
@@ -74,6 +75,20 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
         subject = by_i[verb.head]  # "my brother, who works as a nurse": the brother
     others = tuple(t for t in parsed if t.dep == "conj" and _joined_to(by_i, t, subject))
     return ClauseSubject(_phrase(parsed, subject), subject, _owner(parsed, subject), others)
+
+
+def _leading_name(inside: Sequence[ParsedToken], verb: ParsedToken) -> ParsedToken | None:
+    """The name a clause opens with when the parser hung it elsewhere and gave the verb no
+    subject ("Still not over that finale, Jonah and Tess got divorced!": Jonah, read as an
+    apposition of "finale")."""
+    for t in inside:
+        if t.i >= verb.i:
+            return None
+        if t.pos == "PROPN":
+            return t
+        if t.pos not in ("ADV", "PART", "CCONJ", "INTJ", "PUNCT"):
+            return None
+    return None
 
 
 def _fragment_opens(parsed: Sequence[ParsedToken], inside: Sequence[ParsedToken]) -> bool:

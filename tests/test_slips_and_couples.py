@@ -1,0 +1,155 @@
+"""Slips corrected and couples changed, said as chat says them, in English, Simplified and
+Traditional Chinese (with Hong Kong Cantonese):
+
+- a counted value corrected by its number ("Oops I meant three" after "two kids"), a slip named
+  as a habit ("Why do I keep saying Callum, it's Calum"), the rejected value first (不是江阴，是江都;
+  唔係美玲，係美琳), 才對 after the value, 我是說 with a job; "我是说真的" corrects nothing;
+- partings (gone our separate ways, 好聚好散), a marriage over, a proposal said yes to, single
+  again, back together with the one who was left, 领证 said without a subject; another couple's
+  divorce ends nothing;
+- 在X住 / 喺X住 say where one lives; "driving down to X" is a trip."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conversation import fact_states, say, states_after
+
+_MINUTES = timedelta(minutes=2)
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,old,new",
+    [
+        ("I've got two kids.", "Oops I meant three.", "number_of_children", "two kids", "three kids"),
+        ("I have four kids.", "Sorry, it's five kids, not four.", "number_of_children", "four kids", "five kids"),
+        ("我有两个孩子。", "说错了，是三个孩子。", "number_of_children", "两个孩子", "三个孩子"),
+        ("我有兩個小孩。", "打錯，是三個小孩才對。", "number_of_children", "兩個小孩", "三個小孩"),
+        (
+            "My boyfriend Callum plays rugby.",
+            "Why do I keep saying Callum, it's Calum. Autocorrect hates me.",
+            "partner",
+            "Callum (boyfriend)",
+            "Calum (boyfriend)",
+        ),
+        ("我住在江阴。", "不是江阴，是江都，打错了。", "lives_in", "江阴", "江都"),
+        ("我老婆叫美玲。", "唔係美玲，係美琳呀，打錯字。", "partner", "美玲（老婆）", "美琳（老婆）"),
+        ("我住在新竹。", "打錯，是竹北才對，新竹是我公司。", "lives_in", "新竹", "竹北"),
+        ("我是一名会计。", "更正一下：我是审计师，不是会计。", "job_title", "会计", "审计师"),
+        ("我是物理治療師。", "講錯了，我是說語言治療師。", "job_title", "物理治療師", "語言治療師"),
+    ],
+)
+def test_a_slip_is_corrected(memory, first, then, slot, old, new):
+    say(memory, first, then, every=_MINUTES)
+    assert fact_states(memory, slot) == {old: "corrected", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value",
+    [
+        ("我对芒果过敏。", "我是说真的，上次差点进医院。", "allergies", "芒果"),
+        ("我對奇異果過敏。", "我是說認真的，吃一口就腫。", "allergies", "奇異果"),
+        (
+            "I have two kids.",
+            "Sorry, it's two kids and a very needy dog, not much free time.",
+            "number_of_children",
+            "two kids",
+        ),
+    ],
+)
+def test_words_that_look_like_a_slip_correct_nothing(memory, first, then, slot, value):
+    say(memory, first, then, every=_MINUTES)
+    assert fact_states(memory, slot) == {value: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,partner",
+    [
+        ("My boyfriend Mateo and I adopted a cat.", "Mateo and I have gone our separate ways.", "Mateo (boyfriend)"),
+        ("我女朋友叫雨桐。", "跟雨桐好聚好散，以后各走各的。", "雨桐（女朋友）"),
+        ("我男朋友叫柏宇。", "我和柏宇已經各奔東西了。", "柏宇（男朋友）"),
+    ],
+)
+def test_a_parting_in_chat_words_ends_the_partner(memory, before, after, partner):
+    assert states_after(memory, "partner", before, after) == {partner: "ended"}
+
+
+@pytest.mark.parametrize(
+    "before,after,status",
+    [
+        ("I'm married.", "Our marriage is finally over, the lawyers are done.", "divorced"),
+        ("我已婚。", "我们的婚姻正式结束了。", "离异"),
+        ("我已婚。", "今天拿到離婚證了。", "離異"),
+        ("My boyfriend Kofi and I live together.", "He proposed on the ferry and I said yes!", "engaged"),
+        ("My girlfriend Ines and I met at uni.", "Popped the question in Lisbon and she said yes!!", "engaged"),
+        ("我男朋友叫浩然。", "周末他在山顶求婚了，我答应了", "订婚"),
+        ("我女朋友叫思琪。", "昨晚在海邊求婚，她答應了！", "訂婚"),
+        ("My girlfriend Leah is a nurse.", "I'm officially single again and back on Hinge.", "single"),
+        ("我男朋友叫俊宇。", "我重回单身了。", "单身"),
+        ("我男朋友叫俊宇。", "我變回單身了。", "單身"),
+        ("我男朋友叫子豪。", "昨天和子豪去领证了！", "已婚"),
+        ("我男朋友叫家豪。", "上週跟家豪去登記結婚了。", "已婚"),
+    ],
+)
+def test_a_couples_change_in_chat_words(memory, before, after, status):
+    assert states_after(memory, "relationship_status", before, after).get(status) == "current"
+
+
+def test_a_proposal_to_a_friend_is_not_the_speakers(memory):
+    assert states_after(memory, "relationship_status", "我单身。", "我朋友昨天求婚了，她答应了！") == {
+        "单身": "current"
+    }
+
+
+@pytest.mark.parametrize(
+    "before,after,partner",
+    [
+        (
+            "My wife Ana and I watched a movie.",
+            "Still reeling, Jim and Pam got divorced in the reboot!",
+            "Ana (wife)",
+        ),
+        ("我老公叫志强。", "追的剧里男女主离婚了，气死我了", "志强（老公）"),
+        ("我老公叫志明。", "隔壁棟那對夫妻離婚了，吵了好久。", "志明（老公）"),
+    ],
+)
+def test_another_couples_divorce_ends_nothing(memory, before, after, partner):
+    assert states_after(memory, "partner", before, after) == {partner: "current"}
+
+
+@pytest.mark.parametrize(
+    "texts,partner",
+    [
+        (
+            ("My boyfriend Dev is a chef.", "Dev and I broke up.", "Dev and I got back together last week."),
+            "Dev (boyfriend)",
+        ),
+        (("我男朋友叫俊熙。", "我跟俊熙分手了。", "我跟俊熙复合了，还是他。"), "俊熙（男朋友）"),
+        (("我女朋友叫語彤。", "我跟語彤分手了。", "我跟語彤復合了！"), "語彤（女朋友）"),
+    ],
+)
+def test_back_together_with_the_one_who_was_left(memory, texts, partner):
+    say(memory, *texts)
+    current = [v for v, s in fact_states(memory, "partner").items() if s == "current"]
+    assert current == [partner]
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [("我喺屯門住。", "屯門"), ("我们一家在厦门住了八年。", "厦门"), ("我在台中住得很習慣。", "台中")],
+)
+def test_the_place_before_the_verb_is_where_one_lives(memory, text, place):
+    say(memory, text)
+    assert fact_states(memory, "lives_in") == {place: "current"}
+
+
+@pytest.mark.parametrize("text", ["我在酒店住了两晚。", "他们在杭州住了三天就走了。", "我在朋友家住。"])
+def test_a_stay_is_not_where_one_lives(memory, text):
+    say(memory, text)
+    assert fact_states(memory, "lives_in") == {}
+
+
+def test_driving_somewhere_on_a_day_is_a_trip(memory):
+    say(memory, "I'm driving down to Brighton on Saturday.")
+    assert any("Brighton" in i.text and "2024-" in i.text for i in memory.inferences("u1"))
