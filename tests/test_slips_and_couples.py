@@ -153,3 +153,43 @@ def test_a_stay_is_not_where_one_lives(memory, text):
 def test_driving_somewhere_on_a_day_is_a_trip(memory):
     say(memory, "I'm driving down to Brighton on Saturday.")
     assert any("Brighton" in i.text and "2024-" in i.text for i in memory.inferences("u1"))
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("I work at Squarespace.", "First week at Atlassian done ✅ everyone's so nice", "Squarespace", "Atlassian"),
+        ("I work at Squarespace.", "Survived my first day at Monzo, my brain is full.", "Squarespace", "Monzo"),
+        ("我在阿里上班。", "在腾讯上班的第一周结束了，好累", "阿里", "腾讯"),
+        ("我在聯電上班。", "到台積電的第一天總算熬過去了", "聯電", "台積電"),
+    ],
+)
+def test_the_first_days_at_a_firm_are_a_new_job(memory, before, after, old, new):
+    assert states_after(memory, "employer", before, after) == {old: "replaced", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,held",
+    [
+        ("I work at Squarespace.", "My first week at Disneyland was magical.", "Squarespace"),
+        ("我在阿里上班。", "到学校的第一天结束了，孩子哭了一路", "阿里"),
+    ],
+)
+def test_a_first_day_somewhere_else_is_no_new_job(memory, before, after, held):
+    assert states_after(memory, "employer", before, after) == {held: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,values",
+    [
+        ("我对花生过敏。", "连芒果我都会过敏", {"花生", "芒果"}),
+        ("我對堅果過敏。", "醫生說我現在連鳳梨也會過敏", {"堅果", "鳳梨"}),
+    ],
+)
+def test_an_allergy_added_with_lian(memory, before, after, values):
+    assert states_after(memory, "allergies", before, after) == dict.fromkeys(values, "current")
+
+
+def test_fired_in_cantonese_ends_the_employer(memory):
+    states = states_after(memory, "employer", "我喺九龍巴士做車長。", "俾九龍巴士炒咗，公司話要精簡人手")
+    assert states.get("九龍巴士") == "ended", states
