@@ -193,3 +193,15 @@ def test_an_allergy_added_with_lian(memory, before, after, values):
 def test_fired_in_cantonese_ends_the_employer(memory):
     states = states_after(memory, "employer", "我喺九龍巴士做車長。", "俾九龍巴士炒咗，公司話要精簡人手")
     assert states.get("九龍巴士") == "ended", states
+
+
+@pytest.mark.parametrize(
+    "before,after,pet",
+    [
+        ("我養了一隻貓叫湯圓。", "湯圓過世了，我難過了好幾天。", "湯圓（猫）"),
+        ("我养了一只狗叫豆豆。", "豆豆上周离世了。", "豆豆（狗）"),
+        ("我養咗隻貓叫芝麻。", "芝麻琴日過身咗，好唔捨得", "芝麻（猫）"),
+    ],
+)
+def test_a_pet_passed_away_in_other_words(memory, before, after, pet):
+    assert states_after(memory, "pets", before, after) == {pet: "ended"}
