@@ -205,3 +205,21 @@ def test_fired_in_cantonese_ends_the_employer(memory):
 )
 def test_a_pet_passed_away_in_other_words(memory, before, after, pet):
     assert states_after(memory, "pets", before, after) == {pet: "ended"}
+
+
+@pytest.mark.parametrize(
+    "before,after,languages",
+    [
+        (
+            "I speak Swedish and English.",
+            "Two years of night classes and I can finally chat away in Norwegian too.",
+            {"Swedish", "English", "Norwegian"},
+        ),
+        ("I speak English.", "I can get by in Portuguese now, barely.", {"English", "Portuguese"}),
+        ("I speak English.", "I can finally chat away in Paris without panicking.", {"English"}),
+        ("我会说英语。", "我现在荷兰语也能跟人聊几句了。", {"英语", "荷兰语"}),
+        ("我會說英文。", "我的瑞典語現在可以簡單聊天了。", {"英文", "瑞典語"}),
+    ],
+)
+def test_a_language_one_can_chat_in_adds(memory, before, after, languages):
+    assert states_after(memory, "languages", before, after) == dict.fromkeys(languages, "current")
