@@ -223,3 +223,46 @@ def test_a_pet_passed_away_in_other_words(memory, before, after, pet):
 )
 def test_a_language_one_can_chat_in_adds(memory, before, after, languages):
     assert states_after(memory, "languages", before, after) == dict.fromkeys(languages, "current")
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        (
+            "I've got one kid, a very loud toddler.",
+            "The twins arrived on Tuesday!! Somebody send coffee.",
+            "one kid",
+            "three kids",
+        ),
+        ("I have two kids.", "Our baby girl was born last night!", "two kids", "three kids"),
+        ("我有兩個小孩。", "老三上週出生，全家都累壞了", "兩個小孩", "三個小孩"),
+        ("我有一个孩子。", "二宝昨天平安落地了", "一个孩子", "两个孩子"),
+    ],
+)
+def test_a_birth_adds_to_the_children(memory, before, after, old, new):
+    assert states_after(memory, "number_of_children", before, after) == {old: "replaced", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after",
+    [
+        ("I have two kids.", "My sister had twins last week!"),
+        ("I have two kids.", "We're having a baby in March!"),
+        ("我有两个孩子。", "我表姐的二宝昨天出生了"),
+    ],
+)
+def test_someone_elses_birth_or_a_coming_one_adds_nothing(memory, before, after):
+    states = states_after(memory, "number_of_children", before, after)
+    assert list(states.values()) == ["current"], states
+
+
+def test_a_birth_told_twice_is_counted_once(memory):
+    say(
+        memory,
+        "I have two kids.",
+        "Our baby girl was born last night!",
+        "Our baby girl was born last night, still can't believe it",
+        every=timedelta(hours=4),
+    )
+    current = [v for v, s in fact_states(memory, "number_of_children").items() if s == "current"]
+    assert current == ["three kids"]

@@ -103,6 +103,8 @@ def _happening(
     args = _args(m, times, resolver.entities, spec.require_entity, text or m.string)
     if args is None or _a_verb_leads(m, args, parsed):
         return None
+    if subject in args.values():
+        subject = resolver.speaker  # 老三上周出生了: the one it names is what happened, not who to
     when = _time_for(m.span(), sent, times, m.string)
     if "time" in spec.needs and when is None:
         return None

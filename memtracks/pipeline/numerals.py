@@ -80,3 +80,34 @@ def counted_number(text: str) -> int | None:
             if number is not None:
                 return number
     return None
+
+
+_EN_WORDS = {n: w for w, n in _EN_ONES.items()}
+_ZH_WORDS = "零一二三四五六七八九十"
+_ZH_COUNTERS = re.compile(r"^([零〇一二两兩三四五六七八九十百\d]+)")
+_EN_PLURAL = {"kid": "kids", "child": "children", "baby": "babies", "son": "sons", "daughter": "daughters"}
+
+
+def recount(value: str, number: int) -> str | None:
+    """``value``, a counted phrase ("one kid", 兩個小孩, "2 children"), counting ``number``
+    instead, written as it was written ("three kids", 三個小孩, "3 children"); None when
+    ``value`` starts with no number."""
+    value = value.strip()
+    if not 0 < number < 100 or counted_number(value) is None:
+        return None
+    m = _ZH_COUNTERS.match(value)
+    if m:  # Chinese: 两 / 兩 for two, in the script the value was written in
+        said = m.group(1)
+        if said.isdigit():
+            word = str(number)
+        elif number == 2:
+            word = "兩" if "兩" in value or any(ch in value for ch in "個隻條頭") else "两"
+        else:
+            word = _ZH_WORDS[number] if number <= 10 else f"十{_ZH_WORDS[number - 10]}" if number < 20 else str(number)
+        return word + value[len(said) :]
+    first, _, rest = value.partition(" ")
+    word = str(number) if first.isdigit() else _EN_WORDS.get(number, str(number))
+    if number != 1 and rest:
+        head, _, tail = rest.partition(" ")
+        rest = " ".join(w for w in (_EN_PLURAL.get(head.lower(), head), tail) if w)
+    return f"{word} {rest}" if rest else word

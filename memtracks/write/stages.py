@@ -29,6 +29,7 @@ from memtracks.pipeline.corrections import BareCorrection, Check, correct_within
 from memtracks.pipeline.entities import add_names, extract_entities
 from memtracks.pipeline.happenings import extract_happenings
 from memtracks.pipeline.nlp import Analysis
+from memtracks.pipeline.numerals import counted_number, recount
 from memtracks.pipeline.slots import ValueContext, extract_slots
 from memtracks.pipeline.statement_reader import Reading
 from memtracks.pipeline.statements import analyze_statements
@@ -692,6 +693,51 @@ def _read_by_rules(values: Sequence[SlotValue], st: Any, fact: Fact) -> bool:
     )
 
 
+_MULTIPLES = {"twins": 2, "双胞胎": 2, "龙凤胎": 2, "triplets": 3, "三胞胎": 3}
+
+
+def count_births(doc: TurnDoc) -> None:
+    """A child born to the speaker adds to the children the speaker is known to have ("I've
+    got one kid" ... "The twins arrived!": three kids; 兩個小孩 ... 老三出生了: 三個小孩), unless the
+    turn says how many itself."""
+    births = [
+        h
+        for h in doc.happenings
+        if h.kind == "birth" and h.subject == doc.subject and not h.planned and h.status == "active"
+    ]
+    if not births or doc.subject == "assistant" or any(v.slot == "number_of_children" for v in doc.values):
+        return
+    assert doc.turn.user_id
+    held = [
+        f
+        for f in doc.sources.held_values(doc.turn.user_id, doc.subject, ["number_of_children"])
+        if not (f.negated or f.planned)
+    ]
+    count = counted_number(held[0].value) if len(held) == 1 else None
+    start = births[0].start
+    if count is None or (held[0].origin.endswith("+count") and start is not None and held[0].valid_from >= start):
+        return  # no count known, or this birth already counted (told again, it adds nothing)
+    born = sum(_MULTIPLES.get(doc.toolkit.lexicons.to_simplified(h.args.get("kind", "")), 1) for h in births)
+    value = recount(held[0].value, count + born)
+    if value is None:
+        return
+    span = births[0].span
+    doc.values = (
+        *doc.values,
+        SlotValue(
+            subject=doc.subject,
+            slot="number_of_children",
+            value=value,
+            value_key=value_key(value),
+            span=span,
+            pattern_id=f"{births[0].pattern_id}+count",
+            lang=doc.lang,
+            confidence=0.8,
+            valid_from=births[0].start,
+        ),
+    )
+
+
 def add_new_names(doc: TurnDoc) -> None:
     """Names of pets and people the turn introduces become entities of the turn."""
     doc.entities = add_names(doc.analysis.text, doc.entities, names_of(doc.values, doc.happenings))
@@ -709,6 +755,7 @@ STAGES: tuple[Stage, ...] = (
     find_corrections,
     read_changes,
     read_unnamed,
+    count_births,
     add_new_names,
 )
 
