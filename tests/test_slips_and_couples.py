@@ -266,3 +266,20 @@ def test_a_birth_told_twice_is_counted_once(memory):
     )
     current = [v for v, s in fact_states(memory, "number_of_children").items() if s == "current"]
     assert current == ["three kids"]
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        (
+            "I live in Ottawa.",
+            "Closing was Friday, movers came Saturday, and by Sunday night we were eating pizza on the floor of our new place in Halifax.",
+            "Ottawa",
+            "Halifax",
+        ),
+        ("我住在嘉兴。", "周五交房，周日晚上就搬进了扬州的新家", "嘉兴", "扬州"),
+    ],
+)
+def test_a_move_on_a_day_now_past_is_done_not_planned(memory, before, after, old, new):
+    say(memory, before, after, every=timedelta(days=65))
+    assert fact_states(memory, "lives_in") == {old: "replaced", new: "current"}

@@ -67,7 +67,19 @@ def extract_happenings(
             if not st.states or (st.polarity != "affirmed" and not _calls_off_in_negative_words(m, spec.kind)):  # noqa: B023
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
-            if h is not None and (st.planned or (h.start is not None and h.start > _said(times, said_at))):
+            said = _said(times, said_at)
+            # a time that has passed is no plan unless the clause says it was one ("by Sunday
+            # night we were eating pizza in our new place": done; "I was going to move on Sunday")
+            over = (
+                h is not None
+                and h.start is not None
+                and h.start <= (said_at or said)
+                and (h.end is None or h.end <= (said_at or said))
+            )
+            if h is not None and (
+                (st.planned and not (over and "planned" not in st.cues))
+                or (h.start is not None and h.start > said and not over)
+            ):
                 h = replace(h, planned=True)
             return h
 
