@@ -283,3 +283,86 @@ def test_a_birth_told_twice_is_counted_once(memory):
 def test_a_move_on_a_day_now_past_is_done_not_planned(memory, before, after, old, new):
     say(memory, before, after, every=timedelta(days=65))
     assert fact_states(memory, "lives_in") == {old: "replaced", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "text,partner",
+    [
+        ("我女朋友佩君在金石堂上班。", "佩君（女朋友）"),
+        ("我老公俊熙是医生。", "俊熙（老公）"),
+        ("我女朋友雨桐也在上海工作。", "雨桐（女朋友）"),
+    ],
+)
+def test_a_partner_named_by_a_given_name_alone(memory, text, partner):
+    say(memory, text)
+    assert fact_states(memory, "partner") == {partner: "current"}
+
+
+def test_no_partner_name_from_a_word_that_is_no_name(memory):
+    say(memory, "我男朋友很帅在上海工作。")
+    assert fact_states(memory, "partner") == {}
+
+
+@pytest.mark.parametrize(
+    "before,after,partner",
+    [
+        ("我女朋友佩君在金石堂上班。", "佩君的東西都搬走了，我們算是正式結束了，現在一個人住", "佩君（女朋友）"),
+        ("我女朋友叫梓涵。", "梓涵的东西我都打包寄回去了，微信也删了，以后就当陌生人吧。", "梓涵（女朋友）"),
+        (
+            "My girlfriend Ingrid is a nurse.",
+            "Deleted all my photos with Ingrid last night. Fresh start.",
+            "Ingrid (girlfriend)",
+        ),
+    ],
+)
+def test_a_parting_told_by_what_was_done(memory, before, after, partner):
+    assert states_after(memory, "partner", before, after) == {partner: "ended"}
+
+
+@pytest.mark.parametrize(
+    "before,after,held,new",
+    [
+        (
+            "我養了一隻米克斯叫肉鬆。",
+            "肉鬆多了一個妹妹！從朋友那邊接手一隻貴賓，叫牠珍奶",
+            "肉鬆（米克斯）",
+            "珍奶（贵宾）",
+        ),
+        (
+            "I have a beagle named Biscuit.",
+            "Biscuit has a new little brother! We adopted a terrier called Pepper.",
+            "Biscuit (beagle)",
+            "Pepper (terrier)",
+        ),
+    ],
+)
+def test_a_pet_given_a_sibling_is_the_speakers_new_pet(memory, before, after, held, new):
+    assert states_after(memory, "pets", before, after) == {held: "current", new: "current"}
+
+
+def test_a_friends_second_pet_stays_the_friends(memory):
+    say(memory, "我朋友小美养了一只猫叫咪咪。", "小美又养了一只狗叫旺财。")
+    assert fact_states(memory, "pets") == {}
+    assert fact_states(memory, "pets", subject="小美") == {"咪咪（猫）": "current", "旺财（狗）": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我住在中山。", "不在中山混了，回老家柳州了，天天嗦粉", "中山", "柳州"),
+        ("我住在新北。", "我已經搬回老家嘉義了，空氣好很多", "新北", "嘉義"),
+    ],
+)
+def test_back_to_the_hometown_named_after_laojia(memory, before, after, old, new):
+    assert states_after(memory, "lives_in", before, after) == {old: "replaced", new: "current"}
+
+
+def test_retired_with_an_adverb_before_the_word(memory):
+    states = states_after(memory, "employer", "我在長榮航空當機師。", "上個月從長榮航空光榮退休啦")
+    assert states == {"長榮航空": "ended"}
+
+
+@pytest.mark.parametrize("text,employer", [("我在美的做采购。", "美的"), ("我在小米的工厂上班。", "小米")])
+def test_a_two_character_name_keeps_its_de(memory, text, employer):
+    say(memory, text)
+    assert fact_states(memory, "employer") == {employer: "current"}

@@ -13,9 +13,11 @@ from memtracks.records import Entity, TimeMention
 
 T = TypeVar("T")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)")
+# a particle after a value (住在杭州了, 养了只猫呢); not the 的 of a two-character name (美的)
 _CUT_VALUE_TAIL = re.compile(
     r"(?:\s+(?:now|too|anymore|any more|again|already|as well|lately|so much|a lot|very much"
-    r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$|[了的呢啊吧呀哦嘛]+$",
+    r"|right now|these days|though|haha|lol|together|in|on|at|since|from|by|around|until|this|last|next))+$"
+    r"|(?:(?<=[^\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]{2}))[了的呢啊吧呀哦嘛]+$|(?<=^[\u4e00-\u9fff])[了呢啊吧呀哦嘛]+$",
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.IGNORECASE)

@@ -191,6 +191,28 @@ def find_values(doc: TurnDoc) -> None:
         {s.name: s.opposite for s in tk.catalogue.slots if s.opposite},
         context,
     )
+    if any(v.slot == "pets" and v.subject != doc.subject for v in doc.values):
+        _pets_kept_by_the_speaker(doc)
+
+
+def _pets_kept_by_the_speaker(doc: TurnDoc) -> None:
+    """A pet keeps no pet: one said to get a new one (肉鬆多了一個妹妹…叫牠珍奶, "Biscuit has a new
+    brother, we adopted Pepper") is the speaker's pet's, so the speaker's."""
+    ours = {
+        doc.toolkit.lexicons.to_simplified(unqualified(f.value))
+        for f in _held(doc)
+        if f.slot == "pets" and not f.negated
+    } | {
+        doc.toolkit.lexicons.to_simplified(unqualified(v.value))
+        for v in doc.values
+        if v.slot == "pets" and v.subject == doc.subject
+    }
+    doc.values = tuple(
+        replace(v, subject=doc.subject)
+        if v.slot == "pets" and doc.toolkit.lexicons.to_simplified(v.subject) in ours
+        else v
+        for v in doc.values
+    )
 
 
 def find_happenings(doc: TurnDoc) -> None:

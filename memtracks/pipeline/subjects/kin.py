@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from memtracks.data.lexicons import Lexicons, alternation
 from memtracks.pipeline.nlp import Token
-from memtracks.pipeline.subjects.chinese_names import name_end
+from memtracks.pipeline.subjects.chinese_names import PREDICATE_STARTS, name_end
 from memtracks.pipeline.text import sentence_at, sentences, value_key
 from memtracks.records import Entity, SlotValue, TimeMention
 
@@ -146,9 +146,21 @@ def _chinese(
         if any(a <= m.start() < b for a, b in taken):
             continue
         end = name_end(search, m.end(), tokens, lexicons)  # 我哥哥小明, 我老婆是王芳, 我弟弟阿杰刚…
+        if end is None:
+            end = _given_name_end(search, m.end(), tokens)  # 我女朋友佩君在金石堂上班
         if end is not None:
             out.append((rel, m.group("rel"), text[m.end() : end], (m.start(), end)))
     return out
+
+
+def _given_name_end(search: str, start: int, tokens: Sequence[Token]) -> int | None:
+    """A given name without its surname right after a kin word (佩君, 俊熙: chat names a partner
+    so), where the splitter reads a name and what follows it says something of them (在, 是,
+    也...): where it ends, or None."""
+    word = next((t for t in tokens if t.start == start), None)
+    if word is None or len(word.text) != 2 or not word.tag.startswith(("nr", "nz")):
+        return None
+    return word.end if search.startswith(tuple(PREDICATE_STARTS), word.end) else None
 
 
 _COUNT_ZH = r"(?:两|俩|三|仨|四|五|2|3|4|5)"
