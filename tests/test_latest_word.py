@@ -9,6 +9,7 @@ import pytest
 
 from memtracks import Turn
 from memtracks.config import FusionConfig, MemoryConfig
+from memtracks.retrieval.query import analyze_query
 
 T0 = datetime(2024, 9, 2, 9, tzinfo=timezone.utc)
 
@@ -167,3 +168,38 @@ def test_a_question_in_cantonese_or_by_its_value_words_asks_about_its_slot(memor
     _write(memory, turns)
     cards = _cards(memory, question, day=120)
     assert answer in cards[0], cards
+
+
+@pytest.mark.parametrize(
+    "turns,question,newest",
+    [
+        (
+            [(0, "我男朋友叫周航，我们在一起五年了。"), (200, "上个月跟周航领证了！现在是已婚人士啦🎉")],
+            "我结婚了吗？",
+            "已婚",
+        ),
+        (
+            [(0, "我男朋友叫家豪，我們在一起三年了。"), (200, "上個月跟家豪登記結婚了！")],
+            "我結婚了嗎？",
+            "已婚",
+        ),
+        (
+            [(0, "My boyfriend Kofi and I live together."), (200, "He proposed on the ferry and I said yes!")],
+            "Am I engaged?",
+            "engaged",
+        ),
+    ],
+)
+def test_the_newer_of_two_one_valued_slots_asked_leads(memory, turns, question, newest):
+    _write(memory, turns)
+    cards = _cards(memory, question, day=201)
+    assert newest in cards[0], cards
+
+
+@pytest.mark.parametrize("question", ["我结婚了吗？", "我搬家了没？", "我辭職了嗎？"])
+def test_a_question_ending_in_le_ma_asks_about_now(memory, question):
+    def about_now(text: str) -> bool:
+        return analyze_query(text, now=T0, toolkit=memory.toolkit, embedder=memory.embedder).about_now
+
+    assert about_now(question)
+    assert not about_now("我去年结婚了吗？") and not about_now("我上个月搬家了吗？")

@@ -12,7 +12,8 @@ group's best place; the older ones follow in the places the group held, as earli
 Two memories are about the same thing when they come from the same person, one of them at
 least is a fact of a slot the question asks about ("What car do I drive?": car), and
 
-- both are facts of that slot, of the same value or of a single-valued slot;
+- both are facts of that slot, of the same value or of a single-valued slot, or facts of two
+  single-valued slots the question asks about both ("Am I married?": partner, relationship);
 - the other is a newer turn that names the fact's value ("car: Honda Civic", then "Sold the
   Civic last weekend"); for a slot of many values, the value the question names ("Am I
   allergic to peanuts?": "allergic to: peanuts", then "I'm not allergic to peanuts anymore"),
@@ -83,7 +84,8 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
             continue
         placed.update(group)
         # said at one moment, the fact leads its turn: it is what the turn said, read
-        newest = sorted(group, key=lambda k: (-_said(head[k]).timestamp(), _held(head[k]) is None, k))
+        # said last, then (a fact told again in the same turn) the one that began to hold last
+        newest = sorted(group, key=lambda k: (-_said(head[k]).timestamp(), _held(head[k]) is None, -_began(head[k]), k))
         if newest == group:
             continue
         scores = [head[k].score for k in group]
@@ -106,7 +108,11 @@ def _same_thing(a: Scored, b: Scored, query: Query, named: frozenset[str]) -> bo
     if held_x and held_y:
         (slot, value), (other_slot, other_value) = held_x, held_y
         same_value = value_key(value) == value_key(other_value)
-        return slot == other_slot and slot in query.slots and (same_value or slot in _single(query))
+        if slot != other_slot:
+            # two one-valued slots the question asks about both ("Am I married?": partner and
+            # relationship): the newer word on either is the word on how things are now
+            return slot in _single(query) and other_slot in _single(query)
+        return slot in query.slots and (same_value or slot in _single(query))
     if held_x:
         fact, held, turn, words = x, held_x, y, ty.said(y)
     elif held_y:
@@ -150,6 +156,13 @@ def _person(r: Scored) -> str | None:
 
 def _said(r: Scored) -> datetime:
     return track_of(r.hit.record).said_at(r.hit.record)
+
+
+def _began(r: Scored) -> float:
+    """When a fact began to hold (a turn: the time it is about)."""
+    record = r.hit.record
+    began = getattr(record, "valid_from", None) or track_of(record).interval(record)[0]
+    return began.timestamp()
 
 
 def _single(query: Query) -> Sequence[str]:
