@@ -366,3 +366,65 @@ def test_retired_with_an_adverb_before_the_word(memory):
 def test_a_two_character_name_keeps_its_de(memory, text, employer):
     say(memory, text)
     assert fact_states(memory, "employer") == {employer: "current"}
+
+
+@pytest.mark.parametrize(
+    "first,then,old,new",
+    [
+        (
+            "I'm 34, so probably too old for that.",
+            "hang on, 36 actually. Lost track somewhere around lockdown",
+            "34",
+            "36",
+        ),
+        ("我今年38歲。", "講錯咗，36咋，唔好整老我😂", "38", "36"),
+        ("我今年40岁。", "打错了，41岁", "40", "41"),
+    ],
+)
+def test_an_age_corrected_by_a_number_after_a_slip(memory, first, then, old, new):
+    say(memory, first, then, every=_MINUTES)
+    assert fact_states(memory, "age") == {old: "corrected", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("我家猫叫奶茶，三岁了。",),
+        ("我養了一隻柴犬叫小米。", "小米上禮拜走了，十二歲，走得很安詳。"),
+    ],
+)
+def test_a_pets_age_is_not_the_speakers(memory, texts):
+    say(memory, *texts)
+    assert fact_states(memory, "age") == {}
+
+
+def test_the_speakers_age_beside_a_pet_is_the_speakers(memory):
+    say(memory, "我养了只狗，我今年30岁。")
+    assert fact_states(memory, "age") == {"30": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,states",
+    [
+        ("我男朋友叫阿俊，佢喺銀行做嘢。", "同阿俊分咗手，唔想講太多", "partner", {"阿俊（男朋友）": "ended"}),
+        (
+            "我對奇異果過敏，一吃嘴巴就腫。",
+            "減敏治療做完了，現在吃奇異果已經沒反應",
+            "allergies",
+            {"奇異果": "ended"},
+        ),
+        ("我在中国银行做柜员。", "今天差点就辞职了，客户太离谱，忍住了", "employer", {"中国银行": "current"}),
+        ("我在中國銀行上班。", "差一點就離職了，還好忍住", "employer", {"中國銀行": "current"}),
+        (
+            "我的車是Toyota Yaris，開了快十年。",
+            "Yaris拿去估價抵了十萬，新車是Lexus NX，昨天剛交車",
+            "car",
+            {"Toyota Yaris": "replaced", "Lexus NX": "current"},
+        ),
+        ("我会说粤语。", "最近报了个日语班，每周两次", "languages", {"粤语": "current", "日语": "current"}),
+        ("我會講台語。", "開始學韓文了，為了追劇", "languages", {"台語": "current", "韓文": "current"}),
+        ("我住喺荃灣。", "終於搬咗入將軍澳嘅新屋，執咗成個禮拜", "lives_in", {"荃灣": "replaced", "將軍澳": "current"}),
+    ],
+)
+def test_more_changes_in_chat_words(memory, before, after, slot, states):
+    assert states_after(memory, slot, before, after) == states

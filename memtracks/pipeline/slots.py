@@ -576,10 +576,13 @@ def _since(span: tuple[int, int], times: Sequence[TimeMention], text: str):
     return None
 
 
-_ZH_NEGATION = re.compile(r"[不没未非别]")
+_ZH_NEGATION = re.compile(r"[不没未非别]|差(?:一)?点|险些")
 
 
-_ZH_DENIAL = re.compile(r"并?(?:没有|没|不|未|别)(?:会|要|想|打算|准备|说要|说过要|是要)?")
+# 我不会离职的, 我们没分手; 差点就辞职了, 险些分手 (it nearly happened: it did not)
+_ZH_DENIAL = re.compile(
+    r"并?(?:没有|没|不|未|别)(?:会|要|想|打算|准备|说要|说过要|是要)?|差(?:一)?点(?:儿)?(?:就)?|险些"
+)
 
 
 def _denied(m: re.Match[str], pattern: Compiled, st: Statement, search: str) -> bool:

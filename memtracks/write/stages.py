@@ -193,6 +193,30 @@ def find_values(doc: TurnDoc) -> None:
     )
     if any(v.slot == "pets" and v.subject != doc.subject for v in doc.values):
         _pets_kept_by_the_speaker(doc)
+    if doc.lang == "zh" and any(v.slot == "age" and v.subject == doc.subject for v in doc.values):
+        _ages_of_pets_are_not_the_speakers(doc)
+
+
+_SELF_ZH = re.compile(r"我(?![家的们]|養|养)")
+
+
+def _ages_of_pets_are_not_the_speakers(doc: TurnDoc) -> None:
+    """An age said without its subject in a sentence about a pet is the pet's (我家猫叫奶茶，三岁了;
+    小米上禮拜走了，十二歲), not the speaker's: the speaker's age is said with 我 or alone."""
+    lexicons = doc.toolkit.lexicons
+    pets = {lexicons.to_simplified(unqualified(f.value)) for f in _held(doc) if f.slot == "pets"}
+    pets |= {lexicons.to_simplified(unqualified(v.value)) for v in doc.values if v.slot == "pets"}
+    text, sents = doc.search, sentences(doc.analysis.text)
+    keep = []
+    for v in doc.values:
+        if v.slot == "age" and v.subject == doc.subject:
+            sent = sentence_at(sents, v.span[0])
+            said = text[sent.start : sent.end]
+            animal = any(name and name in said for name in (*pets, *lexicons.animals.forms("zh")))
+            if animal and not _SELF_ZH.search(text[sent.start : v.span[1]]):
+                continue
+        keep.append(v)
+    doc.values = tuple(keep)
 
 
 def _pets_kept_by_the_speaker(doc: TurnDoc) -> None:
