@@ -428,3 +428,25 @@ def test_the_speakers_age_beside_a_pet_is_the_speakers(memory):
 )
 def test_more_changes_in_chat_words(memory, before, after, slot, states):
     assert states_after(memory, slot, before, after) == states
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new,start",
+    [
+        ("I work for Boots.", "Signed with Experian! I start there on the 30th.", "Boots", "Experian", "2024-10-30"),
+        ("我在京东上班。", "拿到了腾讯的offer。下个月1号开始上班，好期待", "京东", "腾讯", "2024-11-01"),
+        ("我在誠品上班。", "拿到了蝦皮的offer。下個月1號開始上班", "誠品", "蝦皮", "2024-11-01"),
+    ],
+)
+def test_a_start_said_in_the_next_sentence_makes_the_new_job_a_plan(memory, before, after, old, new, start):
+    say(memory, before, after)
+    facts = {f.value: f for f in memory.facts("u1", slot="employer", include_superseded=True, include_planned=True)}
+    assert facts[new].planned and facts[new].valid_from.date().isoformat() == start, facts
+    assert facts[old].valid_to is not None and facts[old].valid_to.date().isoformat() == start, (
+        facts
+    )  # holds until then
+
+
+def test_a_new_job_with_no_start_said_holds_now(memory):
+    say(memory, "I work for Boots.", "Signed with Experian! Loving the team already.")
+    assert fact_states(memory, "employer") == {"Boots": "replaced", "Experian": "current"}

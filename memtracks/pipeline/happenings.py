@@ -219,11 +219,22 @@ def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention
     pattern itself reaches past the sentence's end counts too (米哈游的offer接了！11月4号入职)."""
     inside = [t for t in times if (sent.start <= t.span[0] < sent.end or span[0] <= t.span[0] < span[1]) and t.dated]
     if not inside:
-        return None
-    starts = [
-        t
-        for t in inside
-        if _START_BEFORE.search(text, max(sent.start, t.span[0] - 30), t.span[0])
-        or _START_AFTER.match(text[t.span[1] : t.span[1] + 6])
-    ]
+        # none in its sentence: a start said in the next one ("Signed with Experian! I start
+        # there on the 30th.")
+        after = _NEXT_SENTENCE.search(text, sent.end)
+        ahead = [t for t in times if sent.end <= t.span[0] < (after.end() if after else len(text)) and t.dated]
+        starts = [t for t in ahead if _said_as_start(t, sent.end, text)]
+        return min(starts, key=lambda t: (t.span[0], -t.confidence)) if starts else None
+    starts = [t for t in inside if _said_as_start(t, sent.start, text)]
     return min(starts or inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))
+
+
+_NEXT_SENTENCE = re.compile(r"[^.!?。！？]*[.!?。！？]+")
+
+
+def _said_as_start(t: TimeMention, floor: int, text: str) -> bool:
+    """Is time ``t`` said as when something starts ("I start on the 30th", 11月4号入职)?"""
+    return bool(
+        _START_BEFORE.search(text, max(floor, t.span[0] - 30), t.span[0])
+        or _START_AFTER.match(text[t.span[1] : t.span[1] + 6])
+    )
