@@ -68,14 +68,10 @@ def extract_happenings(
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
             said = _said(times, said_at)
+            now = said_at or said
             # a time that has passed is no plan unless the clause says it was one ("by Sunday
             # night we were eating pizza in our new place": done; "I was going to move on Sunday")
-            over = (
-                h is not None
-                and h.start is not None
-                and h.start <= (said_at or said)
-                and (h.end is None or h.end <= (said_at or said))
-            )
+            over = h is not None and h.start is not None and h.start <= now and (h.end is None or h.end <= now)
             if h is not None and (
                 (st.planned and not (over and "planned" not in st.cues))
                 or (h.start is not None and h.start > said and not over)

@@ -29,9 +29,8 @@ _EN_ONES = {
     )
 }
 _EN_TENS = {word: 10 * n for n, word in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)}
-_COUNTED_ZH = re.compile(
-    r"^([零〇一二两兩三四五六七八九十百\d]+)\s*(?:个|個|只|隻|条|條|位|名|头|頭|匹)?[\u4e00-\u9fff]{1,3}$"
-)
+_ZH_NUMBER = r"^([零〇一二两兩三四五六七八九十百\d]+)"
+_COUNTED_ZH = re.compile(_ZH_NUMBER + r"\s*(?:个|個|只|隻|条|條|位|名|头|頭|匹)?[\u4e00-\u9fff]{1,3}$")
 
 
 def parse_number(text: str) -> int | None:
@@ -84,7 +83,7 @@ def counted_number(text: str) -> int | None:
 
 _EN_WORDS = {n: w for w, n in _EN_ONES.items()}
 _ZH_WORDS = "零一二三四五六七八九十"
-_ZH_COUNTERS = re.compile(r"^([零〇一二两兩三四五六七八九十百\d]+)")
+_ZH_COUNTERS = re.compile(_ZH_NUMBER)
 _EN_PLURAL = {"kid": "kids", "child": "children", "baby": "babies", "son": "sons", "daughter": "daughters"}
 
 

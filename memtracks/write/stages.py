@@ -204,8 +204,7 @@ def _ages_of_pets_are_not_the_speakers(doc: TurnDoc) -> None:
     """An age said without its subject in a sentence about a pet is the pet's (我家猫叫奶茶，三岁了;
     小米上禮拜走了，十二歲), not the speaker's: the speaker's age is said with 我 or alone."""
     lexicons = doc.toolkit.lexicons
-    pets = {lexicons.to_simplified(unqualified(f.value)) for f in _held(doc) if f.slot == "pets"}
-    pets |= {lexicons.to_simplified(unqualified(v.value)) for v in doc.values if v.slot == "pets"}
+    pets = _pet_names(doc)
     text, sents = doc.search, sentences(doc.analysis.text)
     keep = []
     for v in doc.values:
@@ -222,21 +221,22 @@ def _ages_of_pets_are_not_the_speakers(doc: TurnDoc) -> None:
 def _pets_kept_by_the_speaker(doc: TurnDoc) -> None:
     """A pet keeps no pet: one said to get a new one (肉鬆多了一個妹妹…叫牠珍奶, "Biscuit has a new
     brother, we adopted Pepper") is the speaker's pet's, so the speaker's."""
-    ours = {
-        doc.toolkit.lexicons.to_simplified(unqualified(f.value))
-        for f in _held(doc)
-        if f.slot == "pets" and not f.negated
-    } | {
-        doc.toolkit.lexicons.to_simplified(unqualified(v.value))
-        for v in doc.values
-        if v.slot == "pets" and v.subject == doc.subject
-    }
+    ours = _pet_names(doc)
     doc.values = tuple(
         replace(v, subject=doc.subject)
         if v.slot == "pets" and doc.toolkit.lexicons.to_simplified(v.subject) in ours
         else v
         for v in doc.values
     )
+
+
+def _pet_names(doc: TurnDoc) -> set[str]:
+    """The speaker's pets' names (in Simplified): held, or named as the speaker's in this turn."""
+    simplified = doc.toolkit.lexicons.to_simplified
+    held = {simplified(unqualified(f.value)) for f in _held(doc) if f.slot == "pets" and not f.negated}
+    return held | {
+        simplified(unqualified(v.value)) for v in doc.values if v.slot == "pets" and v.subject == doc.subject
+    }
 
 
 def find_happenings(doc: TurnDoc) -> None:
@@ -751,7 +751,7 @@ def count_births(doc: TurnDoc) -> None:
         for h in doc.happenings
         if h.kind == "birth" and h.subject == doc.subject and not h.planned and h.status == "active"
     ]
-    if not births or doc.subject == "assistant" or any(v.slot == "number_of_children" for v in doc.values):
+    if not births or any(v.slot == "number_of_children" for v in doc.values):
         return
     assert doc.turn.user_id
     held = [
