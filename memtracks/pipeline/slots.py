@@ -11,12 +11,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from dataclasses import replace as _replace
+from functools import partial
 
 from memtracks.data.lexicons import Lexicons
 from memtracks.data.patterns import Compiled, group
 from memtracks.data.statements import default_markers
 from memtracks.pipeline.numerals import parse_number
-from memtracks.pipeline.statements import Statement, analyze_statements, statement_for
+from memtracks.pipeline.statements import Statement, analyze_statements, asked_at, statement_for
 from memtracks.pipeline.subjects.kin import kin_values
 from memtracks.pipeline.subjects.resolver import SubjectResolver
 from memtracks.pipeline.text import (
@@ -116,7 +117,8 @@ def extract_slots(
 
         def build(m: re.Match[str]) -> list[_Found] | None:
             sent = sentence_at(sents, m.start())
-            if sent.question or any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found):  # noqa: B023
+            overlaps = any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found)  # noqa: B023
+            if asked_at(context.statements, m.start()) or overlaps:
                 return None
             # "my sister's name is Anna" names a sister: not the one sister named before
             subject = (resolver if pattern.spec.slot != "name" else replace(resolver, relatives=())).resolve(m)  # noqa: B023
@@ -180,7 +182,10 @@ def extract_slots(
         for items in find_all(pattern.regex, search, build):
             found.extend(items)
             last_subject[sentence_at(sents, items[0].span[0]).start] = items[0].value.subject
-    for v in kin_values(text, lang, resolver.speaker, lexicons, resolver.entities, times, context.tokens, search):
+    asked = partial(asked_at, context.statements)
+    for v in kin_values(
+        text, lang, resolver.speaker, lexicons, resolver.entities, times, context.tokens, search, asked
+    ):
         if not any(
             (f.value.subject, f.value.slot, f.value.value_key) == (v.subject, v.slot, v.value_key) for f in found
         ):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memtracks.data.lexicons import default_lexicons
-from memtracks.data.statements import Markers
+from memtracks.data.statements import Markers, default_markers
 from memtracks.pipeline.nlp import ParsedToken, fronted_clause, opens_sentence
 from memtracks.pipeline.text import sentence_at, sentences
 from memtracks.records import TimeMention
@@ -116,18 +116,44 @@ def analyze_statements(
 
     search = text if lang == "en" else _mask_terms(markers_text(text))
     sents = sentences(text)
+    spans = clauses(text)
     out: list[Statement] = []
-    for start, end in clauses(text):
+    for n, (start, end) in enumerate(spans):
         piece = search[start:end]
         cues = set(markers.found(lang, piece))
-        cues.discard("question")  # a question is a sentence that ends in a question mark
-        if sentence_at(sents, start).question:
+        if not _asked(search, sents, spans, n, "question" in cues):
+            cues.discard("question")
+        else:
             cues.add("question")
         if out and "correction" in out[-1].cues and _marker_only(search[out[-1].start : out[-1].end]):
             cues.add("correction")  # "Sorry, typo: I'm 43": the marker stands before what it corrects
         future = any(start <= t.span[0] < end and t.direction == "future" for t in times)
         out.append(Statement(start, end, frozenset(cues), future))
     return tuple(out)
+
+
+_ALTERNATIVE = re.compile(r"^\W*(?:or\b|还是|或者|抑或)", re.IGNORECASE)
+
+
+def _asked(search: str, sents, spans: Sequence[tuple[int, int]], n: int, interrogative: bool) -> bool:
+    """Is clause ``n`` asked? Only in a sentence that ends in a question mark, and there only the
+    clause that carries the mark, a clause asking by its own words (``interrogative``: "Do you
+    think...", 要不要, 什么) and the clauses of an either-or question ("Should I stay, or move?",
+    留在北京，还是搬去上海？). A clause told before the question stays told: "I moved to Denver last
+    month, any tips?", 我上个月搬到成都了，有什么推荐吗？"""
+    start, _ = spans[n]
+    sent = sentence_at(sents, start)
+    if not sent.question:
+        return False
+    later = [(s, e) for s, e in spans[n + 1 :] if s < sent.end and re.search(r"\w", search[s:e])]
+    if not later or interrogative:
+        return True
+    return any(_ALTERNATIVE.match(search[s:e]) for s, e in later)
+
+
+def asked_at(statements: Sequence[Statement], pos: int) -> bool:
+    """Is the clause at ``pos`` asked (see :func:`_asked`)?"""
+    return any(s.start <= pos < s.end and "question" in s.cues for s in statements)
 
 
 def _marker_only(clause: str) -> bool:
@@ -181,7 +207,7 @@ def statement_for(
     future = st.future_time or any(s.future_time for s in chained)
     end = max([st.end, *(s.end for s in chained)])
     if parsed:
-        cues = _narrow(cues, parsed, span)
+        cues = _narrow(cues, parsed, span, (st.start, st.end))
         # a fact said as a noun phrase ("my girlfriend Anna is coming tonight") is not planned
         # by the time of the clause it stands in
         future = future and _anchor_verb(parsed, span) is not None
@@ -202,7 +228,9 @@ def _bare_beside(statements: Sequence[Statement], st: Statement) -> list[Stateme
     return out
 
 
-def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int]) -> frozenset[str]:
+def _narrow(
+    cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int, int], clause: tuple[int, int]
+) -> frozenset[str]:
     """Use the parse: cues count only when they attach to the verb the match hangs on."""
     verb = _anchor_verb(parsed, span)
     if verb is None:
@@ -239,9 +267,67 @@ def _narrow(cues: frozenset[str], parsed: Sequence[ParsedToken], span: tuple[int
         and not _said_alone(parsed, verb)
     ):
         out.add("hypothetical")  # "a way to ... enjoy nature": no subject of its own
-    if "question" not in out and any(t.text == "?" for t in parsed if t.idx >= verb.idx):
+    if "question" not in out and _asks_after(parsed, verb):
         out.add("question")
+    if out & {"hypothetical", "wish"}:
+        out -= _said_in_condition(parsed, verb, clause, lemmas, out)
     return frozenset(out)
+
+
+_CONDITIONS = frozenset({"if", "unless"})
+_CONDITION_CUES = ("hypothetical", "wish")
+
+
+def _said_in_condition(
+    parsed: Sequence[ParsedToken], verb: ParsedToken, clause: tuple[int, int], lemmas: set[str], cues: set[str]
+) -> set[str]:
+    """ "I'm 41 if that matters", "I live in Leeds if you want to visit": a condition said after a
+    told fact in the present or past hangs on what is said about it, not on the fact, and its
+    "if" and "want to" are no cue of the fact's clause. Not for a plan ("I'm moving to Denver if
+    the job comes through") or a verb with its own "would"."""
+    if verb.tag not in ("VBP", "VBZ", "VBD") or "planned" in cues or lemmas & _HYPOTHETICAL_AUX:
+        return set()
+    mark = next(
+        (
+            t
+            for t in parsed
+            if clause[0] <= t.idx < clause[1]
+            and t.lower in _CONDITIONS
+            and t.dep == "mark"
+            and t.idx > verb.idx
+            and t.head != verb.i
+        ),
+        None,
+    )
+    if mark is None:
+        return set()
+    inside = _subtree(parsed, mark.head)
+    rest = " ".join(t.text for t in parsed if clause[0] <= t.idx < clause[1] and t.i not in inside)
+    return {c for c in _CONDITION_CUES if c not in default_markers().found("en", rest)}
+
+
+def _subtree(parsed: Sequence[ParsedToken], root: int) -> set[int]:
+    heads = {t.i: t.head for t in parsed}
+    out = set()
+    for t in parsed:
+        i, seen = t.i, 0
+        while i != root and heads.get(i, i) != i and seen < len(parsed):
+            i, seen = heads[i], seen + 1
+        if i == root:
+            out.add(t.i)
+    return out
+
+
+def _asks_after(parsed: Sequence[ParsedToken], verb: ParsedToken) -> bool:
+    """A question mark closes the verb's own clause: no comma or sentence end comes between."""
+    for t in parsed:
+        if t.idx <= verb.idx:
+            continue
+        if t.text in ("?", "？"):
+            return True
+        if t.text in (",", ";", ":", ".", "!", "，", "。", "；", "！"):
+            return False
+    return False
 
 
 def _said_alone(parsed: Sequence[ParsedToken], verb: ParsedToken) -> bool:

@@ -139,6 +139,8 @@ def check_value(
         return "a relation, not a name (我和男朋友领证了: no name)"
     if kind == "org" and lang == "zh" and span and any(e.label == "place" and e.span == span for e in entities):
         return "a place, not an organisation (在新竹上班: works in a city)"
+    if kind == "place" and span and any(e.label == "org" and e.span == span for e in entities):
+        return "an organisation, not a place (离开台积电: left an employer)"
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed, elided)
     return _check_zh(value, kind, span, tokens, entities, elided, framed)

@@ -328,6 +328,8 @@ def read_changes(doc: TurnDoc) -> None:
                 doc.analysis.text[sent.start : sent.end].strip(),
             )
             found.append((st, clause, whole, named, (sent.start, sent.end)))
+    if doc.read is not None:
+        ended += _replaced_after_rules(doc, held, sents)
     if not found or doc.read is None:
         doc.values = (*doc.values, *ended)
         return
@@ -351,11 +353,45 @@ def read_changes(doc: TurnDoc) -> None:
         ending = max(endings)
         if ending < doc.min_probability or readings[0]["states"] >= max(0.5, ending):
             continue
+        if readings[1]["not_asserted"] >= 0.5:
+            continue  # the sentence as a whole asks or imagines (栗子今天不吃东西，是不是病了？)
         kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
         ended += [_ends(doc, f, st, f"reader.{kind}", ending) for f in named]
         if kind == "replaces":
             ended += [v for f in named if (v := _replacement(doc, f, sentence, ending)) is not None]
     doc.values = (*doc.values, *ended)
+
+
+def _replaced_after_rules(doc: TurnDoc, held: Sequence[Fact], sents: Sequence[Any]) -> list[SlotValue]:
+    """A rule read the end of a held value ("离开台积电", "Left Deloitte") and its sentence goes on
+    to the new one in words no rule lists (…之后去了联发科, "…and went to KPMG"): when the reader
+    finds the clause or the sentence replacing it, the one other value of its type there takes
+    its place (see :func:`_replacement`)."""
+    assert doc.read is not None
+    out: list[SlotValue] = []
+    for v in doc.values:
+        fact = next(
+            (
+                f
+                for f in held
+                if (v.negated or v.historical) and (f.subject, f.slot, f.value_key) == (v.subject, v.slot, v.value_key)
+            ),
+            None,
+        )
+        st = next((s for s in doc.statements if s.start <= v.span[0] < s.end), None)
+        if fact is None or st is None or not st.states or fact.planned:
+            continue
+        sent = sentence_at(sents, st.start)
+        texts = [doc.analysis.text[st.start : st.end].strip(), doc.analysis.text[sent.start : sent.end].strip()]
+        replaces = max(r["replaces"] for r in doc.read(texts))
+        if replaces >= doc.min_probability:
+            new = _replacement(doc, fact, (sent.start, sent.end), replaces)
+            out += [new] if new is not None and not _among_values(new, out) else []
+    return out
+
+
+def _among_values(value: SlotValue, values: Sequence[SlotValue]) -> bool:
+    return any((v.subject, v.slot, v.value_key) == (value.subject, value.slot, value.value_key) for v in values)
 
 
 def _among(fact: Fact, values: Sequence[SlotValue]) -> bool:
@@ -448,7 +484,9 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
     that names it is not stated as holding now (asked, planned)."""
     catalogue, text = doc.toolkit.catalogue, doc.analysis.text
     kind = catalogue.kinds.get(fact.slot)
-    if not catalogue.is_single(fact.slot) or any(v.slot == fact.slot and not v.negated for v in doc.values):
+    if not catalogue.is_single(fact.slot) or any(
+        v.slot == fact.slot and not v.negated and not v.historical for v in doc.values
+    ):
         return None
     if kind not in _TYPED:
         return None
@@ -464,6 +502,7 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
         or st.planned
         or st.polarity != "affirmed"
         or (doc.check is not None and not doc.check(text[span[0] : span[1]], kind, span))
+        or _not_held(doc, fact, st, span)
     ):
         return None
     value = text[span[0] : span[1]]
@@ -478,6 +517,20 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
         confidence=round(confidence, 3),
         replacement=True,
     )
+
+
+def _not_held(doc: TurnDoc, fact: Fact, st: Any, span: tuple[int, int]) -> bool:
+    """Does the reader find the words that name the new value (from its clause's start, or from
+    the old value when the clause names both) saying it is not the speaker's now: someone
+    else's (以后，我老公去了字节), sought or planned ("Left Google and I'm interviewing at Meta")?"""
+    if doc.read is None:
+        return False
+    text = doc.analysis.text
+    start = st.start
+    for m in re.finditer(re.escape(unqualified(fact.value)), text[st.start : span[0]]):
+        start = st.start + m.end()
+    reading = doc.read([text[start : st.end].strip()])[0]
+    return reading["not_asserted"] + reading["plans"] >= 0.5
 
 
 def read_unnamed(doc: TurnDoc) -> None:

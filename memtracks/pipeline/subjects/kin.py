@@ -14,7 +14,7 @@ about my brother Sam?"). :func:`kin_values` is pure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from memtracks.data.lexicons import Lexicons, alternation
@@ -57,15 +57,19 @@ def kin_values(
     times: Sequence[TimeMention] = (),
     tokens: Sequence[Token] = (),
     search: str | None = None,
+    asked: Callable[[int], bool] | None = None,
 ) -> tuple[SlotValue, ...]:
-    """The relatives the speaker names in ``text`` (``search``: its Simplified copy)."""
+    """The relatives the speaker names in ``text`` (``search``: its Simplified copy); none in a
+    clause ``asked`` says is a question (by default: in a sentence ending in a question mark)."""
     search = search if search is not None else (lexicons.to_simplified(text) if lang == "zh" else text)
     sents = sentences(text)
+    if asked is None:
+        asked = lambda pos: sentence_at(sents, pos).question  # noqa: E731
     found = _english(text, lexicons, entities, times) if lang == "en" else _chinese(text, search, lexicons, tokens)
     out: list[SlotValue] = []
     for rel, shown, name, span in found:
         slot = fills(rel, lexicons)
-        if slot is None or sentence_at(sents, span[0]).question:
+        if slot is None or asked(span[0]):
             continue
         value = f"{name}（{shown}）" if lang == "zh" else f"{name} ({shown})"
         item = SlotValue(speaker, slot, value, value_key(name), span, f"{lang}.kin.named", lang, CONFIDENCE)

@@ -1,0 +1,118 @@
+"""What is told in a turn that also asks, in English, Simplified and Traditional Chinese:
+
+- a clause told before a question stays told ("I moved to Denver last month, any tips?",
+  我上个月搬到成都了，有什么推荐吗？); a clause that asks by its own words (an inverted verb, a
+  wh-word, 要不要, 你觉得) or an either-or question (留在北京，还是搬去上海？) stores nothing;
+- a condition said after a told fact ("I'm 41 if that matters") leaves the fact told; a fact
+  with its own "would", or a plan that hangs on the condition, is not told;
+- "Spent my 42nd birthday at…" gives the age;
+- a rule that reads a held employer left ("离开台积电", "Left Deloitte") and words no rule lists
+  for where the speaker went next (…之后去了联发科) replace it; someone else's move, or an
+  interview, replaces nothing; a firm left is never a home left."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from conversation import fact_states, say, states_after
+
+_MINUTES = timedelta(minutes=2)
+
+
+@pytest.mark.parametrize(
+    "text,slot,value",
+    [
+        ("I moved to Denver last month, any tips on neighborhoods?", "lives_in", "Denver"),
+        ("I just adopted a puppy named Max, have you ever had a dog?", "pets", "Max (puppy)"),
+        ("I'm 41, is that too old to start running?", "age", "41"),
+        ("我上个月搬到成都了，有什么好吃的推荐吗？", "lives_in", "成都"),
+        ("我上個月搬到台中了，有推薦的餐廳嗎？", "lives_in", "台中"),
+        ("我老公叫王磊，他生日快到了，送什么好呢？", "partner", "王磊（老公）"),
+        ("我今年41岁了，跑马拉松会不会太晚？", "age", "41"),
+    ],
+)
+def test_a_clause_told_before_a_question_is_stored(memory, text, slot, value):
+    say(memory, text)
+    assert fact_states(memory, slot) == {value: "current"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should I move to Denver, or stay in Boston?",
+        "Do you think I should sell my Civic, or keep it?",
+        "If I move to Denver, what neighborhoods are good?",
+        "我要不要辞职，去腾讯上班？",
+        "我应该留在北京，还是搬去上海？",
+        "你觉得我搬到成都，会习惯吗？",
+        "我搬到成都的话，你有什么建议？",
+        "我該留在高雄，還是搬去台中？",
+    ],
+)
+def test_a_clause_that_asks_stores_nothing(memory, text):
+    say(memory, text)
+    assert memory.facts("u1", include_planned=True, include_negated=True) == []
+
+
+def test_a_worry_asked_about_a_pet_ends_nothing(memory):
+    before, after = "我养了一只仓鼠叫栗子。", "不对劲，栗子今天一直不吃东西，是不是病了？"
+    assert states_after(memory, "pets", before, after) == {"栗子（仓鼠）": "current"}
+
+
+@pytest.mark.parametrize(
+    "text,slot,value",
+    [
+        ("I'm 41 if that matters for the running plan.", "age", "41"),
+        ("I live in Leeds if you want to visit sometime.", "lives_in", "Leeds"),
+        ("I drive a Civic if you need a lift.", "car", "Civic"),
+    ],
+)
+def test_a_condition_after_a_told_fact_leaves_it_told(memory, text, slot, value):
+    say(memory, text)
+    assert fact_states(memory, slot) == {value: "current"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd live in Leeds if I could.",
+        "I would move to Leeds if rent were cheaper.",
+        "I want to live in Leeds if I can afford it.",
+    ],
+)
+def test_a_fact_that_hangs_on_its_condition_is_not_told(memory, text):
+    say(memory, text)
+    assert fact_states(memory, "lives_in") == {}
+
+
+def test_a_birthday_spent_gives_the_age(memory):
+    before = "I'm 41 if that matters for the running plan."
+    after = "Spent my 42nd birthday at a waterpark with the kids. Zero regrets, some sunburn."
+    assert states_after(memory, "age", before, after) == {"41": "replaced", "42": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我在腾讯做产品经理。", "离开腾讯以后去了字节，终于不用加班了", "腾讯", "字节"),
+        ("我在台積電當製程工程師。", "離開台積電之後去了聯發科，終於不用輪夜班", "台積電", "聯發科"),
+        ("I work at Deloitte as an auditor.", "Left Deloitte and went to KPMG, way better hours.", "Deloitte", "KPMG"),
+    ],
+)
+def test_an_employer_left_then_where_one_went(memory, before, after, old, new):
+    assert states_after(memory, "employer", before, after) == {old: "replaced", new: "current"}
+    assert fact_states(memory, "lives_in") == {}  # a firm left is no home left
+
+
+@pytest.mark.parametrize(
+    "before,after,old",
+    [
+        ("我在腾讯做产品经理。", "离开腾讯以后，我老公去了字节", "腾讯"),
+        ("我在腾讯做产品经理。", "离开腾讯以后一直没找到工作，面试了字节", "腾讯"),
+        ("I work at Google.", "Left Google in March and I'm interviewing at Meta.", "Google"),
+        ("我在台積電上班。", "離開台積電以後想去聯發科試試看", "台積電"),
+    ],
+)
+def test_an_employer_left_is_not_replaced_by_someone_elses_or_a_sought_one(memory, before, after, old):
+    assert states_after(memory, "employer", before, after) == {old: "ended"}
