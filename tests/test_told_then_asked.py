@@ -116,3 +116,60 @@ def test_an_employer_left_then_where_one_went(memory, before, after, old, new):
 )
 def test_an_employer_left_is_not_replaced_by_someone_elses_or_a_sought_one(memory, before, after, old):
     assert states_after(memory, "employer", before, after) == {old: "ended"}
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,value",
+    [
+        ("我開一台Honda CR-V。", "CR-V上個月過戶給買家了，現在通勤都靠Gogoro", "car", "Honda CR-V"),
+        ("我开的是比亚迪秦。", "车上个月卖掉了，小区车位太难抢，现在都坐地铁", "car", "比亚迪秦"),
+        ("我開的是豐田Altis。", "車子上個月賣掉了，現在都騎YouBike", "car", "豐田Altis"),
+        ("I drive a Honda Civic.", "Sold the car last month, I just bike everywhere now.", "car", "Honda Civic"),
+        ("我养了一只兔子叫黑糖。", "兔子送给我表妹了，她家有院子", "pets", "黑糖（兔子）"),
+        (
+            "I have a rabbit named Clover.",
+            "The rabbit went to a new home with my cousin, she has a big garden.",
+            "pets",
+            "Clover (rabbit)",
+        ),
+        (
+            "我養了一隻兔子叫黑糖。",
+            "黑糖現在住我表妹家了，她家有院子，以後就是她的兔子，我租的套房真的太小",
+            "pets",
+            "黑糖（兔子）",
+        ),
+        ("我养了只猫叫年糕。", "年糕给我妈养了，我搬家没法带", "pets", "年糕（猫）"),
+        ("I have a cat named Biscuit.", "Biscuit is my sister's cat now, she has a garden.", "pets", "Biscuit (cat)"),
+    ],
+)
+def test_the_one_held_ended_by_a_word_standing_for_it(memory, before, after, slot, value):
+    """A Latin name in a Chinese sentence is read by the Chinese rules (我開一台Honda CR-V); "the
+    car", 车子, a pet's kind stand for the one held; a pet rehomed in chat words ends it."""
+    assert states_after(memory, slot, before, after) == {value: "ended"}
+
+
+@pytest.mark.parametrize(
+    "before,after,slot,value",
+    [
+        ("I drive a Honda Civic.", "The car wash downtown ruined my paint job.", "car", "Honda Civic"),
+        ("我开的是比亚迪秦。", "在车上听了一下午播客", "car", "比亚迪秦"),
+        ("我养了只猫叫年糕。", "这周出差，年糕让我妈帮忙照顾", "pets", "年糕（猫）"),
+        ("I have a cat named Biscuit.", "Biscuit is staying at my sister's this week.", "pets", "Biscuit (cat)"),
+    ],
+)
+def test_words_near_the_held_one_end_nothing(memory, before, after, slot, value):
+    assert states_after(memory, slot, before, after) == {value: "current"}
+
+
+def test_one_of_two_pets_named_by_its_kind(memory):
+    say(memory, "我养了只猫叫年糕，还有只狗叫豆豆。", "猫送人了，我对猫毛过敏")
+    assert fact_states(memory, "pets") == {"年糕（猫）": "ended", "豆豆（狗）": "current"}
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [("我在統一超商總部上班，做行銷。", "統一超商"), ("我在星巴克门市上班。", "星巴克")],
+)
+def test_a_firms_office_named_after_it_is_the_employer(memory, text, value):
+    say(memory, text)
+    assert fact_states(memory, "employer") == {value: "current"}

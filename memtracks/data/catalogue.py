@@ -37,6 +37,9 @@ class SlotSpec(Strict):
     ask: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     about: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     read_for_change: bool = False
+    # words that stand for the one value held ("the car", 车子): a clause that says them speaks
+    # of it, when the speaker holds one value of the slot
+    referents: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     opposite: str | None = None
     # values of this slot that end another slot's current values (relationship_status: single,
     # divorced ... end the partner)
@@ -50,7 +53,7 @@ def _check(spec: SlotSpec) -> Iterator[str]:
     for lang in ("en", "zh"):
         if lang not in spec.label:
             yield f"field 'label.{lang}': missing"
-    for field in ("ask", "about"):
+    for field in ("ask", "about", "referents"):
         for lang, regexes in getattr(spec, field).items():
             for i, rx in enumerate(regexes):
                 try:
@@ -59,6 +62,8 @@ def _check(spec: SlotSpec) -> Iterator[str]:
                     yield f"field '{field}.{lang}[{i}]': bad regex: {exc}"
     if spec.about and spec.cardinality != "one":
         yield "field 'about': only a single-valued slot speaks of one thing (cardinality: one)"
+    if spec.referents and not spec.read_for_change:
+        yield "field 'referents': only a slot read for change (read_for_change: true) uses them"
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,16 @@ class Catalogue:
             if regexes:
                 out[spec.name] = re.compile("|".join(f"(?:{rx})" for rx in regexes), re.IGNORECASE)
         return out
+
+    @cached_property
+    def referent_patterns(self) -> dict[tuple[str, str], re.Pattern[str]]:
+        """(slot, language) -> one regex of the words standing for the slot's one value held."""
+        return {
+            (spec.name, lang): re.compile("|".join(f"(?:{rx})" for rx in regexes), re.IGNORECASE)
+            for spec in self.slots
+            for lang, regexes in spec.referents.items()
+            if regexes
+        }
 
     @cached_property
     def read_for_change(self) -> frozenset[str]:

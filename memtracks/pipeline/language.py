@@ -64,7 +64,18 @@ def primary_language(lang: str, text: str) -> str:
     if lang != "mixed":
         return lang
     han = len(_HAN.findall(text))
-    return "zh" if han * 0.5 >= len(_LATIN_WORD.findall(text)) else "en"
+    latin = _LATIN_WORD.findall(text)
+    if han >= 2 and not any(w.lower() in _EN_GRAMMAR for w in latin):
+        return "zh"  # 我開一台Honda CR-V: Latin names in a Chinese sentence, no English grammar
+    return "zh" if han * 0.5 >= len(latin) else "en"
+
+
+# English words that make a sentence's grammar English ("I just got a 新车"), not names or codes
+_EN_GRAMMAR = frozenset(
+    "i i'm me my we our you your he she his her they their it it's the a an is are was were am be been "
+    "to of in on at for with from and but or so not don't have has had do did does this that just will "
+    "can got get".split()
+)
 
 
 def has_han(text: str) -> bool:

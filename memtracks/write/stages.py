@@ -312,7 +312,7 @@ def read_changes(doc: TurnDoc) -> None:
         if not st.states:
             continue  # asked, wished, imagined: it ends nothing
         said = (text[st.start : st.end], doc.analysis.text[st.start : st.end])  # as read and as written
-        named = [f for f in held if any(_names(clause, f) for clause in said)]
+        named = [f for f in held if any(_names(clause, f) or _stands_for(doc, clause, f) for clause in said)]
         named = [f for f in named if not _read_by_rules(doc.values, st, f)]
         if named:
             sent = sentence_at(sents, st.start)
@@ -453,7 +453,13 @@ def _ends_here(doc: TurnDoc, st: Any, fact: Fact, cue: tuple[int, int], lang: st
         return True
     # said of the value, or of no person and naming it ("the Pacifica is a write-off", 芝士没醒过来,
     # 携程那边被优化了); not of someone else ("My brother sold his Duster")
-    return _names(who if who is not None else said[holder.start : holder.end], fact)
+    clause = said[holder.start : holder.end]
+    if _names(who if who is not None else clause, fact) or (who is None and _stands_for(doc, clause, fact)):
+        return True
+    # the value the topic of the clause naming it, the ending said after it of what it is now
+    # (黑糖现在住我表妹家了，……以后就是她的兔子)
+    topic = _who(doc, (st.start, st.end)) if holder is not st and cue[0] > st.start else None
+    return topic is not None and _names(topic, fact)
 
 
 def _someone_else(doc: TurnDoc, clause: str) -> bool:
@@ -670,6 +676,33 @@ def _held(doc: TurnDoc) -> list[Fact]:
         found = doc.sources.held_values(doc.turn.user_id, doc.subject, readable)
         doc.held = [f for f in found if not f.negated]
     return doc.held
+
+
+def _stands_for(doc: TurnDoc, text: str, fact: Fact) -> bool:
+    """Does ``text`` speak of ``fact`` by a word standing for the one value the speaker holds:
+    its slot's ``referents`` ("the car", 车子卖掉了) or, for a pet, its kind (黑糖（兔子）: 兔子, "the
+    cat")? Only when the speaker holds no other such value now."""
+    lang = "zh" if doc.lang == "zh" else "en"
+    search = doc.toolkit.lexicons.to_simplified(text) if lang == "zh" else text
+    same = [f for f in _held(doc) if f.slot == fact.slot and not f.planned]
+    rx = doc.toolkit.catalogue.referent_patterns.get((fact.slot, lang))
+    if rx is not None and len(same) == 1 and rx.search(search):
+        return True
+    kind = _kind_of(fact.value)
+    if not kind or doc.toolkit.catalogue.kinds.get(fact.slot) != "pet":
+        return False
+    if sum(_kind_of(f.value) == kind for f in same) != 1:
+        return False
+    if lang == "en":
+        return re.search(rf"\b(?:my|the|our) {re.escape(kind)}\b", text, re.IGNORECASE) is not None
+    kind = doc.toolkit.lexicons.to_simplified(kind)
+    return re.search(rf"(?:^|(?<=[，。！？,.!?\s]))(?:我的|我家|我们家)?{re.escape(kind)}", search) is not None
+
+
+def _kind_of(value: str) -> str:
+    """The kind in brackets after a value ("Mochi (cat)": cat, 黑糖（兔子）: 兔子), or ""."""
+    m = re.search(r"\((.+?)\)$|（(.+?)）$", value.strip())
+    return (m.group(1) or m.group(2)) if m else ""
 
 
 def _names(text: str, fact: Fact) -> bool:
