@@ -20,7 +20,14 @@ from memtracks.data.patterns import Compiled, default_change_words, default_happ
 from memtracks.data.polarity import Polarity, default_polarity
 from memtracks.data.ranker import Ranker, default_ranker
 from memtracks.data.rules import RuleSpec, default_rules
-from memtracks.data.statements import Endings, Markers, default_bare_corrections, default_endings, default_markers
+from memtracks.data.statements import (
+    Endings,
+    Markers,
+    default_bare_corrections,
+    default_endings,
+    default_markers,
+    default_passing,
+)
 from memtracks.data.stopwords import Stopwords, default_stopwords
 from memtracks.data.tiers import TierRules, default_tier_rules
 from memtracks.data.time_words import TimeWords, default_time_words
@@ -49,6 +56,7 @@ class Toolkit:
     markers: Markers = field(default_factory=default_markers)
     bare_corrections: dict[str, tuple[re.Pattern[str], ...]] = field(default_factory=default_bare_corrections)
     endings: Endings = field(default_factory=default_endings)  # words that say a held value is over
+    passing: Endings = field(default_factory=default_passing)  # words of a value had for a while (a test drive)
     history: History = field(default_factory=default_history)
     conjecture: Conjecture = field(default_factory=default_conjecture)
     polarity: Polarity = field(default_factory=default_polarity)

@@ -129,31 +129,32 @@ class Endings:
         return sorted(found, key=lambda m: m.start())
 
 
-def load_endings(path: Path | None = None, slots: frozenset[str] | None = None) -> Endings:
-    """The ``endings`` section; ``slots``, when given, are the slot names an entry may use."""
+def load_endings(path: Path | None = None, slots: frozenset[str] | None = None, name: str = "endings") -> Endings:
+    """The ``endings`` section (or another section of per-slot words, ``name``: ``passing``);
+    ``slots``, when given, are the slot names an entry may use."""
     path = path or bundled("lexicons", "statements.yaml")
     doc = read_yaml(path)
-    section = doc.get("endings", {}) if isinstance(doc, dict) else None
+    section = doc.get(name, {}) if isinstance(doc, dict) else None
     if not isinstance(section, dict):
-        raise DataFileError(str(path), ["section 'endings' must map a slot to language -> list of regexes"])
+        raise DataFileError(str(path), [f"section {name!r} must map a slot to language -> list of regexes"])
     problems: list[str] = []
     out: dict[str, dict[str, tuple[re.Pattern[str], ...]]] = {}
     for slot, table in section.items():
         if slots is not None and slot not in slots:
-            problems.append(f"endings.{slot}: unknown slot; known: {', '.join(sorted(slots))}")
+            problems.append(f"{name}.{slot}: unknown slot; known: {', '.join(sorted(slots))}")
             continue
         if not isinstance(table, dict):
-            problems.append(f"endings.{slot}: must map a language (en, zh) to a list of regexes")
+            problems.append(f"{name}.{slot}: must map a language (en, zh) to a list of regexes")
             continue
         out[str(slot)] = {}
         for lang, regexes in table.items():
             if lang not in ("en", "zh"):
-                problems.append(f"endings.{slot}.{lang}: unknown language; known: en, zh")
+                problems.append(f"{name}.{slot}.{lang}: unknown language; known: en, zh")
                 continue
             if not isinstance(regexes, list):
-                problems.append(f"endings.{slot}.{lang}: must be a list of regexes")
+                problems.append(f"{name}.{slot}.{lang}: must be a list of regexes")
                 continue
-            out[str(slot)][str(lang)] = _compiled(regexes, lang, f"endings.{slot}.{lang}", problems)
+            out[str(slot)][str(lang)] = _compiled(regexes, lang, f"{name}.{slot}.{lang}", problems)
     if problems:
         raise DataFileError(str(path), problems)
     return Endings(out)
@@ -162,3 +163,9 @@ def load_endings(path: Path | None = None, slots: frozenset[str] | None = None) 
 @lru_cache(maxsize=1)
 def default_endings() -> Endings:
     return load_endings()
+
+
+@lru_cache(maxsize=1)
+def default_passing() -> Endings:
+    """Per slot, the words of a value had for a while and not owned (a test drive, a loan)."""
+    return load_endings(name="passing")

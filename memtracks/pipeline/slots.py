@@ -268,10 +268,16 @@ def _subject_given(m: re.Match[str], previous: str | None, text: str) -> bool:
         return True
     start = max(text.rfind(mark, 0, m.start()) for mark in ".!?\n") + 1
     before = text[max(0, start) : m.start()]
-    return (
-        re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None
-        and re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
-    )
+    told = re.search(r"\b(?:i|we|i'm|we're|i've)\b", before, re.IGNORECASE) is not None or _DROPPED_I.match(before)
+    return bool(told) and re.search(r"\bto\s+\w+\s*$|\bto\s+\w+\s+\w+\s*$", before, re.IGNORECASE) is None
+
+
+# a sentence chat opens with a past verb and no "I" ("Sold the CX-5 and bought a Polestar 2")
+_DROPPED_I = re.compile(
+    r"\W*(?:just |finally |also |then )?(?:[a-z]+ed|sold|got|bought|took|made|left|quit|went|put|gave|found|"
+    r"sent|kept|spent|met|had|began|brought|drove|ran|won|lost|swapped|traded)\b",
+    re.IGNORECASE,
+)
 
 
 def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ()) -> bool:

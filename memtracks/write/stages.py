@@ -390,6 +390,23 @@ def _replaced_after_rules(doc: TurnDoc, held: Sequence[Fact], sents: Sequence[An
     return out
 
 
+def set_aside_passing(doc: TurnDoc) -> None:
+    """A value said in a clause that says it is had for a while, not owned (the slot's
+    ``passing`` words in ``lexicons/statements.yaml``: "Test drove a Polestar 2", 借咗老豆架平治嚟揸,
+    试驾了问界M7) is no value of the slot: whichever rule or reading found it, it is set aside."""
+    lang = "zh" if doc.lang == "zh" else "en"
+    text = doc.said
+
+    def passing(v: SlotValue) -> bool:
+        if v.negated or v.ends_only:
+            return False
+        st = next((s for s in doc.statements if s.start <= v.span[0] < s.end), None)
+        clause = text[st.start : st.end] if st is not None else text[v.span[0] : v.span[1]]
+        return bool(doc.toolkit.passing.find(v.slot, lang, clause))
+
+    doc.values = tuple(v for v in doc.values if not passing(v))
+
+
 def _among_values(value: SlotValue, values: Sequence[SlotValue]) -> bool:
     return any((v.subject, v.slot, v.value_key) == (value.subject, value.slot, value.value_key) for v in values)
 
@@ -887,6 +904,7 @@ STAGES: tuple[Stage, ...] = (
     find_corrections,
     read_changes,
     read_unnamed,
+    set_aside_passing,
     count_births,
     add_new_names,
 )
