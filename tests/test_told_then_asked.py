@@ -173,3 +173,36 @@ def test_one_of_two_pets_named_by_its_kind(memory):
 def test_a_firms_office_named_after_it_is_the_employer(memory, text, value):
     say(memory, text)
     assert fact_states(memory, "employer") == {value: "current"}
+
+
+@pytest.mark.parametrize(
+    "texts,slot,expected",
+    [
+        (
+            (
+                "I'm vegan, have been for about three years.",
+                "So now I'm vegan AND can't have tahini, which is basically half of what I eat.",
+            ),
+            "diet",
+            {"vegan": "current"},
+        ),
+        (("I live in Boston and don't plan to leave.",), "lives_in", {"Boston": "current"}),
+        (("I drive a Civic and never take the bus.",), "car", {"Civic": "current"}),
+    ],
+)
+def test_a_negation_or_plan_of_a_joined_verb_is_its_own(memory, texts, slot, expected):
+    """Negation has a scope: "can't" of the second verb, "plan to" of the second clause, say
+    nothing of the first; said of the verb itself, it still counts."""
+    say(memory, *texts)
+    assert {v: s for v, s in fact_states(memory, slot).items() if s == "current"} == expected
+
+
+def test_a_cantonese_question_about_now_finds_the_new_home(memory):
+    say(
+        memory,
+        "我住喺荃灣，返工搭地鐵好方便。",
+        "終於搬咗入將軍澳嘅新屋，執咗成個禮拜都未執完😩",
+        every=timedelta(days=100),
+    )
+    cards = memory.retrieve("我而家住喺邊？", user_id="u1").cards
+    assert "將軍澳" in cards[0].text

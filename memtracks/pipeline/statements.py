@@ -239,10 +239,12 @@ def _narrow(
     chain = _head_chain(parsed, verb)
     children = [t for t in parsed if t.head in {v.i for v in chain[:1]} and t.i != verb.i]
     lemmas = {t.lower for t in children}
-    out = set(cues)
-    near = {verb.i} | {t.i for t in children}
+    out = set(cues) - _said_after(parsed, verb, clause, lemmas, cues)
+    # the verb and its own words ("I have no car": no hangs on car); not a verb joined to it
+    # ("I'm vegan and can't have tahini": the negation is the second verb's)
+    near = {verb.i} | {t.i for t in children if t.dep not in _OWN_CLAUSE}
     negated = any((t.dep == "neg" or t.lower in ("never", "no", "not", "n't")) and t.head in near for t in parsed)
-    if not negated and "ceased" not in cues:
+    if not negated and "ceased" not in out:
         out.discard("negated")
     if verb.tag in ("VBD", "VBN") and not (lemmas & (_FUTURE_AUX | _HYPOTHETICAL_AUX)) and "going" not in lemmas:
         out.add("done")  # a finished act ("I quit on Friday") is no plan, whatever its time
@@ -269,41 +271,43 @@ def _narrow(
         out.add("hypothetical")  # "a way to ... enjoy nature": no subject of its own
     if "question" not in out and _asks_after(parsed, verb):
         out.add("question")
-    if out & {"hypothetical", "wish"}:
-        out -= _said_in_condition(parsed, verb, clause, lemmas, out)
     return frozenset(out)
 
 
+_OWN_CLAUSE = frozenset({"conj", "advcl", "ccomp", "relcl", "parataxis", "acl"})
 _CONDITIONS = frozenset({"if", "unless"})
-_CONDITION_CUES = ("hypothetical", "wish")
+# cues a clause that follows the verb says of itself, not of the verb
+_SCOPED_CUES = frozenset({"planned", "wish", "hypothetical", "past", "ceased"})
 
 
-def _said_in_condition(
-    parsed: Sequence[ParsedToken], verb: ParsedToken, clause: tuple[int, int], lemmas: set[str], cues: set[str]
+def _said_after(
+    parsed: Sequence[ParsedToken], verb: ParsedToken, clause: tuple[int, int], lemmas: set[str], cues: frozenset[str]
 ) -> set[str]:
-    """ "I'm 41 if that matters", "I live in Leeds if you want to visit": a condition said after a
-    told fact in the present or past hangs on what is said about it, not on the fact, and its
-    "if" and "want to" are no cue of the fact's clause. Not for a plan ("I'm moving to Denver if
-    the job comes through") or a verb with its own "would"."""
-    if verb.tag not in ("VBP", "VBZ", "VBD") or "planned" in cues or lemmas & _HYPOTHETICAL_AUX:
+    """The cues of ``clause`` said only in a clause that follows the verb and hangs below it: "I
+    live in Boston and don't plan to leave" (the plan is the second verb's), "I'm 41 if that
+    matters", "I live in Leeds if you want to visit" (the condition and its "want to" are said of
+    the visit). A condition is no trailing talk after a plan or a verb with its own "would" ("I'm
+    moving to Denver if the job comes through", "I'd live in Leeds if I could"), nor after a
+    present or past that is not told plainly."""
+    if not cues & _SCOPED_CUES:
         return set()
-    mark = next(
-        (
-            t
-            for t in parsed
-            if clause[0] <= t.idx < clause[1]
-            and t.lower in _CONDITIONS
-            and t.dep == "mark"
-            and t.idx > verb.idx
-            and t.head != verb.i
-        ),
-        None,
-    )
-    if mark is None:
+    below = _subtree(parsed, verb.i)
+    plain = verb.tag in ("VBP", "VBZ", "VBD") and not lemmas & (_HYPOTHETICAL_AUX | _FUTURE_AUX)
+    trailing: set[int] = set()
+    for t in parsed:
+        if not (clause[0] <= t.idx < clause[1]) or t.idx <= verb.idx or t.dep not in _OWN_CLAUSE:
+            continue
+        if t.i not in below or t.i in trailing:
+            continue
+        condition = any(c.head == t.i and c.dep == "mark" and c.lower in _CONDITIONS for c in parsed)
+        if condition and (not plain or "planned" in cues):
+            continue
+        trailing |= _subtree(parsed, t.i)
+    if not trailing:
         return set()
-    inside = _subtree(parsed, mark.head)
-    rest = " ".join(t.text for t in parsed if clause[0] <= t.idx < clause[1] and t.i not in inside)
-    return {c for c in _CONDITION_CUES if c not in default_markers().found("en", rest)}
+    rest = " ".join(t.text for t in parsed if clause[0] <= t.idx < clause[1] and t.i not in trailing)
+    found = default_markers().found("en", rest)
+    return {c for c in cues & _SCOPED_CUES if c not in found}
 
 
 def _subtree(parsed: Sequence[ParsedToken], root: int) -> set[int]:
