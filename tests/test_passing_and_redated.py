@@ -115,3 +115,90 @@ def test_passing_words_name_known_slots_and_a_bad_entry_fails_with_its_place(tmp
         load_endings(bad, slots=frozenset({"car"}), name="passing")
     text = str(err.value)
     assert "passing.car.zh[0]" in text and "passing.bike" in text and str(bad) in text
+
+
+@pytest.mark.parametrize(
+    "texts,expected",
+    [
+        (
+            ("I have a tabby called Pickle.", "So... we adopted a second one 🙈 a kitten called Juniper."),
+            {"Pickle (tabby)": "current", "Juniper (kitten)": "current"},
+        ),
+        (
+            ("I have a dog named Rex.", "We got a puppy last week, her name is Daisy."),
+            {"Rex (dog)": "current", "Daisy (puppy)": "current"},
+        ),
+        (
+            ("我养了条金毛，叫馒头。", "朋友家猫生了一窝，我抱了一只回来，叫花卷，馒头花卷凑一对😆"),
+            {"馒头（金毛）": "current", "花卷（猫）": "current"},
+        ),
+        (
+            ("我養了一隻狗叫豆豆。", "同事家的貓生了一窩，我抱了一隻回來，取名叫麻糬"),
+            {"豆豆（狗）": "current", "麻糬（猫）": "current"},
+        ),
+    ],
+)
+def test_a_second_pet_joins_the_first(memory, texts, expected):
+    say(memory, *texts)
+    assert fact_states(memory, "pets") == expected
+
+
+@pytest.mark.parametrize(
+    "before,after,old",
+    [
+        ("我吃素的，蛋奶可以。", "素吃了三年，最近还是恢复吃肉了，医生说我贫血得补补", "吃素"),
+        ("我吃素。", "最近开始吃肉了", "吃素"),
+        ("我吃全素。", "現在葷素都吃了", "全素"),
+        ("I'm vegetarian.", "Went back to eating meat last month.", "vegetarian"),
+    ],
+)
+def test_eating_meat_again_ends_the_meat_free_diet(memory, before, after, old):
+    say(memory, before, after)
+    assert fact_states(memory, "diet") == {old: "ended"}
+
+
+def test_someone_elses_meat_eating_ends_nothing(memory):
+    say(memory, "我吃素。", "我老公最近开始吃肉了")
+    assert fact_states(memory, "diet") == {"吃素": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,new",
+    [
+        ("我对花生过敏。", "哦对了，前几天去医院查出来我虾也过敏，以后海鲜也得小心了", "虾"),
+        ("我對花生過敏。", "我芒果也過敏", "芒果"),
+    ],
+)
+def test_a_second_allergy_said_topic_first_joins_the_first(memory, before, after, new):
+    say(memory, before, after)
+    assert fact_states(memory, "allergies") == {"花生": "current", new: "current"}
+
+
+def test_a_passing_allergy_names_nothing(memory):
+    say(memory, "我对花生过敏。", "我最近也过敏，鼻子好痒")
+    assert fact_states(memory, "allergies") == {"花生": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我住在成都。", "新房子终于交房了，上周把成都的东西全运到重庆，现在每天爬坡上坎😂", "成都", "重庆"),
+        ("我住在台南。", "家當都搬去高雄了", "台南", "高雄"),
+        ("I live in Norwich.", "Shipped all our stuff to Leeds last week, new chapter!", "Norwich", "Leeds"),
+    ],
+)
+def test_the_household_moved_is_a_move(memory, before, after, old, new):
+    say(memory, before, after, every=timedelta(days=60))
+    assert fact_states(memory, "lives_in") == {old: "replaced", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,home",
+    [
+        ("我住在成都。", "把旧衣服寄到重庆给我妈了", "成都"),
+        ("I live in Norwich.", "Moved my stuff to the garage.", "Norwich"),
+    ],
+)
+def test_things_sent_somewhere_move_no_one(memory, before, after, home):
+    say(memory, before, after, every=timedelta(days=60))
+    assert fact_states(memory, "lives_in") == {home: "current"}
