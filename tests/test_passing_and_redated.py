@@ -105,6 +105,9 @@ def test_a_start_date_moved_moves_the_planned_job(memory, texts, firm, day):
             )
         )
     assert _planned_from(memory, "employer") == {firm: day}
+    # the old employer holds until the new day, not the old one
+    old = next(f for f in memory.facts("u1", slot="employer", include_superseded=True) if not f.planned)
+    assert old.reason == "replaced" and old.valid_to.date() == day
 
 
 def test_passing_words_name_known_slots_and_a_bad_entry_fails_with_its_place(tmp_path):

@@ -450,3 +450,24 @@ def test_a_start_said_in_the_next_sentence_makes_the_new_job_a_plan(memory, befo
 def test_a_new_job_with_no_start_said_holds_now(memory):
     say(memory, "I work for Boots.", "Signed with Experian! Loving the team already.")
     assert fact_states(memory, "employer") == {"Boots": "replaced", "Experian": "current"}
+
+
+@pytest.mark.parametrize(
+    "before,after,status",
+    [
+        (
+            "My boyfriend Tom is obsessed with climbing.",
+            "Tom proposed at the top of Snowdon and obviously I said yes 💍 still shaking",
+            "engaged",
+        ),
+        ("我男朋友叫浩然。", "浩然在山顶求婚了，我答应了", "订婚"),
+        ("我男朋友叫柏翰。", "柏翰昨天在海邊求婚，我馬上說好", "訂婚"),
+    ],
+)
+def test_a_proposal_by_name_said_yes_to(memory, before, after, status):
+    assert states_after(memory, "relationship_status", before, after).get(status) == "current"
+
+
+def test_saying_yes_to_something_else_at_someone_elses_proposal_is_no_engagement(memory):
+    say(memory, "My boyfriend Tom climbs.", "Jake proposed to Amy at the party and I said yes to being a bridesmaid.")
+    assert fact_states(memory, "relationship_status") == {}

@@ -459,7 +459,8 @@ class Writer:
         return outcome
 
     def _reopen(self, turn: Turn, outcome: _TurnOutcome) -> None:
-        """Plans this turn called off give back the place of the values they were to replace."""
+        """Plans this turn called off give back the place of the values they were to replace;
+        a plan moved to another day hands it to the plan drawn for that day."""
         assert turn.user_id and turn.timestamp
         called_off = [
             f
@@ -470,6 +471,19 @@ class Writer:
             older = self.store.facts(turn.user_id, subjects=[plan.subject], slots=[plan.slot])
             by_id = {f.id: f for f in older} | outcome.facts
             successor = by_id.get(plan.superseded_by) if plan.superseded_by is not None else None
+            if successor is None:  # a plan moved: the one drawn again for the new day takes its place
+                successor = next(
+                    (
+                        f
+                        for f in outcome.facts.values()
+                        if f.id != plan.id
+                        and (f.subject, f.slot) == (plan.subject, plan.slot)
+                        and f.planned
+                        and f.is_current
+                        and not f.negated
+                    ),
+                    None,
+                )
             reopened = reopen_replaced(plan, older, successor, at=turn.timestamp)
             if reopened:
                 self.store.save_facts(reopened)
