@@ -113,7 +113,9 @@ def _happening(
         return None
     if subject in args.values():
         subject = resolver.speaker  # 老三上周出生了: the one it names is what happened, not who to
-    when = _time_for(m.span(), sent, times, m.string)
+    # the time nearest what happened to (its place, its firm), else nearest the match's start
+    at = min((m.start(g) for g, v in m.groupdict().items() if v and re.sub(r"\d+$", "", g) in args), default=m.start())
+    when = _time_for(m.span(), sent, times, m.string, at)
     if "time" in spec.needs and when is None:
         return None
     if any(n != "time" and n not in args for n in spec.needs):
@@ -209,9 +211,13 @@ _START_BEFORE = re.compile(
 _START_AFTER = re.compile(r"^(?:就|正式|开始|要)?(?:入职|报到|上班|出发|开工|搬过去|搬家|交车|提车)")
 
 
-def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention], text: str) -> TimeMention | None:
+def _time_for(
+    span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention], text: str, at: int | None = None
+) -> TimeMention | None:
     """The time expression of the happening's sentence said as its start, else the one closest
-    to it ("Signed with Dropbox yesterday, I start on January 6th": January 6th). A time the
+    to ``at`` (what happened to: its place or firm; by default the match's start) — "Signed with
+    Dropbox yesterday, I start on January 6th": January 6th; 上周辞职了，下个月去台积电: 下个月 —
+    one inside the match before one outside it. A time the
     pattern itself reaches past the sentence's end counts too (米哈游的offer接了！11月4号入职)."""
     inside = [t for t in times if (sent.start <= t.span[0] < sent.end or span[0] <= t.span[0] < span[1]) and t.dated]
     if not inside:
@@ -222,7 +228,11 @@ def _time_for(span: tuple[int, int], sent: Sentence, times: Sequence[TimeMention
         starts = [t for t in ahead if _said_as_start(t, sent.end, text)]
         return min(starts, key=lambda t: (t.span[0], -t.confidence)) if starts else None
     starts = [t for t in inside if _said_as_start(t, sent.start, text)]
-    return min(starts or inside, key=lambda t: (abs(t.span[0] - span[0]), -t.confidence))
+    # a time the match itself says comes first (上周辞职了，下个月去台积电: 下个月)
+    said = starts or inside
+    said = [t for t in said if span[0] <= t.span[0] < span[1]] or said
+    at = span[0] if at is None else at
+    return min(said, key=lambda t: (abs(t.span[0] - at), -t.confidence))
 
 
 _NEXT_SENTENCE = re.compile(r"[^.!?。！？]*[.!?。！？]+")

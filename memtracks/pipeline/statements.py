@@ -335,12 +335,13 @@ def _asks_after(parsed: Sequence[ParsedToken], verb: ParsedToken) -> bool:
 
 
 def _said_alone(parsed: Sequence[ParsedToken], verb: ParsedToken) -> bool:
-    """ "Picked up an Ioniq yesterday, the Golf is gone": a past verb opening the sentence, cut
-    off from its head by a comma, is a clause of its own whose "I" chat leaves out."""
+    """ "Picked up an Ioniq yesterday, the Golf is gone", "Starting at EY on Monday, can't believe
+    it": a past verb or a participle opening the sentence, cut off from its head by a comma, is a
+    clause of its own whose "I" chat leaves out."""
     head = next((t for t in parsed if t.i == verb.head), None)
     return (
         verb.dep == "advcl"
-        and verb.tag in ("VBD", "VBN")
+        and verb.tag in ("VBD", "VBN", "VBG")
         and head is not None
         and opens_sentence(parsed, verb)
         and fronted_clause(parsed, verb, head)
