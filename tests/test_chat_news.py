@@ -82,3 +82,20 @@ def test_a_friend_starting_somewhere_is_not_the_speakers_job(memory):
 def test_a_numbered_baby_arrived_adds_a_child(memory, before, after, count):
     say(memory, before, after, every=_DAYS)
     assert _now(memory, "number_of_children") == [count]
+
+
+@pytest.mark.parametrize(
+    "before,after,old,new",
+    [
+        ("我在字节跳动做产品经理。", "上周五在字节办完离职，这周一去阿里报到了，园区好大", "字节跳动", "阿里"),
+        ("我在家樂福上班。", "上週五辦完離職，這週一去全聯報到了", "家樂福", "全聯"),
+        ("I work at Deloitte.", "Left Deloitte on Friday and started at KPMG this Monday.", "Deloitte", "KPMG"),
+    ],
+)
+def test_a_job_left_before_and_the_new_one_started_today(memory, before, after, old, new):
+    """A past day said for the leaving does not make today's start a plan, and the firm left
+    (在字节办完离职) is the firm, not 字节办完."""
+    say(memory, before, after, every=timedelta(days=69, hours=23))
+    states = fact_states(memory, "employer")
+    assert states.get(new) == "current" and states.get(old) in ("replaced", "ended")
+    assert set(states) == {old, new}

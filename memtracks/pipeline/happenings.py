@@ -74,7 +74,7 @@ def extract_happenings(
             over = h is not None and h.start is not None and h.start <= now and (h.end is None or h.end <= now)
             if h is not None and (
                 (st.planned and not (over and "planned" not in st.cues))
-                or (h.start is not None and h.start > said and not over)
+                or (h.start is not None and h.start > now and not over)
             ):
                 h = replace(h, planned=True)
             return h

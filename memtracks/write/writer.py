@@ -683,6 +683,7 @@ class Writer:
             and f.source != "inferred"
             and not f.planned
             and not f.negated
+            and f.valid_to is None  # not a value said as held before (上周五在字节办完离职)
             and f.value_key != value.value_key
             for i in outcome.created
             if (f := outcome.facts.get(i)) is not None
