@@ -1,8 +1,10 @@
 """``lexicons/statements.yaml``: the markers that say how a clause is said (negated, ceased,
-asked, wished, reported, past, planned...) and the patterns of a bare correction ("sorry, I
-meant Tuesday", 不对，是周二), compiled and validated: a bad regex fails naming the file, the
-section and the entry. How they are read: :mod:`memtracks.pipeline.statements` and
-:mod:`memtracks.pipeline.corrections`."""
+asked, wished, reported, past, planned...), the patterns of a bare correction ("sorry, I
+meant Tuesday", 不对，是周二) and, per slot, the words that end a held value ("sold", 卖掉) and
+those of a value had only for a while ("test drove", 试驾), compiled and validated: a bad regex
+fails naming the file, the section and the entry. How they are read:
+:mod:`memtracks.pipeline.statements`, :mod:`memtracks.pipeline.corrections` and
+:mod:`memtracks.write.stages`."""
 
 from __future__ import annotations
 

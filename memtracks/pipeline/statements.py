@@ -21,7 +21,7 @@ from functools import lru_cache
 from memtracks.data.lexicons import default_lexicons
 from memtracks.data.statements import Markers, default_markers
 from memtracks.pipeline.nlp import ParsedToken, fronted_clause, opens_sentence
-from memtracks.pipeline.text import sentence_at, sentences
+from memtracks.pipeline.text import Sentence, sentence_at, sentences
 from memtracks.records import TimeMention
 
 _CLAUSE = re.compile(r"[^,;:.!?，。；：！？\n~～…]+[,;:.!?，。；：！？\n~～…]*")
@@ -135,7 +135,9 @@ def analyze_statements(
 _ALTERNATIVE = re.compile(r"^\W*(?:or\b|还是|或者|抑或)", re.IGNORECASE)
 
 
-def _asked(search: str, sents, spans: Sequence[tuple[int, int]], n: int, interrogative: bool) -> bool:
+def _asked(
+    search: str, sents: Sequence[Sentence], spans: Sequence[tuple[int, int]], n: int, interrogative: bool
+) -> bool:
     """Is clause ``n`` asked? Only in a sentence that ends in a question mark, and there only the
     clause that carries the mark, a clause asking by its own words (``interrogative``: "Do you
     think...", 要不要, 什么) and the clauses of an either-or question ("Should I stay, or move?",
