@@ -471,3 +471,48 @@ def test_a_proposal_by_name_said_yes_to(memory, before, after, status):
 def test_saying_yes_to_something_else_at_someone_elses_proposal_is_no_engagement(memory):
     say(memory, "My boyfriend Tom climbs.", "Jake proposed to Amy at the party and I said yes to being a bridesmaid.")
     assert fact_states(memory, "relationship_status") == {}
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,old,new",
+    [
+        ("I live in Lisbon.", "Wait, I said Lisbon earlier? I meant Porto.", "lives_in", "Lisbon", "Porto"),
+        ("I live in Lisbon.", "Not Lisbon, Porto! Typing too fast.", "lives_in", "Lisbon", "Porto"),
+        ("I work at Nokia.", "Scratch that, I'm at Ericsson.", "employer", "Nokia", "Ericsson"),
+        (
+            "I work at Deutsche Bank.",
+            "Commerzbank, sorry, not Deutsche Bank.",
+            "employer",
+            "Deutsche Bank",
+            "Commerzbank",
+        ),
+        (
+            "I work at Deutsche Bank.",
+            "Did I say Deutsche Bank? I work at Commerzbank lol",
+            "employer",
+            "Deutsche Bank",
+            "Commerzbank",
+        ),
+        ("我女朋友叫佳宜。", "纠正一下，我女朋友叫佳怡", "partner", "佳宜（女朋友）", "佳怡（女朋友）"),
+        ("我女朋友叫佳宜。", "糾正一下，我女朋友叫佳怡", "partner", "佳宜（女朋友）", "佳怡（女朋友）"),
+    ],
+)
+def test_a_slip_corrected_in_chat_words(memory, first, then, slot, old, new):
+    """A lone name the recogniser mislabels still corrects ("I meant Porto", Porto read as a
+    person); the rejected value first with no slip word; "Scratch that" is no plan called off;
+    a question naming the slip makes the next sentence its correction; 纠正 is a slip word."""
+    say(memory, first, then, every=_MINUTES)
+    assert fact_states(memory, slot) == {old: "corrected", new: "current"}
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value",
+    [
+        ("I live in Lisbon.", "Sorry, I'm in Boston this week so I can't call.", "lives_in", "Lisbon"),
+        ("I live in Lisbon.", "Oops, I'm at the gym.", "lives_in", "Lisbon"),
+        ("I live in Denver.", "Not sure, Boston maybe.", "lives_in", "Denver"),
+    ],
+)
+def test_an_apology_or_a_guess_corrects_nothing(memory, first, then, slot, value):
+    say(memory, first, then, every=_MINUTES)
+    assert fact_states(memory, slot) == {value: "current"}

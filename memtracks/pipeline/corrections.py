@@ -189,6 +189,25 @@ def pick_target(
             continue
         if compatible(correction, cand.kind, check):
             return cand
+    return _misread_name(correction, candidates, check) if rejected is None else None
+
+
+# the recogniser's labels for a lone capitalised name are often swapped ("I meant Porto": person)
+_NAME_KINDS = frozenset({"place", "org", "person"})
+
+
+def _misread_name(
+    correction: BareCorrection, candidates: Sequence[Candidate], check: Callable[[str, str], bool]
+) -> Candidate | None:
+    """When no candidate takes the value as labelled, a lone Latin name labelled a place, a firm
+    or a person may still correct the most recent value of another of those kinds that it
+    passes the typed check of ("I live in Lisbon" … "I meant Porto", Porto read as a person)."""
+    value = correction.value.strip()
+    if correction.label not in _NAME_KINDS or not re.fullmatch(r"[A-Z][\w'-]+", value):
+        return None
+    for cand in sorted(candidates, key=lambda c: c.recency, reverse=True):
+        if cand.kind in _NAME_KINDS and correction.key != cand.value_key:
+            return cand if check(value, cand.kind) else None
     return None
 
 
