@@ -120,8 +120,10 @@ def default_bare_corrections() -> dict[str, tuple[re.Pattern[str], ...]]:
 
 @dataclass(frozen=True)
 class Endings:
-    """Per slot and language, the words that say a held value of the slot is over ("sold",
-    "a write-off", 卖掉, 没醒过来): :func:`memtracks.write.stages.read_changes` reads them."""
+    """Per slot and language, words said of a held value: those that say it is over ("sold",
+    "a write-off", 卖掉, 没醒过来; ``endings``, read by :func:`memtracks.write.stages.read_changes`)
+    or that it is had only for a while ("test drove", 试驾; ``passing``, read by
+    :func:`memtracks.write.stages.set_aside_passing`)."""
 
     by_slot: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
 

@@ -67,8 +67,7 @@ def extract_happenings(
             if not st.states or (st.polarity != "affirmed" and not _calls_off_in_negative_words(m, spec.kind)):  # noqa: B023
                 return None
             h = _happening(m, pattern, sent, resolver, times, text, parsed if lang == "en" else ())  # noqa: B023
-            said = _said(times, said_at)
-            now = said_at or said
+            now = said_at or _said(times)  # when it was told: the turn's time, else its past mentions
             # a time that has passed is no plan unless the clause says it was one ("by Sunday
             # night we were eating pizza in our new place": done; "I was going to move on Sunday")
             over = h is not None and h.start is not None and h.start <= now and (h.end is None or h.end <= now)
@@ -195,11 +194,11 @@ def _args(
     return args
 
 
-def _said(times: Sequence[TimeMention], said_at: datetime | None = None) -> datetime:
-    """When the text was said: ``said_at``, else a bound from its mentions that are present or past."""
+def _said(times: Sequence[TimeMention]) -> datetime:
+    """When a text with no time of its own was said: a bound from its mentions that are present
+    or past (none: the end of time, so nothing it names has passed)."""
     never = datetime.max.replace(tzinfo=timezone.utc)
-    bound = min((t.end for t in times if t.direction != "future"), default=never)
-    return bound if said_at is None else min(bound, said_at)
+    return min((t.end for t in times if t.direction != "future"), default=never)
 
 
 # a time said as the start ("I start on January 6th", 明年二月一号报到, "we leave on May 3")

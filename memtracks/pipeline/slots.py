@@ -117,8 +117,9 @@ def extract_slots(
 
         def build(m: re.Match[str]) -> list[_Found] | None:
             sent = sentence_at(sents, m.start())
-            overlaps = any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found)  # noqa: B023
-            if asked_at(context.statements, m.start()) or overlaps:
+            if asked_at(context.statements, m.start()):
+                return None
+            if any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found):  # noqa: B023
                 return None
             # "my sister's name is Anna" names a sister: not the one sister named before
             subject = (resolver if pattern.spec.slot != "name" else replace(resolver, relatives=())).resolve(m)  # noqa: B023

@@ -386,7 +386,7 @@ def _replaced_after_rules(doc: TurnDoc, held: Sequence[Fact], sents: Sequence[An
         replaces = max(r["replaces"] for r in doc.read(texts))
         if replaces >= doc.min_probability:
             new = _replacement(doc, fact, (sent.start, sent.end), replaces)
-            out += [new] if new is not None and not _among_values(new, out) else []
+            out += [new] if new is not None and not _among(new, out) else []
     return out
 
 
@@ -407,12 +407,9 @@ def set_aside_passing(doc: TurnDoc) -> None:
     doc.values = tuple(v for v in doc.values if not passing(v))
 
 
-def _among_values(value: SlotValue, values: Sequence[SlotValue]) -> bool:
-    return any((v.subject, v.slot, v.value_key) == (value.subject, value.slot, value.value_key) for v in values)
-
-
-def _among(fact: Fact, values: Sequence[SlotValue]) -> bool:
-    return any((v.subject, v.slot, v.value_key) == (fact.subject, fact.slot, fact.value_key) for v in values)
+def _among(item: Fact | SlotValue, values: Sequence[SlotValue]) -> bool:
+    """Is the subject's value of ``item`` (a fact held, or a value found) among ``values``?"""
+    return any((v.subject, v.slot, v.value_key) == (item.subject, item.slot, item.value_key) for v in values)
 
 
 def _ends(doc: TurnDoc, fact: Fact, st: Any, origin: str, confidence: float) -> SlotValue:
