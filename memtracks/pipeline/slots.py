@@ -154,12 +154,14 @@ def extract_slots(
                 # 旺财上周去世了 (湯圓去喵星了, the name as written, the value as read): the topic is
                 # the value, the speaker its owner
                 subject = resolver.speaker
-            st = statement_for(context.statements, m.span(), context.parsed, chain_clauses=lang == "zh")
+            st = statement_for(context.statements, _said_span(m, pattern), context.parsed, chain_clauses=lang == "zh")  # noqa: B023
             if lang == "zh" and st.polarity == "negated" and not _negated_before_value(m, st, search or text):
                 st = replace(st, cues=st.cues - {"negated"})  # 29岁不是27岁: the 不是 is the next value's
             denied = lang == "zh" and pattern.spec.negate and st.polarity == "negated"  # noqa: B023
             if denied and _denied(m, pattern, st, search or text):  # noqa: B023
                 return None  # 我不会离职的, 我们没分手: the ending is denied; no ending, and no fact
+            if pattern.spec.intent and "ceased" in st.cues and _ceases_only_in_value(m, st, search or text, lang):  # noqa: B023
+                st = replace(st, cues=st.cues - {"ceased"})  # "I've decided to quit my job": quitting is the choice
             if pattern.spec.keep_times and _times_only_in_value(st, m, times):  # noqa: B023
                 st = replace(st, future_time=False)  # 我最喜欢的季节是夏天: the time is the value, no plan
             if not _stated(st, pattern, times):  # noqa: B023
@@ -167,7 +169,7 @@ def extract_slots(
             if not _verb_is_verb(m, context.parsed, pattern):  # noqa: B023
                 return None
             values = _values(m, pattern, subject, resolver.entities, lexicons, times, text)  # noqa: B023
-            values = [_whole(v, context, text, times) for v in values]
+            values = [_lowered(_whole(v, context, text, times), lexicons) for v in values]
             if not all(_well_formed(v, resolver.entities, context, text, lexicons) for v in values):
                 return None  # one item of a list is a fragment: the list was cut wrong, trust none of it
             said = _Said(text, search, times, resolver.entities, lexicons)
@@ -281,11 +283,42 @@ _DROPPED_I = re.compile(
 )
 
 
+def _lowered(v: SlotValue, lexicons: Lexicons) -> SlotValue:
+    """An activity named at the start of a sentence, as the lexicon writes it ("Painting's my
+    therapy": painting)."""
+    if v.lang == "en" and v.value[:1].isupper() and v.value[1:].islower() and lexicons.activities.key(v.value):
+        return replace(v, value=v.value.lower())
+    return v
+
+
+def _said_span(m: re.Match[str], pattern: Compiled) -> tuple[int, int]:
+    """Where the clause's verb is sought: an aim's own words name an act not done yet ("my goal
+    of having a family", "hoping to open a bakery"), so for an aim it is the words before them."""
+    if pattern.spec.intent and "value" in m.re.groupindex and m.start("value") > m.start():
+        return m.start(), m.start("value")
+    return m.span()
+
+
+def _ceases_only_in_value(m: re.Match[str], st: Statement, text: str, lang: str) -> bool:
+    """Is the clause's word of ending inside the value it names ("decided to quit my job",
+    决定辞职了), and nowhere else in the clause?"""
+    value = group(m, "value")
+    if not value:
+        return False
+    start = text.find(value, m.start())
+    if start < 0:
+        return False
+    rest = text[st.start : start] + " " + text[start + len(value) : st.end]
+    markers = default_markers()
+    return "ceased" in markers.found(lang, value) and "ceased" not in markers.found(lang, rest)
+
+
 def _stated(st: Statement, pattern: Compiled, times: Sequence[TimeMention] = ()) -> bool:
     """Does the clause assert something a fact can come from?"""
     spec = pattern.spec
     if spec.intent:  # "my goal is to...", 我打算考…: the aim is the fact; asked or imagined it is none
-        return st.modality in ("stated", "reported", "wish") and st.polarity == "affirmed"
+        # "I was hoping to open a bakery (but...)": a hope of then, not an aim now
+        return st.modality in ("stated", "reported", "wish") and st.polarity == "affirmed" and "occasion" not in st.cues
     if not st.states:
         return False  # a question, a wish, a condition: nothing is stated
     if spec.lasting and any(
@@ -329,6 +362,12 @@ def _well_formed(v: SlotValue, entities, context: ValueContext, text: str, lexic
 _PHRASE_KINDS = frozenset({"text"})  # free phrases ("create a safe and loving home"): the regex only finds their start
 
 
+# a vague "when" the parse hangs on the phrase's verb ("open a bakery one day"): no part of the aim
+_VAGUE_WHEN = re.compile(
+    r"\s+(?:one day|some ?day|some time|eventually|soon|in the future|down the road|at some point)\s*$", re.I
+)
+
+
 def _whole(v: SlotValue, context: ValueContext, text: str, times: Sequence[TimeMention] = ()) -> SlotValue:
     """A phrase value as the whole phrase the parse reads, not where the regex stopped, up to a
     time it holds ("got engaged last night": engaged)."""
@@ -341,7 +380,7 @@ def _whole(v: SlotValue, context: ValueContext, text: str, times: Sequence[TimeM
     start, end = whole_phrase(span, context.parsed, text)
     if end == span[1]:
         return v
-    value = clean_value(cut_before_times(text[start:end], start, times))
+    value = clean_value(_VAGUE_WHEN.sub("", cut_before_times(text[start:end], start, times)))
     if not value:
         return v
     return replace(v, value=value, value_key=value_key(value))

@@ -17,6 +17,7 @@ from memtracks.data.lexicons import Lexicons
 from memtracks.pipeline.nlp import ParsedToken, Token
 from memtracks.records import Entity
 
+_OWN_EN = frozenset({"my", "our"})
 _PRONOUNS_EN = frozenset(
     "i me my mine myself we us our ours you your yours he him his she her hers it its they them their "
     "theirs this that these those something anything everything nothing someone anyone everyone one ones "
@@ -142,7 +143,7 @@ def check_value(
     if kind == "place" and span and any(e.label == "org" and e.span == span for e in entities):
         return "an organisation, not a place (离开台积电: left an employer)"
     if lang == "en" and value.isascii():
-        return _check_en(value, kind, span, text, entities, parsed, elided)
+        return _check_en(value, kind, span, text, entities, parsed, elided, framed)
     return _check_zh(value, kind, span, tokens, entities, elided, framed)
 
 
@@ -154,14 +155,16 @@ def _names_a_relation(value: str, lang: str, lexicons: Lexicons) -> bool:
     return any(form.startswith(simplified) for form in lexicons.relations.forms("zh") if len(form) > 1)
 
 
-def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | None:
+def _check_en(value, kind, span, text, entities, parsed, elided=False, framed=False) -> str | None:
     words = re.findall(r"[\w'&.+-]+", value)
     lower = [w.lower() for w in words]
     if not words:
         return "no words"
     if len(words) > _MAX_WORDS.get(kind, 6):
         return "too long for a value"
-    if any(w in _PRONOUNS_EN or w.rstrip("'s") in _PRONOUNS_EN for w in lower):
+    # an aim or a named activity may hold the speaker's own ("build my own family", "playing my violin")
+    own = _OWN_EN if (kind == "text" or framed) and len(words) > 1 else frozenset()
+    if any((w in _PRONOUNS_EN or w.rstrip("'s") in _PRONOUNS_EN) and w not in own for w in lower):
         return "contains a pronoun"
     # an aim may start with a verb that is also an auxiliary ("to have a family", "to be a nurse")
     starts = _FUNCTION_EN - {"a", "an", "the"} - ({"have", "be", "do"} if kind == "text" and len(words) > 1 else set())
@@ -169,6 +172,8 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | 
         return "starts or ends with a function word (a fragment)"
     if all(w in _FUNCTION_EN for w in lower):
         return "only function words"
+    if framed:
+        return None  # the words around it say what it is ("Painting's my therapy"): its tags are not held against it
     if span is not None and text:
         after = text[span[1] : span[1] + 1]
         before = text[span[0] - 1 : span[0]] if span[0] > 0 else ""
@@ -180,9 +185,9 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | 
     if kind in ("thing", "text") and not named:
         if lower[0] == "the" and not (len(words) > 1 and words[1][:1].isupper()):
             return "a definite 'the ...': a comment on something at hand"
-        if "to" in lower[1:]:
+        if "to" in lower[1:] and (kind == "thing" or _infinitive_inside(parsed, span)):
             return "an infinitive inside ('events to practice ...'): a clause, not a thing"
-        if lower[-1] in _VAGUE_EN:
+        if lower[-1] in _VAGUE_EN and not (kind == "text" and _verb_first(parsed, span)):
             return f"vague head noun '{lower[-1]}'"
     tags = _tags(parsed, span)
     if tags and span is not None and kind in ("thing", "title", "condition", "product", "text"):
@@ -212,6 +217,21 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False) -> str | 
     elif kind in ("place", "org", "person") and not named and not words[0][:1].isupper():
         return f"a {kind} must be a name"
     return None
+
+
+def _verb_first(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> bool:
+    """Does the span open with a verb ("quit my job": an act, whose object may be any noun)?"""
+    first = next((t for t in parsed if span is not None and t.idx == span[0]), None)
+    return first is not None and first.pos == "VERB"
+
+
+def _infinitive_inside(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> bool:
+    """Does "to" inside the span take a verb ("events to practice"), not a noun ("go back to
+    school")? Without a parse, any "to" is taken for one."""
+    if span is None or not parsed:
+        return True
+    inside = [t for t in parsed if span[0] <= t.idx < span[1]]
+    return any(t.lower == "to" and nxt.tag == "VB" for t, nxt in zip(inside, inside[1:], strict=False))
 
 
 def _cut_phrase(
