@@ -13,8 +13,10 @@ choices not (yet) made, someone else's."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from conversation import say
+from conversation import T0, say
 
 
 def _values(memory, slot: str, subject: str = "user") -> list[str]:
@@ -278,3 +280,19 @@ def test_a_job_done_for_years_is_the_job(memory, text, title):
 def test_a_job_done_for_years_before_is_no_job_now(memory):
     say(memory, "我以前干了五年会计，后来转行了。")
     assert _values(memory, "job_title") == []
+
+
+@pytest.mark.parametrize(
+    "turns,question",
+    [
+        (("I love painting.", "Painting is my therapy."), "Do I paint?"),
+        (("我很喜欢画画。", "画画是我解压的方式。"), "我喜欢画画吗？"),
+    ],
+)
+def test_one_thing_said_as_a_taste_and_a_pastime_takes_one_card(memory, turns, question):
+    say(memory, *turns)
+    facts = memory.facts("u1")
+    assert {f.slot for f in facts} == {"likes", "hobbies"}
+    cards = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=90)).cards
+    shown = [c for c in cards if c.track == "fact"]
+    assert len(shown) == 1

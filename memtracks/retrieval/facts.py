@@ -68,8 +68,22 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
         explain["relevance"] = relevance
         if relevance >= ctx.config.min_relevance:
             hits.append(Hit("fact", fact, relevance, _how(fact, explain, ctx), explain))  # type: ignore[arg-type]
-    hits = sorted(ctx.admitted_hits("fact", hits), key=lambda h: -h.relevance)[:k]
+    hits = _once_each(sorted(ctx.admitted_hits("fact", hits), key=lambda h: -h.relevance))[:k]
     return hits, held_back(stale, hits, ctx.config.min_relevance)
+
+
+def _once_each(hits: list[Hit]) -> list[Hit]:
+    """The best hit of each thing said of someone: "likes: painting" and "hobbies: painting" (or
+    an aim that is also a decision) say one thing, and take one card."""
+    seen: set[tuple[str, str, bool]] = set()
+    out = []
+    for hit in hits:
+        fact = hit.record
+        key = (fact.subject, fact.value_key.lower(), fact.negated)  # type: ignore[union-attr]
+        if key not in seen:
+            seen.add(key)
+            out.append(hit)
+    return out
 
 
 KIN_SLOTS = ("family", "partner", "children")
