@@ -296,3 +296,47 @@ def test_one_thing_said_as_a_taste_and_a_pastime_takes_one_card(memory, turns, q
     cards = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=90)).cards
     shown = [c for c in cards if c.track == "fact"]
     assert len(shown) == 1
+
+
+@pytest.mark.parametrize(
+    "text,pets",
+    [
+        ("I don't like dogs, that's why I have cats.", ["cat"]),
+        ("I just adopted this cute pup from a shelter last week.", ["pup"]),
+        ("My pup Toby is a German Shepherd and loves cute sweaters!", ["Toby (pup)"]),
+        ("Meet Toby, my puppy. He's a bundle of joy.", ["Toby (puppy)"]),
+        ("I've had my turtles for 3 years now.", ["turtle"]),
+        ("这是我家狗狗豆豆。", ["豆豆（狗狗）"]),
+        ("這是我家狗狗豆豆！", ["豆豆（狗狗）"]),
+    ],
+)
+def test_a_pet_had_shown_or_named_beside_its_kind(memory, text, pets):
+    say(memory, text)
+    assert _values(memory, "pets") == pets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have dog food in the car.",
+        "Thanks Anna, my dog loves it.",  # a name before "my dog" is the one spoken to
+        "我家狗狗最近不太吃东西。",
+        "My sister has cats.",
+    ],
+)
+def test_a_pets_things_or_someone_spoken_to_are_no_pet(memory, text):
+    say(memory, text)
+    assert _values(memory, "pets") == []
+
+
+@pytest.mark.parametrize(
+    "text,likes",
+    [
+        ("Oh yes! I love making jewelry out of recycled stuff.", ["making jewelry"]),
+        ("I love playing different songs on the piano.", ["playing different songs"]),
+        ("Writing has always been a passion of mine.", ["writing"]),
+    ],
+)
+def test_a_taste_is_the_activity_not_where_or_how_it_is_done(memory, text, likes):
+    say(memory, text)
+    assert _values(memory, "likes") == likes

@@ -536,10 +536,24 @@ def _split(raw: str, start: int) -> list[tuple[str, int]]:
     for piece in _SPLIT.split(raw):
         offset = raw.find(piece, pos)
         pos = offset + len(piece)
-        item = clean_value(piece)  # "painting together lately" -> "painting together"
+        item = _activity_alone(clean_value(piece))  # "painting together lately" -> "painting together"
         if item and _reads_as_item(item):
             parts.append((item, start + offset))
     return parts
+
+
+# where, how or with what an activity is done: "making jewelry [out of recycled stuff]"
+_ATTACHED = re.compile(r"\s+(?:out of|on|in|at|with|from|through|by|for|about|into|around|during|after|before)\s", re.I)
+
+
+def _activity_alone(item: str) -> str:
+    """An activity too long for an item, without where, how or with what it is done ("playing
+    different songs on the piano": playing different songs)."""
+    words = item.split()
+    if len(words) <= _MAX_ITEM_WORDS or not item.isascii() or not words[0].lower().endswith("ing"):
+        return item
+    cut = _ATTACHED.search(item, len(words[0]) + 1)
+    return item[: cut.start()] if cut else item
 
 
 def _reads_as_item(item: str) -> bool:

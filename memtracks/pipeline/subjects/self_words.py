@@ -21,6 +21,7 @@ SELF_WORDS_EN: dict[str, tuple[bool, str]] = {
     "we": (True, "subject"),
     "us": (True, "object"),
     "our": (True, "possessive"),
+    "ours": (True, "independent"),
     "ourselves": (True, "reflexive"),
 }
 SELF_WORDS_ZH: dict[str, tuple[bool, str]] = {
@@ -30,8 +31,10 @@ SELF_WORDS_ZH: dict[str, tuple[bool, str]] = {
     "我们的": (True, "possessive"),
 }
 
-# a captured subject phrase that is the speaker ("I", "my", "we"...)
-SUBJECT_WORDS_EN = frozenset(w for w, (_, form) in SELF_WORDS_EN.items() if form in ("subject", "object", "possessive"))
+# a captured subject phrase that is the speaker ("I", "my", "we", "a passion of mine"...)
+SUBJECT_WORDS_EN = frozenset(
+    w for w, (_, form) in SELF_WORDS_EN.items() if form in ("subject", "object", "possessive", "independent")
+)
 # the head word of a parsed clause's subject that is the speaker (reflexives too)
 CLAUSE_WORDS_EN = SUBJECT_WORDS_EN | {w for w, (_, form) in SELF_WORDS_EN.items() if form == "reflexive"}
 # Chinese subject phrases, longest first (我们的, 我们, 我的, 我)
