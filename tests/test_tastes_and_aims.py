@@ -301,7 +301,7 @@ def test_one_thing_said_as_a_taste_and_a_pastime_takes_one_card(memory, turns, q
 @pytest.mark.parametrize(
     "text,pets",
     [
-        ("I don't like dogs, that's why I have cats.", ["cat"]),
+        ("I have a couple of cats.", ["cat"]),
         ("I just adopted this cute pup from a shelter last week.", ["pup"]),
         ("My pup Toby is a German Shepherd and loves cute sweaters!", ["Toby (pup)"]),
         ("Meet Toby, my puppy. He's a bundle of joy.", ["Toby (puppy)"]),
