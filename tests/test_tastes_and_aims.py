@@ -340,3 +340,11 @@ def test_a_pets_things_or_someone_spoken_to_are_no_pet(memory, text):
 def test_a_taste_is_the_activity_not_where_or_how_it_is_done(memory, text, likes):
     say(memory, text)
     assert _values(memory, "likes") == likes
+
+
+@pytest.mark.parametrize(
+    "text,allergies", [("I'm allergic to most nuts.", ["nuts"]), ("I'm allergic to some antibiotics.", ["antibiotics"])]
+)
+def test_an_allergy_to_most_or_some_of_a_kind_names_the_kind(memory, text, allergies):
+    say(memory, text)
+    assert _values(memory, "allergies") == allergies
