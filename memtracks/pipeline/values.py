@@ -182,14 +182,15 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False, framed=Fa
     named = (
         any(e.span[0] <= (span or (0, 0))[0] and (span or (0, 0))[1] <= e.span[1] for e in entities) if span else False
     )
+    tags = _tags(parsed, span)
     if kind in ("thing", "text") and not named:
         if lower[0] == "the" and not (len(words) > 1 and words[1][:1].isupper()):
             return "a definite 'the ...': a comment on something at hand"
-        if "to" in lower[1:] and (kind == "thing" or _infinitive_inside(parsed, span)):
+        if "to" in lower[1:] and (kind == "thing" or _infinitive_inside(tags)):
             return "an infinitive inside ('events to practice ...'): a clause, not a thing"
-        if lower[-1] in _VAGUE_EN and not (kind == "text" and _verb_first(parsed, span)):
+        # an act ("quit my job") may take any noun for its object
+        if lower[-1] in _VAGUE_EN and not (kind == "text" and tags and tags[0].pos == "VERB"):
             return f"vague head noun '{lower[-1]}'"
-    tags = _tags(parsed, span)
     if tags and span is not None and kind in ("thing", "title", "condition", "product", "text"):
         cut = _cut_phrase(parsed, tags, span, kind, elided)
         if cut:
@@ -219,19 +220,12 @@ def _check_en(value, kind, span, text, entities, parsed, elided=False, framed=Fa
     return None
 
 
-def _verb_first(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> bool:
-    """Does the span open with a verb ("quit my job": an act, whose object may be any noun)?"""
-    first = next((t for t in parsed if span is not None and t.idx == span[0]), None)
-    return first is not None and first.pos == "VERB"
-
-
-def _infinitive_inside(parsed: Sequence[ParsedToken], span: tuple[int, int] | None) -> bool:
-    """Does "to" inside the span take a verb ("events to practice"), not a noun ("go back to
-    school")? Without a parse, any "to" is taken for one."""
-    if span is None or not parsed:
+def _infinitive_inside(tags: Sequence[ParsedToken]) -> bool:
+    """Does "to" among the value's words take a verb ("events to practice"), not a noun ("go back
+    to school")? Without a parse, any "to" is taken for one."""
+    if not tags:
         return True
-    inside = [t for t in parsed if span[0] <= t.idx < span[1]]
-    return any(t.lower == "to" and nxt.tag == "VB" for t, nxt in zip(inside, inside[1:], strict=False))
+    return any(t.lower == "to" and nxt.tag == "VB" for t, nxt in zip(tags, tags[1:], strict=False))
 
 
 def _cut_phrase(

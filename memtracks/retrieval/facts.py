@@ -79,7 +79,7 @@ def _once_each(hits: list[Hit]) -> list[Hit]:
     out = []
     for hit in hits:
         fact = hit.record
-        key = (fact.subject, fact.value_key.lower(), fact.negated)  # type: ignore[union-attr]
+        key = (fact.subject, fact.value_key, fact.negated)  # type: ignore[union-attr]  # value_key: lower case
         if key not in seen:
             seen.add(key)
             out.append(hit)
