@@ -58,7 +58,7 @@ def test_asof_facts_retrieve_and_cards_agree(make_memory, script, probe):
     shown = {
         c.text.split(": ", 1)[1].split(" (")[0]
         for c in recall.cards
-        if c.track == "fact" and "lives in:" in c.text and " since " in c.text and "not " not in c.text
+        if c.track == "fact" and "lives in:" in c.text and "since 20" in c.text and "not " not in c.text
     }
     assert shown == held, f"cards {[c.text for c in recall.cards]} vs facts {held}"
 
@@ -117,7 +117,7 @@ def test_asof_sees_manual_corrections_and_retractions_only_once_made(make_memory
         stored = mem.store.facts("u", slots=["lives_in"])
         assert {f.value for f in stored if fact_state(f, at, at) is FactState.CURRENT} == held(day)
         recall = mem.retrieve("Where do I live?", user_id="u", now=at, as_of=at)
-        shown = [c.text for c in recall.cards if c.track == "fact" and "lives in:" in c.text and " since " in c.text]
+        shown = [c.text for c in recall.cards if c.track == "fact" and "lives in:" in c.text and "since 20" in c.text]
         assert [s.split(": ", 1)[1].split(" (")[0] for s in shown] == sorted(held(day)), shown
 
 

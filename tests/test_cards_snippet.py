@@ -44,7 +44,7 @@ CASES = [
         "en",
         "How long did I wait for the decision on my asylum application?",
         "Over a year of uncertainty",
-        "[2024-01-06..2024-01-07]",
+        "[2024-01-06..07]",
     ),
     (ZH, "zh", "我的签证等了多久才批下来？", "整整十四个月提心吊胆", "[2024-01-06]"),
 ]

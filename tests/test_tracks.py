@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -58,13 +59,16 @@ def test_the_as_of_rule_of_each_track() -> None:
 def test_each_track_renders_its_card_line_in_english_and_chinese() -> None:
     records = {("event", 7): _event(), ("fact", 1): _fact()}
     ctx = CardContext(default_catalogue(), 0.8, lambda p: records.get((p.track, p.id)), at=T0)
-    assert FACTS.card_text(_fact(), ctx) == "[fact] user lives in: Shanghai (conf 0.90, since 2024-01-10)"
-    assert (
-        FACTS.card_text(_fact(lang="zh", value="上海"), ctx) == "[事实] user 居住地：上海（置信度 0.90，自 2024-01-10）"
+    assert FACTS.card_text(_fact(), ctx) == "[fact] user lives in: Shanghai (since 2024-01-10)"
+    assert FACTS.card_text(_fact(lang="zh", value="上海"), ctx) == "[事实] user 居住地：上海（自 2024-01-10）"
+    unsure = _fact(confidence=0.6, source="inferred")  # below SURE: the card says how sure
+    assert FACTS.card_text(unsure, ctx) == "[fact] user lives in: Shanghai (conf 0.60, since 2024-01-10, inferred)"
+    assert FACTS.card_text(replace(unsure, lang="zh", value="上海"), ctx) == (
+        "[事实] user 居住地：上海（置信度 0.60，自 2024-01-10，推断）"
     )
-    assert TEMPORAL.card_text(_event(), ctx) == '[event] 2024-01-10 user: "I flew to Tokyo." (conf 0.80)'
+    assert TEMPORAL.card_text(_event(), ctx) == '[event] 2024-01-10 user: "I flew to Tokyo."'
     zh = _event("我去东京了。", "zh", id=8)
-    assert TEMPORAL.card_text(zh, ctx) == '[时序] 2024-01-10 user："我去东京了。"（置信度 0.80）'
+    assert TEMPORAL.card_text(zh, ctx) == '[时序] 2024-01-10 user："我去东京了。"'
     assert TEMPORAL.part_text(zh, ctx, 20) == '2024-01-10："我去东京了。"'
     line = "[inference] user away from home (conf 0.60, from: event event 2024-01-10, lives_in fact)"
     assert INFERENCES.card_text(_inference(), ctx) == line

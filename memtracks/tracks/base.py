@@ -34,6 +34,26 @@ R = TypeVar("R")
 SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
 
 
+SURE = 0.8  # a card names its confidence only below this, where it should change what is done with it
+
+
+def noted(notes: Sequence[str], zh: bool) -> str:
+    """A card's bracketed notes ("conf 0.60, since 2024-05-01"; "置信度 0.60，自 2024-05-01"),
+    those that are empty left out; "" when none is left."""
+    kept = [n for n in notes if n]
+    if not kept:
+        return ""
+    return f"（{'，'.join(kept)}）" if zh else f" ({', '.join(kept)})"
+
+
+def confidence_note(confidence: float, zh: bool) -> str:
+    """How sure a card is, as one of its notes: "conf 0.60" / "置信度 0.60" below :data:`SURE`;
+    "" for a sure one (a confidence that changes nothing costs tokens and says nothing)."""
+    if confidence >= SURE:
+        return ""
+    return f"置信度 {confidence:.2f}" if zh else f"conf {confidence:.2f}"
+
+
 def day(moment: datetime | None) -> str:
     """The day of ``moment`` as a card shows it (ISO), "?" for none."""
     return moment.date().isoformat() if moment else "?"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from memtracks.data.catalogue import Catalogue
 from memtracks.records import Fact, FactRevision
 from memtracks.storage.codec import dt_text
-from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, day
+from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, confidence_note, day, noted
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
@@ -248,11 +248,10 @@ class FactTrack(Track[Fact]):
         else:
             since = f"{day(fact.valid_from)} → {day(fact.valid_to)}, {_REASON_EN.get(reason, reason)}"
         origin = ("推断" if zh else "inferred") if fact.source == "inferred" else None
+        notes = noted([confidence_note(fact.confidence, zh), since, origin or ""], zh)
         if zh:
-            extra = f"，{origin}" if origin else ""
-            return f"{self.label['zh']} {fact.subject} {label}：{value}（置信度 {fact.confidence:.2f}，{since}{extra}）"
-        extra = f", {origin}" if origin else ""
-        return f"{self.label['en']} {fact.subject} {label}: {value} (conf {fact.confidence:.2f}, {since}{extra})"
+            return f"{self.label['zh']} {fact.subject} {label}：{value}{notes}"
+        return f"{self.label['en']} {fact.subject} {label}: {value}{notes}"
 
     def card_confidence(self, record: Fact, ctx: Rendering) -> float:
         return record.confidence

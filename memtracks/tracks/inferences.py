@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memtracks.records import Inference
 from memtracks.storage.codec import dt_text
-from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, track_of
+from memtracks.tracks.base import SNIPPET_TOKENS, Rendering, Track, confidence_note, noted, track_of
 
 if TYPE_CHECKING:
     from memtracks.config import FusionConfig, WriterConfig
@@ -61,12 +61,12 @@ class InferenceTrack(Track[Inference]):
         return record
 
     def card_text(self, record: Inference, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
-        """The conclusion, its confidence and what it was drawn from (its premises, by name)."""
+        """The conclusion, its confidence (where it is not sure) and what it was drawn from (its premises, by name)."""
         named = (track_of(p).premise_name(p, record.lang) for p in map(ctx.lookup, record.premises) if p is not None)
         premises = ", ".join(n for n in named if n) or record.rule_id
-        if record.lang == "zh":
-            return f"{self.label['zh']} {record.text}（置信度 {record.confidence:.2f}，来源：{premises}）"
-        return f"{self.label['en']} {record.text} (conf {record.confidence:.2f}, from: {premises})"
+        zh = record.lang == "zh"
+        source = f"来源：{premises}" if zh else f"from: {premises}"
+        return f"{self.label['zh' if zh else 'en']} {record.text}{noted([confidence_note(record.confidence, zh), source], zh)}"
 
     def card_confidence(self, record: Inference, ctx: Rendering) -> float:
         return record.confidence

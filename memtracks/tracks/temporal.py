@@ -193,15 +193,15 @@ class TemporalTrack(Track[Event]):
         return record if said_by(record.mentioned_at.timestamp(), moment) else None
 
     def card_text(self, record: Event, ctx: Rendering, budget: int = SNIPPET_TOKENS, relevance: Any = None) -> str:
-        """The day it was said, the speaker, the turn quoted (cut to ``budget`` tokens of what
-        answers the question) with the changes of its happenings, and the card's confidence."""
+        """The day it was said, the speaker and the turn quoted (cut to ``budget`` tokens of what
+        answers the question) with the changes of its happenings. No confidence: the words were
+        said; what is unsure is a resolved time, which shows it ("~2024-01-03")."""
         zh = record.lang == "zh"
         label = self.label["zh" if zh else "en"]
         body = self.body(record, ctx, budget, relevance)
-        confidence = self.card_confidence(record, ctx)
         if zh:
-            return f"{label} {day(record.mentioned_at)} {record.speaker}：{body}（置信度 {confidence:.2f}）"
-        return f"{label} {day(record.mentioned_at)} {record.speaker}: {body} (conf {confidence:.2f})"
+            return f"{label} {day(record.mentioned_at)} {record.speaker}：{body}"
+        return f"{label} {day(record.mentioned_at)} {record.speaker}: {body}"
 
     def part_text(self, record: Event, ctx: Rendering, budget: int) -> str:
         """A further part of a thread card, after the separator that starts it: the day it was
