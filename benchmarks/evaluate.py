@@ -17,6 +17,7 @@ from .headroom import headroom, locomo_best, longmemeval_best
 from .runner import CONTEXT_K, Answer, Run, latency
 
 CURVE_K = tuple(range(1, 11))
+FIXED_BUDGET = 300  # tokens: every system's recall also for the items that fit in this many
 LOCOMO_MAIN = ("1", "2", "3", "4")
 
 
@@ -59,6 +60,27 @@ def _answer_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], in
     return figures
 
 
+Recall = Callable[[Answer, Sequence[Sequence[str]], int], float | None]  # an answer's items, cut at k
+
+
+def _token_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], int], recall: Recall) -> dict:
+    """Recall at an equal prompt size: of the items that fit in memtracks' top-5 tokens on the
+    same question (``recall_same_tokens``; on LoCoMo memtracks' own is its recall@5), and in
+    ``FIXED_BUDGET`` tokens (``recall@300tok``). An item is a prompt line: a card, or a raw
+    turn led by the day it was said."""
+
+    def fitted(a: Answer, budget: int) -> float | None:
+        fit = metrics.within_tokens(a.items, a.item_tokens, budget)
+        return recall(a, fit, len(fit))
+
+    return {
+        "recall_same_tokens": _mean(
+            [fitted(a, budgets.get((a.unit, a.question.id), a.context_tokens)) for a in answers]
+        ),
+        f"recall@{FIXED_BUDGET}tok": _mean([fitted(a, FIXED_BUDGET) for a in answers]),
+    }
+
+
 def _budgets(run: Run) -> dict[tuple[str, str], int]:
     return {(a.unit, a.question.id): a.context_tokens for a in run.answers if a.system == "memtracks"}
 
@@ -73,6 +95,9 @@ def _locomo_figures(answers: Sequence[Answer], ks: Sequence[int], budgets: dict[
     def recall(group: Sequence[Answer], k: int) -> list[float | None]:
         return [metrics.recall_acc(a.items, a.question.evidence_turns, k) for a in group]
 
+    def cut(a: Answer, items: Sequence[Sequence[str]], k: int) -> float | None:
+        return metrics.recall_acc(items, a.question.evidence_turns, k)
+
     main = [a for a in answers if a.question.category in LOCOMO_MAIN]
     figures: dict = {f"recall@{k}": _mean(recall(main, k)) for k in ks}
     figures["recall_curve"] = {str(k): _mean(recall(main, k)) for k in CURVE_K}
@@ -83,11 +108,13 @@ def _locomo_figures(answers: Sequence[Answer], ks: Sequence[int], budgets: dict[
             "n": len(group),
             "n_scored": _scored(recall(group, 1)),
             **{f"recall@{k}": _mean(recall(group, k)) for k in ks},
+            **_token_figures(group, budgets, cut),
             **_answer_figures(group, budgets),
         }
         for cat, names in LOCOMO_CATEGORIES.items()
         if (group := [a for a in answers if a.question.category == str(cat)])
     }
+    figures.update(_token_figures(main, budgets, cut))
     figures.update(_answer_figures(main, budgets))
     figures.update(_context_figures(main))
     figures.update(latency(answers))
@@ -141,6 +168,11 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
     def turn(metric, group, k):
         return _mean([metric(a.items, a.question.evidence_turns, k, str) for a in group if a.question.evidence_turns])
 
+    def cut(a: Answer, items: Sequence[Sequence[str]], k: int) -> float | None:
+        if not a.question.evidence_sessions:
+            return None
+        return metrics.recall_all(items, a.question.evidence_sessions, k, session_of)
+
     for system in run.systems:
         answers = [a for a in run.answers if a.system == system and not a.question.abstention]
         figures: dict = {"label": run.labels.get(system, system)}
@@ -158,11 +190,13 @@ def score_longmemeval(run: Run, ks: Sequence[int], session_of: Callable[[str], s
                 "n_scored": sum(bool(a.question.evidence_sessions) for a in group),
                 **{f"recall@{k}": session(metrics.recall_all, group, k) for k in ks},
                 **{f"ndcg@{k}": session(metrics.ndcg_any, group, k) for k in ks},
+                **_token_figures(group, budgets, cut),
                 **_answer_figures(group, budgets),
             }
             for t in types
             if (group := [a for a in answers if a.question.category == t])
         }
+        figures.update(_token_figures(answers, budgets, cut))
         figures.update(_answer_figures(answers, budgets))
         figures.update(_context_figures(answers))
         figures.update(latency(answers))

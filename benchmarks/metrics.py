@@ -29,6 +29,7 @@ __all__ = [
     "recall_all",
     "recall_any",
     "unit_ranking",
+    "within_tokens",
 ]
 
 Items = Sequence[Sequence[str]]  # per rank: the turn ids an item cites
@@ -37,6 +38,20 @@ Items = Sequence[Sequence[str]]  # per rank: the turn ids an item cites
 def cited(items: Items, k: int) -> list[str]:
     """Turn ids cited by the first ``k`` items, in rank order, without repeats."""
     return list(dict.fromkeys(t for item in items[:k] for t in item))
+
+
+def within_tokens(items: Items, costs: Sequence[int], budget: int) -> list[Sequence[str]]:
+    """The first ``items`` whose prompt lines (``costs``: each item's tokens) fit in ``budget``
+    tokens together, one line each with the line breaks counted: what a system puts in a prompt
+    of that size, whatever each item holds."""
+    fit: list[Sequence[str]] = []
+    used = 0
+    for item, cost in zip(items, costs, strict=False):
+        used += cost + (1 if fit else 0)
+        if used > budget:
+            break
+        fit.append(item)
+    return fit
 
 
 def recall_acc(items: Items, evidence: set[str] | frozenset[str], k: int) -> float | None:

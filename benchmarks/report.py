@@ -18,6 +18,8 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
     if lme:
         head += [f"ndcg@{k}" for k in ks] + [f"turn_recall@{k}" for k in ks]
     head += [
+        "recall, memtracks' tokens",
+        "recall, 300 tokens",
         "answer in context",
         "same tokens as memtracks",
         "without dates",
@@ -33,6 +35,8 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
             row += [f"{f[f'ndcg@{k}']:.3f}" for k in ks] + [f"{f[f'turn_recall@{k}']:.3f}" for k in ks]
         undated = f.get("answer_in_context_undated")
         row += [
+            f"{f.get('recall_same_tokens', 0.0):.3f}",
+            f"{f.get('recall@300tok', 0.0):.3f}",
             f"{f['answer_in_context']:.3f}",
             f"{f.get('answer_in_context_same_tokens', 0.0):.3f}",
             "–" if undated is None else f"{undated:.3f}",
@@ -45,8 +49,10 @@ def markdown(results: dict, ks: tuple[int, ...]) -> str:
     lines += [
         "",
         f"{mt['questions']} questions, {mt.get('questions_scored', mt['questions'])} with evidence: "
-        "recall over those with evidence, answer in context over all. *without dates*: a baseline's "
-        "top-5 raw turns without the date each was said.",
+        "recall over those with evidence, answer in context over all. *memtracks' tokens*: each "
+        "system's first items that fit in the tokens of memtracks' top 5 cards on the same question "
+        "(an item is a card, or a raw turn led by its day); *300 tokens*: those that fit in 300. "
+        "*without dates*: a baseline's top-5 raw turns without the date each was said.",
     ]
     lines += _notes(results)
     lines += [

@@ -52,6 +52,7 @@ class Answer:
     undated_context: str | None = None  # a baseline's raw turns without the date they were said
     pool: list[list[str]] | None = None  # memtracks asked for POOL_DEPTH candidates per track
     pool_candidates: int = 0
+    item_tokens: list[int] = field(default_factory=list)  # per rank, the item's prompt line in tokens
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
         recall.candidates,
         pool=[list(c.source_turn_ids) for c in deep.cards],
         pool_candidates=deep.candidates,
+        item_tokens=[count_tokens(c.text) for c in recall.cards],
     )
 
 
@@ -132,6 +134,7 @@ def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth:
         latency,
         len(ranked),
         "\n".join(texts.raw[t] for t in top),
+        item_tokens=[count_tokens(texts.dated[t]) for t in ranked],
     )
 
 

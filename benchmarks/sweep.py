@@ -79,13 +79,8 @@ def stored(unit: Unit, cache: Path, toolkit: Toolkit, embedder: Embedder) -> Mem
 def within(cards: Sequence[Any], budget: int) -> list[list[str]]:
     """The turns of the first cards whose text fits in ``budget`` tokens together (one per
     line, as in a prompt): recall at an equal budget, whatever each card holds."""
-    items, used = [], 0
-    for card in cards:
-        used += card_tokens(card.text, 1) + (1 if items else 0)
-        if used > budget:
-            break
-        items.append(list(card.source_turn_ids))
-    return items
+    fit = metrics.within_tokens([c.source_turn_ids for c in cards], [card_tokens(c.text, 1) for c in cards], budget)
+    return [list(turns) for turns in fit]
 
 
 def dumped(unit: Unit, question: str, cards: Sequence[Any]) -> dict[str, Any]:

@@ -55,6 +55,8 @@ def test_bench_runner_writes_results(tmp_path, dataset, fixture, capsys):
             "recall@1",
             "recall@5",
             "answer_in_context",
+            "recall_same_tokens",
+            "recall@300tok",
             "tokens_per_question",
             "retrieve_ms_p50",
             "retrieve_ms_p95",

@@ -212,3 +212,45 @@ def test_bench_pool_reads_each_ranking_to_depth_once():
         ["d"],
         ["e", "f"],
     ]
+
+
+def test_bench_within_tokens_counts_each_line_and_its_break():
+    items = [["a"], ["b", "c"], ["d"]]
+    assert metrics.within_tokens(items, [10, 5, 3], 16) == [["a"], ["b", "c"]]  # 10 + 1 + 5
+    assert metrics.within_tokens(items, [10, 5, 3], 15) == [["a"]]  # the break costs one
+    assert metrics.within_tokens(items, [10, 5, 3], 9) == []  # nothing fits: nothing is shown
+    assert metrics.within_tokens(items, [1, 1], 100) == [["a"], ["b", "c"]]  # an item without a cost stops
+
+
+def test_bench_recall_at_memtracks_tokens_gives_a_baseline_as_many_turns_as_fit():
+    """A baseline with short raw turns gets more of them into memtracks' tokens than its five;
+    a long card list is cut to the same tokens as well, and the fixed budget holds everyone."""
+    from datetime import datetime, timezone
+
+    from benchmarks.evaluate import score_locomo
+    from benchmarks.runner import Answer, Run
+
+    def q(qid):
+        return Question(qid, "Where did I go?", "Denver", "1", datetime(2023, 6, 1, tzinfo=timezone.utc),
+                        frozenset({"D1:6", "D1:2"}), frozenset())  # fmt: skip
+
+    cards = [["D1:1"], ["D1:2"], ["D1:3"], ["D1:4"], ["D1:5"], ["D1:6"]]
+    turns = [["D1:1"], ["D1:2"], ["D1:3"], ["D1:4"], ["D1:5"], ["D1:6"], ["D1:7"]]
+    run = Run(
+        "locomo:mini",
+        answers=[
+            # memtracks: five cards of 60 tokens, 304 tokens with their breaks; its recall@5 is 0.5
+            Answer("memtracks", q("q1"), "u1", cards, "", 304, 100, 1.0, item_tokens=[60] * 6),
+            # raw turns of 40 tokens: seven fit in 304 (7 * 40 + 6), so D1:6 is found too
+            Answer("bm25", q("q1"), "u1", turns, "", 204, 204, 1.0, item_tokens=[40] * 7),
+        ],
+        turns=7,
+        ingest_seconds=1.0,
+        systems=["memtracks", "bm25"],
+    )
+    figures = score_locomo(run, (5,))["systems"]
+    assert figures["memtracks"]["recall@5"] == 0.5 == figures["memtracks"]["recall_same_tokens"]
+    assert figures["bm25"]["recall@5"] == 0.5 and figures["bm25"]["recall_same_tokens"] == 1.0
+    # 300 tokens: memtracks' fourth card ends at 243, its fifth would reach 304; bm25's seventh turn at 286
+    assert figures["memtracks"]["recall@300tok"] == 0.5 and figures["bm25"]["recall@300tok"] == 1.0
+    assert figures["bm25"]["by_category"]["1"]["recall_same_tokens"] == 1.0
