@@ -14,7 +14,7 @@ from memtracks.retrieval.cards import clip_tokens
 from . import metrics
 from .datasets import LOCOMO_CATEGORIES
 from .headroom import headroom, locomo_best, longmemeval_best
-from .runner import CONTEXT_K, Answer, Run, latency
+from .runner import CONTEXT_K, Answer, Run, card_tokens, latency
 
 CURVE_K = tuple(range(1, 11))
 FIXED_BUDGET = 300  # tokens: every system's recall also for the items that fit in this many
@@ -36,17 +36,31 @@ def _context_figures(answers: Sequence[Answer]) -> dict[str, float]:
     }
 
 
+def filled(a: Answer, budget: int) -> str:
+    """The prompt of ``budget`` tokens an answer fills: its lines in rank order while they fit,
+    then the start of the next one in what is left (an answer without lines: its top-5
+    context, cut to the budget)."""
+    if not a.lines:
+        return clip_tokens(a.context, budget)
+    fit = metrics.within_tokens(a.lines, a.item_tokens, budget)  # a line stands for its own item here
+    text = "\n".join(a.lines[: len(fit)])
+    room = budget - card_tokens(text, len(fit)) - (1 if fit else 0)
+    if len(fit) < len(a.lines) and room > 0:
+        text = "\n".join([*a.lines[: len(fit)], clip_tokens(a.lines[len(fit)], room)])
+    return text
+
+
 def _answer_figures(answers: Sequence[Answer], budgets: dict[tuple[str, str], int]) -> dict[str, float]:
-    """Answer-in-context of the top-5 context; cut to memtracks' tokens on the same question
-    (an equal prompt budget); and, for a baseline, of its raw turns without their dates."""
+    """Answer-in-context of the top-5 context; of the prompt of memtracks' tokens on the same
+    question (an equal prompt budget: as many of a system's items as fit, :func:`filled`); and,
+    for a baseline, of its raw turns without their dates."""
     figures = {
         "answer_in_context": _mean([float(metrics.answer_in_context(a.question.answer, a.context)) for a in answers]),
         "answer_in_context_same_tokens": _mean(
             [
                 float(
                     metrics.answer_in_context(
-                        a.question.answer,
-                        clip_tokens(a.context, budgets.get((a.unit, a.question.id), a.context_tokens)),
+                        a.question.answer, filled(a, budgets.get((a.unit, a.question.id), a.context_tokens))
                     )
                 )
                 for a in answers

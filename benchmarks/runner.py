@@ -52,7 +52,12 @@ class Answer:
     undated_context: str | None = None  # a baseline's raw turns without the date they were said
     pool: list[list[str]] | None = None  # memtracks asked for POOL_DEPTH candidates per track
     pool_candidates: int = 0
-    item_tokens: list[int] = field(default_factory=list)  # per rank, the item's prompt line in tokens
+    lines: list[str] = field(default_factory=list)  # per rank, the item as a prompt line (a card, a dated turn)
+
+    @property
+    def item_tokens(self) -> list[int]:
+        """Each item's prompt line in tokens."""
+        return [count_tokens(line) for line in self.lines]
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ def _memtracks_answer(mem: Memory, unit: Unit, q: Question, raw: dict[str, str],
         recall.candidates,
         pool=[list(c.source_turn_ids) for c in deep.cards],
         pool_candidates=deep.candidates,
-        item_tokens=[count_tokens(c.text) for c in recall.cards],
+        lines=[c.text for c in recall.cards],
     )
 
 
@@ -134,7 +139,7 @@ def _baseline_answer(system: Any, unit: Unit, q: Question, texts: _Texts, depth:
         latency,
         len(ranked),
         "\n".join(texts.raw[t] for t in top),
-        item_tokens=[count_tokens(texts.dated[t]) for t in ranked],
+        lines=[texts.dated[t] for t in ranked],
     )
 
 

@@ -240,9 +240,9 @@ def test_bench_recall_at_memtracks_tokens_gives_a_baseline_as_many_turns_as_fit(
         "locomo:mini",
         answers=[
             # memtracks: five cards of 60 tokens, 304 tokens with their breaks; its recall@5 is 0.5
-            Answer("memtracks", q("q1"), "u1", cards, "", 304, 100, 1.0, item_tokens=[60] * 6),
+            Answer("memtracks", q("q1"), "u1", cards, "", 304, 100, 1.0, lines=[" ".join(["card"] * 60)] * 6),
             # raw turns of 40 tokens: seven fit in 304 (7 * 40 + 6), so D1:6 is found too
-            Answer("bm25", q("q1"), "u1", turns, "", 204, 204, 1.0, item_tokens=[40] * 7),
+            Answer("bm25", q("q1"), "u1", turns, "", 204, 204, 1.0, lines=[" ".join(["turn"] * 40)] * 7),
         ],
         turns=7,
         ingest_seconds=1.0,
@@ -254,3 +254,25 @@ def test_bench_recall_at_memtracks_tokens_gives_a_baseline_as_many_turns_as_fit(
     # 300 tokens: memtracks' fourth card ends at 243, its fifth would reach 304; bm25's seventh turn at 286
     assert figures["memtracks"]["recall@300tok"] == 0.5 and figures["bm25"]["recall@300tok"] == 1.0
     assert figures["bm25"]["by_category"]["1"]["recall_same_tokens"] == 1.0
+
+
+def test_bench_answer_in_context_at_memtracks_tokens_fills_the_prompt():
+    """At an equal prompt size a system shows its lines while they fit, then the start of the
+    next: short raw turns past the fifth count, a long line is cut where the room ends."""
+    from datetime import datetime, timezone
+
+    from benchmarks.evaluate import filled
+    from benchmarks.runner import Answer
+
+    question = Question("q1", "Where did I go?", "Denver", "1", datetime(2023, 6, 1, tzinfo=timezone.utc),
+                        frozenset({"D1:6"}), frozenset())  # fmt: skip
+    lines = [f"turn {n} was about nothing" for n in range(1, 6)] + ["I went to Denver", "and then home"]
+    answer = Answer(
+        "bm25", question, "u1", [[str(n)] for n in range(7)], "\n".join(lines[:5]), 29, 29, 1.0, lines=lines
+    )
+    assert "Denver" not in answer.context  # five items: not there
+    assert filled(answer, 1000) == "\n".join(lines)
+    assert filled(answer, 39).endswith("\nI went to Denver")  # five lines of 6 tokens, 5 breaks, 4 tokens
+    assert filled(answer, 37).endswith("\nI went")  # the sixth, cut to the two tokens left
+    assert filled(answer, 3) == "turn 1 was"  # the first line alone, cut
+    assert metrics.answer_in_context("Denver", filled(answer, 39))
