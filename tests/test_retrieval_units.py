@@ -244,6 +244,20 @@ def test_temporal_retriever_expands_along_the_chain(memory):
         ("我一共去了几次音乐会？", True),
         ("我去过的城市的先后顺序是什么？", True),
         ("音乐会在哪里？", False),
+        # Traditional Chinese counts as Simplified; 几 and a measure word of things counted
+        ("我一共去了幾次音樂會？", True),
+        ("我總共養過幾隻貓？", True),
+        ("她這學期讀了幾本書？", True),
+        ("我都有哪些愛好？", True),
+        ("我养过几只狗？", True),
+        ("我们去过几座城市？", True),
+        ("小林参加了几场比赛？", True),
+        ("他有几辆车？", True),
+        # a time, a date or an age asked for is no count; nor is 几乎
+        ("音乐会几点开始？", False),
+        ("演唱會是幾號？", False),
+        ("乐乐今年几岁了？", False),
+        ("我几乎每天都跑步，跑了多远？", False),
     ],
 )
 def test_query_spots_questions_whose_answer_is_spread_over_conversations(toolkit, embedder, question, aggregate):

@@ -84,6 +84,14 @@ def test_history_cues(question, past, toolkit):
     assert default_history().asks(toolkit.lexicons.to_simplified(question)) is past
 
 
+def test_a_bad_aggregate_cue_names_its_section_and_entry(tmp_path):
+    bad = tmp_path / "history.yaml"
+    bad.write_text("en: [before]\nzh: [以前]\naggregate: {en: [how many], zh: [几(?:只]}\n", encoding="utf-8")
+    with pytest.raises(DataFileError) as err:
+        load_history(bad)
+    assert "field 'aggregate.zh', entry 0" in str(err.value)
+
+
 def test_a_bad_history_file_names_its_field_and_entry(tmp_path):
     bad = tmp_path / "history.yaml"
     bad.write_text("en: [before, '(unclosed']\nzh: [以前, 3]\n", encoding="utf-8")

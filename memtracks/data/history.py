@@ -1,5 +1,6 @@
 """``lexicons/history.yaml``: the cues of a question about the past ("used to", "ever", 以前,
-住过), read and validated; :mod:`memtracks.retrieval.query` asks it of every question."""
+住过), about now ("still", 现在) and over many conversations ("how many", 几只, 哪些), read and
+validated; :mod:`memtracks.retrieval.query` asks it of every question."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class History:
     now: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): asks about the present
     present: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): present-tense forms
     then: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): a moment that has passed
+    aggregate: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): a count, a list, an order
 
     @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
@@ -36,6 +38,15 @@ class History:
         """(English, Chinese) present-tense forms, each matched as written."""
         en, zh = self.present
         return _forms(en), _forms(zh)
+
+    @cached_property
+    def _aggregate(self) -> re.Pattern[str] | None:
+        return _cues(*self.aggregate)
+
+    def asks_aggregate(self, text: str) -> bool:
+        """Is the question (as Simplified Chinese) one whose answer is spread over
+        conversations: a count, a list, an order ("how many", 几只, 哪些, 顺序)?"""
+        return self._aggregate is not None and self._aggregate.search(text) is not None
 
     def asks(self, text: str) -> bool:
         return self._pattern is not None and self._pattern.search(text) is not None
@@ -72,10 +83,12 @@ def load_history(path: Path) -> History:
         raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
     problems: list[str] = []
     en, zh = (string_list(name, doc.get(name), problems, regex=True) for name in ("en", "zh"))
-    now, present, then = (_by_language(name, doc.get(name, {}), problems) for name in ("now", "present", "then"))
+    now, present, then, aggregate = (
+        _by_language(name, doc.get(name, {}), problems) for name in ("now", "present", "then", "aggregate")
+    )
     if problems:
         raise DataFileError(str(path), problems)
-    return History(en, zh, now, present, then)
+    return History(en, zh, now, present, then, aggregate)
 
 
 def _by_language(name: str, section: object, problems: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

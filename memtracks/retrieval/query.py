@@ -5,7 +5,8 @@ From "Where do I live now?" / 我住哪 it finds the slot intent (lives_in); fro
 time window resolved against ``now``; from "before", "used to", 之前, 以前, 原来 that the
 question is about the past, so superseded facts may answer it; from "how many", 哪些, "which
 ... first?", "most recently", 最近一次, 先…还是… that its answer is spread over conversations
-(``Query.aggregate``; ``Query.compares`` for a comparison over time); from "would", "might",
+(``Query.aggregate``, its cues data: ``lexicons/history.yaml``; ``Query.compares`` for a
+comparison over time); from "would", "might",
 "likely", 可能, 会不会 that it is a conjecture about someone (``Query.conjecture``; the cues are
 data: ``lexicons/conjecture.yaml``).
 """
@@ -34,13 +35,6 @@ from memtracks.toolkit import Toolkit
 _WHEN = re.compile(
     r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
     r"哪年|哪个月|多久以前",
-    re.IGNORECASE,
-)
-_AGGREGATE = re.compile(
-    r"\bhow many\b|\bhow much\b|\bhow often\b|\bin total\b|\baltogether\b|\ball (?:the|of)\b|\blist\b|"
-    r"\bevery\b|\bwhat (?:\w+ ){0,2}(?:activities|events|books|places|things|hobbies|games|pets|gifts|items|trips|ways)\b|"
-    r"\b(?:the|what|which|in what) order\b|\bfrom (?:the )?(?:earliest|first|oldest) to\b|\bstarting (?:from|with) the (?:earliest|first)\b|"
-    r"多少|几个|几次|几家|几本|哪些|一共|总共|都有什么|所有|顺序|先后",
     re.IGNORECASE,
 )
 # A comparison over time: which of several things came first or last ("Which streaming service
@@ -239,7 +233,7 @@ def analyze_query(
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
     simplified = toolkit.lexicons.to_simplified(text)  # 最後一次 as 最后一次, character for character
     compares = _COMPARISON.search(simplified) is not None
-    aggregate = _AGGREGATE.search(text) is not None or compares
+    aggregate = toolkit.history.asks_aggregate(simplified) or compares
     # the form of a count or a comparison is no topic ("how many" would find every turn that
     # says "many", "most recently" every turn that says "recently"); a time expression stays a
     # topic too: people repeat the words of the turn they mean
