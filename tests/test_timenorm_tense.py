@@ -55,6 +55,12 @@ def starts(text: str, ref: datetime) -> dict[str, date]:
         # 才 inside a word (人才, 天才) is no cue: the weak 了 decides
         ("周末去了一趟人才市场", MONDAY, "周末", date(2025, 5, 3)),
         ("周末认识了一个天才", MONDAY, "周末", date(2025, 5, 3)),
+        # waiting for it (等, 等到, 盼着): still to come, whatever 了 says; what was waited through is past
+        ("医生说三个月内不能爬山，只能等秋天了", MONDAY, "秋天", date(2025, 9, 1)),
+        ("等到九月份再说吧", MONDAY, "九月份", date(2025, 9, 1)),
+        ("只能等週末了", MONDAY, "週末", date(2025, 5, 10)),
+        ("盼着周末呢", FRIDAY, "周末", date(2025, 5, 3)),
+        ("秋天我们去了黄山", MONDAY, "秋天", date(2024, 9, 1)),
         # Traditional characters read the same cues
         ("週末我去爬山了", MONDAY, "週末", date(2025, 5, 3)),
         ("週末我們才回來", FRIDAY, "週末", date(2025, 5, 3)),
