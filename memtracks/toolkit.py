@@ -94,11 +94,13 @@ class Toolkit:
 
     @cached_property
     def _english_patterns(self) -> tuple:
-        return tuple(p.regex for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
+        return tuple(p for p in (*self.slot_patterns, *self.happening_patterns) if p.spec.lang == "en")
 
     def may_state(self, sentence: str) -> bool:
-        """Could this English sentence give a slot value or a happening? Only those are parsed."""
-        return any(rx.search(sentence) for rx in self._english_patterns)
+        """Could this English sentence give a slot value or a happening? Only those are parsed
+        (a pattern whose literal pieces the sentence lacks is not run)."""
+        folded = sentence.casefold()
+        return any(p.may_match(folded) and p.regex.search(sentence) for p in self._english_patterns)
 
     def well_formed(self, value) -> bool:
         """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""

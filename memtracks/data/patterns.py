@@ -65,11 +65,19 @@ S = TypeVar("S", SlotPatternSpec, HappeningSpec)
 
 @dataclass(frozen=True)
 class Compiled(Generic[S]):
-    """A validated pattern spec (a slot pattern or a happening) with its compiled regexes."""
+    """A validated pattern spec (a slot pattern or a happening) with its compiled regexes, and
+    the literal pieces one of which every match holds (``needs``, case-folded; see
+    :func:`required_pieces`): a text holding none of them is not searched."""
 
     spec: S
     regex: re.Pattern[str]
     reject: re.Pattern[str] | None = None
+    needs: tuple[str, ...] = ()
+
+    def may_match(self, folded: str) -> bool:
+        """Could the regex match a text, given as ``text.casefold()``? False only when the text
+        holds none of the pieces every match holds."""
+        return not self.needs or any(piece in folded for piece in self.needs)
 
     @property
     def id(self) -> str:
@@ -79,6 +87,54 @@ class Compiled(Generic[S]):
     def optional_subject(self) -> bool:
         """The regex may match without a subject (Chinese drops subjects in later clauses)."""
         return "@subj?" in self.spec.regex or "@poss?" in self.spec.regex
+
+
+MIN_PIECE = 3  # a literal of fewer Latin letters (a Han character counts two) is in too many texts to check
+
+
+def required_pieces(regex: re.Pattern[str]) -> tuple[str, ...]:
+    """Literal pieces, case-folded, one of which every match of ``regex`` holds: the most
+    selective such set the regex's parse shows (a run of literal characters in its top
+    sequence, or one per branch of an alternation every match takes). () when there is no
+    such set with pieces of at least ``MIN_PIECE`` (:func:`_weight`): the regex is always run."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    found = _needed(_parser.parse(regex.pattern, regex.flags).data)
+    return tuple(sorted(found)) if found and min(map(_weight, found)) >= MIN_PIECE else ()
+
+
+def _weight(piece: str) -> int:
+    """How selective a literal is: one per character, two per Han character."""
+    return sum(2 if "\u3400" <= ch <= "\u9fff" else 1 for ch in piece)
+
+
+def _needed(items: list) -> frozenset[str] | None:
+    """The best set of pieces one of which a match of the sequence ``items`` must hold."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    options: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, arg in [*items, (None, None)]:
+        if op is c.LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            options.append(frozenset({"".join(run).casefold()}))
+            run = []
+        inner = None
+        if op is c.SUBPATTERN:
+            inner = _needed(arg[-1].data if hasattr(arg[-1], "data") else arg[-1])
+        elif op is c.ATOMIC_GROUP:
+            inner = _needed(arg.data if hasattr(arg, "data") else arg)
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and arg[0] >= 1:
+            inner = _needed(arg[2].data if hasattr(arg[2], "data") else arg[2])
+        elif op is c.BRANCH:
+            branches = [_needed(b.data if hasattr(b, "data") else b) for b in arg[1]]
+            if all(branches):
+                inner = frozenset().union(*branches)  # type: ignore[arg-type]
+        if inner:
+            options.append(inner)
+    return max(options, key=lambda o: (min(map(_weight, o)), -len(o)), default=None)
 
 
 def group(match: re.Match[str], name: str) -> str | None:
@@ -149,7 +205,7 @@ def _compile(spec, macros: dict[str, dict[str, str]]) -> tuple[Compiled | None, 
             reject = re.compile(spec.reject, flags)
         except re.error as exc:
             return None, [f"field 'reject': bad regex: {exc}"]
-    return Compiled(spec, regex, reject), []
+    return Compiled(spec, regex, reject, required_pieces(regex)), []
 
 
 def _file_macros(

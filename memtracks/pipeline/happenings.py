@@ -52,9 +52,10 @@ def extract_happenings(
     sents = sentences(text)
     found: list[Happening] = []
     taken: set[tuple[str, int]] = set()
+    folded = (search or text).casefold()
     for pattern in patterns:
         spec = pattern.spec
-        if spec.lang != lang:
+        if spec.lang != lang or not pattern.may_match(folded):
             continue
 
         def build(m: re.Match[str]) -> Happening | None:

@@ -107,11 +107,12 @@ def extract_slots(
     if not context.statements:
         context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
     search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)
+    folded = search.casefold()
     sents = sentences(text)
     found: list[_Found] = []
     last_subject: dict[int, str] = {}
     for pattern in patterns:
-        if pattern.spec.lang != lang:
+        if pattern.spec.lang != lang or not pattern.may_match(folded):
             continue
         family = {pattern.spec.slot, opposites.get(pattern.spec.slot)}
 
