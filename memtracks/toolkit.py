@@ -16,7 +16,13 @@ from memtracks.data.catalogue import Catalogue, default_catalogue
 from memtracks.data.conjecture import Conjecture, default_conjecture
 from memtracks.data.history import History, default_history
 from memtracks.data.lexicons import Lexicons, default_lexicons
-from memtracks.data.patterns import Compiled, default_change_words, default_happening_patterns, default_slot_patterns
+from memtracks.data.patterns import (
+    Compiled,
+    default_change_words,
+    default_happening_patterns,
+    default_slot_patterns,
+    present_pieces,
+)
 from memtracks.data.polarity import Polarity, default_polarity
 from memtracks.data.ranker import Ranker, default_ranker
 from memtracks.data.rules import RuleSpec, default_rules
@@ -99,8 +105,8 @@ class Toolkit:
     def may_state(self, sentence: str) -> bool:
         """Could this English sentence give a slot value or a happening? Only those are parsed
         (a pattern whose literal pieces the sentence lacks is not run)."""
-        folded = sentence.casefold()
-        return any(p.may_match(folded) and p.regex.search(sentence) for p in self._english_patterns)
+        present = present_pieces(self._english_patterns, sentence.casefold())
+        return any(p.may_match_given(present) and p.regex.search(sentence) for p in self._english_patterns)
 
     def well_formed(self, value) -> bool:
         """Is a concluded slot value (from a rule, not a pattern) a value of its slot's kind?"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -79,6 +79,10 @@ class Compiled(Generic[S]):
         holds none of the pieces every match holds."""
         return not self.needs or any(piece in folded for piece in self.needs)
 
+    def may_match_given(self, present: frozenset[str]) -> bool:
+        """:meth:`may_match`, from the pieces a text holds (:func:`present_pieces`)."""
+        return not self.needs or not present.isdisjoint(self.needs)
+
     @property
     def id(self) -> str:
         return self.spec.id
@@ -87,6 +91,21 @@ class Compiled(Generic[S]):
     def optional_subject(self) -> bool:
         """The regex may match without a subject (Chinese drops subjects in later clauses)."""
         return "@subj?" in self.spec.regex or "@poss?" in self.spec.regex
+
+
+_PIECES: dict[int, tuple[Sequence[Compiled], tuple[str, ...]]] = {}
+
+
+def present_pieces(patterns: Sequence[Compiled], folded: str) -> frozenset[str]:
+    """The pieces of ``patterns`` (their ``needs``) that the text ``folded`` (case-folded)
+    holds, each looked for once however many patterns need it."""
+    known = _PIECES.get(id(patterns))
+    if known is None or known[0] is not patterns:
+        if len(_PIECES) >= 64:  # pattern sets made and dropped (tests, reloads): start again
+            _PIECES.clear()
+        known = (patterns, tuple(sorted({piece for p in patterns for piece in p.needs})))
+        _PIECES[id(patterns)] = known
+    return frozenset(piece for piece in known[1] if piece in folded)
 
 
 MIN_PIECE = 3  # a literal of fewer Latin letters (a Han character counts two) is in too many texts to check

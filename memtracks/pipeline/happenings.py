@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 
-from memtracks.data.patterns import Compiled, base_groups
+from memtracks.data.patterns import Compiled, base_groups, present_pieces
 from memtracks.pipeline.changes import CHANGE_KINDS
 from memtracks.pipeline.statements import Statement, statement_for
 from memtracks.pipeline.subjects.resolver import SubjectResolver
@@ -52,10 +52,10 @@ def extract_happenings(
     sents = sentences(text)
     found: list[Happening] = []
     taken: set[tuple[str, int]] = set()
-    folded = (search or text).casefold()
+    present = present_pieces(patterns, (search or text).casefold())
     for pattern in patterns:
         spec = pattern.spec
-        if spec.lang != lang or not pattern.may_match(folded):
+        if spec.lang != lang or not pattern.may_match_given(present):
             continue
 
         def build(m: re.Match[str]) -> Happening | None:

@@ -14,7 +14,7 @@ from dataclasses import replace as _replace
 from functools import partial
 
 from memtracks.data.lexicons import Lexicons
-from memtracks.data.patterns import Compiled, group
+from memtracks.data.patterns import Compiled, group, present_pieces
 from memtracks.data.statements import default_markers
 from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.statements import Statement, analyze_statements, asked_at, statement_for
@@ -107,12 +107,12 @@ def extract_slots(
     if not context.statements:
         context = _replace(context, statements=analyze_statements(text, lang, default_markers(), times))
     search = context.search or (lexicons.to_simplified(text) if lang == "zh" else text)
-    folded = search.casefold()
+    present = present_pieces(patterns, search.casefold())
     sents = sentences(text)
     found: list[_Found] = []
     last_subject: dict[int, str] = {}
     for pattern in patterns:
-        if pattern.spec.lang != lang or not pattern.may_match(folded):
+        if pattern.spec.lang != lang or not pattern.may_match_given(present):
             continue
         family = {pattern.spec.slot, opposites.get(pattern.spec.slot)}
 
