@@ -84,6 +84,34 @@ def test_history_cues(question, past, toolkit):
     assert default_history().asks(toolkit.lexicons.to_simplified(question)) is past
 
 
+@pytest.mark.parametrize(
+    "question,when,compares",
+    [
+        ("When did I move to Porto?", True, False),
+        ("What day is the recital?", True, False),
+        ("Which did I visit first, Rome or Paris?", False, True),
+        ("What was my first car?", False, True),
+        ("What was the last week like?", False, False),
+        ("黄志明什么时候去新公司报到？", True, False),
+        ("黃志明什麼時候去新公司報到？", True, False),  # Traditional: read as Simplified
+        ("她先去的京都还是大阪？", False, True),
+        ("她先去的京都還是大阪？", False, True),
+        ("我最近在忙什么？", False, False),  # 最近 is "lately", no comparison
+    ],
+)
+def test_question_forms(toolkit, question, when, compares):
+    simplified = toolkit.lexicons.to_simplified(question)
+    assert default_history().asks_when(simplified) is when
+    assert default_history().compares(simplified) is compares
+
+
+def test_a_count_s_words_are_found_in_either_script(toolkit):
+    history = default_history()
+    for question in ("我一共去了几次？", "我一共去了幾次？", "How many trips did I take in total?"):
+        spans = history.form_spans(toolkit.lexicons.to_simplified(question), "quantity")
+        assert [question[a:b].lower() for a, b in spans] in (["一共"], ["how many", "in total"])
+
+
 def test_a_bad_aggregate_cue_names_its_section_and_entry(tmp_path):
     bad = tmp_path / "history.yaml"
     bad.write_text("en: [before]\nzh: [以前]\naggregate: {en: [how many], zh: [几(?:只]}\n", encoding="utf-8")

@@ -24,6 +24,10 @@ class History:
     present: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): present-tense forms
     then: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): a moment that has passed
     aggregate: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh): a count, a list, an order
+    when: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh) forms: it asks when
+    comparison: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh) forms: first or last of several
+    order: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh) forms: a comparison's own words
+    quantity: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())  # (en, zh) forms: a count's own words
 
     @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
@@ -42,6 +46,28 @@ class History:
     @cached_property
     def _aggregate(self) -> re.Pattern[str] | None:
         return _cues(*self.aggregate)
+
+    @cached_property
+    def _question_forms(self) -> dict[str, re.Pattern[str] | None]:
+        """Each form section's English and Chinese forms as one pattern, matched as written."""
+        sections = {"when": self.when, "comparison": self.comparison, "order": self.order, "quantity": self.quantity}
+        return {name: _forms(en + zh) for name, (en, zh) in sections.items()}
+
+    def asks_when(self, text: str) -> bool:
+        """Does the question (as Simplified Chinese) ask when ("when", 什么时候, 几号)?"""
+        found = self._question_forms["when"]
+        return found is not None and found.search(text) is not None
+
+    def compares(self, text: str) -> bool:
+        """Does the question (as Simplified Chinese) ask which of several came first or last?"""
+        found = self._question_forms["comparison"]
+        return found is not None and found.search(text) is not None
+
+    def form_spans(self, text: str, section: str) -> list[tuple[int, int]]:
+        """Where the words of a question's form are ("order": a comparison's, "quantity": a
+        count's), in the question as Simplified Chinese (character for character the same)."""
+        found = self._question_forms[section]
+        return [m.span() for m in found.finditer(text)] if found is not None else []
 
     def asks_aggregate(self, text: str) -> bool:
         """Is the question (as Simplified Chinese) one whose answer is spread over
@@ -83,12 +109,11 @@ def load_history(path: Path) -> History:
         raise DataFileError(str(path), ["must be a mapping with 'en' and 'zh' lists"])
     problems: list[str] = []
     en, zh = (string_list(name, doc.get(name), problems, regex=True) for name in ("en", "zh"))
-    now, present, then, aggregate = (
-        _by_language(name, doc.get(name, {}), problems) for name in ("now", "present", "then", "aggregate")
-    )
+    sections = ("now", "present", "then", "aggregate", "when", "comparison", "order", "quantity")
+    found = {name: _by_language(name, doc.get(name, {}), problems) for name in sections}
     if problems:
         raise DataFileError(str(path), problems)
-    return History(en, zh, now, present, then, aggregate)
+    return History(en, zh, **found)
 
 
 def _by_language(name: str, section: object, problems: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

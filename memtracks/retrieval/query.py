@@ -32,42 +32,6 @@ from memtracks.retrieval.embedders import Embedder
 from memtracks.retrieval.lexical import tokenize
 from memtracks.toolkit import Toolkit
 
-_WHEN = re.compile(
-    r"\bwhen\b|\bwhat (?:time|day|date|year|month)\b|\bhow long ago\b|什么时候|哪天|几号|哪一天|几点|"
-    r"哪年|哪个月|多久以前",
-    re.IGNORECASE,
-)
-# A comparison over time: which of several things came first or last ("Which streaming service
-# did I start using most recently?", "Which did I visit first, X or Y?", "Did I ... before or
-# after ...", "What was the first ...", 最近一次, 最早, 先…还是…, 哪个更早): answered only by seeing
-# every mention, so it is spread over conversations like a count. Not a time of its own:
-# "last week", "the first time", "my last name", 最近 ("lately") are no comparison.
-_TIME_UNITS = (
-    r"(?:week|weekend|month|year|night|time|times|summer|winter|spring|fall|autumn|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday|few|couple|name|names|\d+)"
-)
-_COMPARISON = re.compile(
-    r"\b(?:most|more|least) recent(?:ly)?\b|\b(?:earliest|latest)\b|\bbefore or after\b|\bafter or before\b|"
-    r"\b(?:earlier|later|sooner) or (?:later|earlier|sooner)\b|"
-    r"\b(?:which|who|what)\b[^?.!]*?\b(?:first|last)(?=\s*(?:[,?:;\-–—]|or\b|among\b|between\b|of (?:the|all|these|them)\b|$))|"
-    r"\b(?:which|who|what)\b[^?.!]*?\b(?:earlier|later|sooner)(?=\s*(?:[,:;\-–—]|or\b|among\b|between\b))|"
-    rf"\bwhat(?: was|'s| is| were| are) (?:the|my) (?:very )?(?:first|last)\b(?!\s+{_TIME_UNITS}\b)|"
-    r"最近一次|最近的一次|最后一次|最早|最晚|最先|更早|更晚|先.{0,20}?还是|之前还是之后|以前还是以后|哪.{0,15}?(?:最后|先(?!生))",
-    re.IGNORECASE,
-)
-# The words of a comparison's form, left out of its topic as a count's are ("most recently"
-# would find every turn that says "recently").
-_ORDER_WORDS = re.compile(
-    r"\b(?:(?:most|more|least) recent(?:ly)?|earliest|latest|first|last|earlier|later|sooner|before or after|"
-    r"after or before)\b|最近一次|最近的一次|最后一次|最早|最晚|最先|更早|更晚|之前还是之后|以前还是以后",
-    re.IGNORECASE,
-)
-# The words that make a question a count or a sum ("how many", "in total", 一共): its form, not its topic.
-_QUANTITY = re.compile(
-    r"\bhow (?:many|much)\b|\b(?:in )?total\b|\baltogether\b|\bcombined\b|\bin all\b|"
-    r"一共|总共|總共|总计|總計|合计|合計|加起来|加起來",
-    re.IGNORECASE,
-)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _RELATION = re.compile(
     r"\bmy\s+((?:best |close |older |younger |little |big )?[a-z]+)(?:'s)?|我(?:的)?([\u4e00-\u9fff]{1,3})",
@@ -232,12 +196,14 @@ def analyze_query(
     participants = {p.lower() for p in named}
     topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
     simplified = toolkit.lexicons.to_simplified(text)  # 最後一次 as 最后一次, character for character
-    compares = _COMPARISON.search(simplified) is not None
+    compares = toolkit.history.compares(simplified)
     aggregate = toolkit.history.asks_aggregate(simplified) or compares
     # the form of a count or a comparison is no topic ("how many" would find every turn that
     # says "many", "most recently" every turn that says "recently"); a time expression stays a
     # topic too: people repeat the words of the turn they mean
-    form = _quantity_spans(text) + ([m.span() for m in _ORDER_WORDS.finditer(simplified)] if compares else [])
+    form = toolkit.history.form_spans(simplified, "quantity") + (
+        toolkit.history.form_spans(simplified, "order") if compares else []
+    )
     topic = _without_spans(text, form)
     topic = topic if topic.strip() else text
     stop = toolkit.stopwords
@@ -254,7 +220,7 @@ def analyze_query(
         entities=topical,
         times=times,
         past=toolkit.history.asks(simplified),
-        asks_when=_WHEN.search(text) is not None,
+        asks_when=toolkit.history.asks_when(simplified),
         aggregate=aggregate,
         as_of=as_of,
         terms=terms,
@@ -401,10 +367,6 @@ def _groups_of(forms: tuple[str, ...], stop: Stopwords | None = None) -> tuple[t
         if words:
             out.append(tuple(dict.fromkeys(words)))
     return tuple(dict.fromkeys(out))
-
-
-def _quantity_spans(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _QUANTITY.finditer(text)]
 
 
 def without_names(text: str, names: Set[str]) -> str:
