@@ -46,9 +46,6 @@ class WriterConfig:
         reader_unnamed_min_probability: how likely a clause that names no held value must be
             to end one ("My contract ran out", 车已经过户给别人了) for the one value the speaker
             holds of the slot it is about to end: higher, as nothing in the clause names it.
-        embed_beside_nlp: embed a batch's turns on a second thread while spaCy and jieba read
-            them (the two are independent; on two or more cores a batch takes about the longer
-            of the two, not their sum). False: one after the other, on the calling thread.
     """
 
     max_analyzed_chars: int = 100_000
@@ -60,7 +57,6 @@ class WriterConfig:
     statement_reader: bool = True
     reader_min_probability: float = 0.8
     reader_unnamed_min_probability: float = 0.9
-    embed_beside_nlp: bool = True
 
 
 @dataclass(frozen=True)

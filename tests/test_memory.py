@@ -345,57 +345,6 @@ def test_memory_embedder_failure_inside_the_write_leaves_store_as_it_was(make_me
     assert mem.stats("u1")["turns"] == 4
 
 
-class ThreadNoting:
-    """The real embedder, noting the thread each batch runs on; it can fail on the turns' batch."""
-
-    def __init__(self, embedder, fail=False):
-        self.embedder, self.fail = embedder, fail
-        self.name, self.dim = embedder.name, embedder.dim
-        self.threads: list[str] = []
-
-    def embed_batch(self, texts):
-        import threading
-
-        self.threads.append(threading.current_thread().name)
-        if self.fail:
-            raise RuntimeError("the embedder failed")
-        return self.embedder.embed_batch(texts)
-
-
-@pytest.mark.parametrize("beside", [True, False])
-def test_memory_embeds_the_turns_beside_the_nlp_and_stores_the_same(make_memory, embedder, beside):
-    """With ``embed_beside_nlp`` the turns' batch is embedded on a second thread while spaCy and
-    jieba read it; what is stored is the same, in English and Chinese."""
-    from memtracks.config import MemoryConfig, WriterConfig
-
-    noting = ThreadNoting(embedder)
-    mem = make_memory(embedder=noting, config=MemoryConfig(writer=WriterConfig(embed_beside_nlp=beside)))
-    noting.threads = []
-    mem.write_many(BATCH)
-    on_side = [name for name in noting.threads if name.startswith("memtracks-embed")]
-    assert len(on_side) == (1 if beside else 0)  # the turns' batch; what they derive is embedded in the write
-    other = make_memory(config=MemoryConfig(writer=WriterConfig(embed_beside_nlp=not beside)))
-    other.write_many(BATCH)
-    assert snapshot(mem) == snapshot(other)
-    (ids, vectors), (other_ids, other_vectors) = mem.store.vectors("u1", "event"), other.store.vectors("u1", "event")
-    assert list(ids) == list(other_ids) and len(ids) == 3
-    assert abs(vectors - other_vectors).max() < 1e-6
-
-
-def test_memory_embedder_failure_beside_the_nlp_stores_nothing(make_memory, embedder):
-    noting = ThreadNoting(embedder)
-    mem = make_memory(embedder=noting)
-    mem.write(Turn(text="I live in Boston.", user_id="u1", timestamp=T0, turn_id="t0"))
-    before = snapshot(mem)
-    noting.fail = True
-    with pytest.raises(RuntimeError, match="embedder failed"):
-        mem.write_many(BATCH)
-    assert snapshot(mem) == before and mem.stats("u1")["turns"] == 1
-    noting.fail = False
-    mem.write_many(BATCH)
-    assert mem.stats("u1")["turns"] == 4
-
-
 def test_memory_stage_bug_keeps_the_turn(memory, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("bug")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -168,20 +167,11 @@ class Writer:
         langs = [
             t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
         ]
+        analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
         # The events' texts are the turns' own: embedded before the transaction opens, so other
-        # writers do not wait on the embedder, and beside the NLP, which does not need them.
-        # What the batch derives (facts, conclusions) is only known inside the transaction and
-        # embedded there, so a failed write still leaves nothing behind.
-        spoken = [spoken_text(t.speaker, t.text, self.config) for t, _ in turns]
-        masked = [s.masked for s in screens]
-        if self.config.embed_beside_nlp and len(turns) > 1:
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memtracks-embed") as pool:
-                said = pool.submit(self._embed_texts, spoken)
-                analyses = self.toolkit.nlp.analyze(masked, langs, parse_if=self.toolkit.may_state)
-                embedded = said.result()
-        else:
-            analyses = self.toolkit.nlp.analyze(masked, langs, parse_if=self.toolkit.may_state)
-            embedded = self._embed_texts(spoken)
+        # writers do not wait on the embedder. What the batch derives (facts, conclusions) is only
+        # known inside it and embedded there, so a failed write still leaves nothing behind.
+        embedded = self._embed_texts([spoken_text(t.speaker, t.text, self.config) for t, _ in turns])
         self._known = embedded  # the statement reader reads a turn said whole from its vector
         results: list[WriteResult] = []
         pending: list[PendingVector] = []
