@@ -54,9 +54,9 @@ class Answer:
     pool_candidates: int = 0
     lines: list[str] = field(default_factory=list)  # per rank, the item as a prompt line (a card, a dated turn)
 
-    @property
+    @cached_property
     def item_tokens(self) -> list[int]:
-        """Each item's prompt line in tokens."""
+        """Each item's prompt line in tokens (counted once: every equal-token figure reads them)."""
         return [count_tokens(line) for line in self.lines]
 
 

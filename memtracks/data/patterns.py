@@ -74,13 +74,9 @@ class Compiled(Generic[S]):
     reject: re.Pattern[str] | None = None
     needs: tuple[str, ...] = ()
 
-    def may_match(self, folded: str) -> bool:
-        """Could the regex match a text, given as ``text.casefold()``? False only when the text
-        holds none of the pieces every match holds."""
-        return not self.needs or any(piece in folded for piece in self.needs)
-
     def may_match_given(self, present: frozenset[str]) -> bool:
-        """:meth:`may_match`, from the pieces a text holds (:func:`present_pieces`)."""
+        """Could the regex match a text that holds the pieces ``present`` (:func:`present_pieces`)?
+        False only when the text holds none of the pieces every match holds."""
         return not self.needs or not present.isdisjoint(self.needs)
 
     @property
