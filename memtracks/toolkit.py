@@ -7,9 +7,11 @@ Every data file of ``rules/`` and ``lexicons/`` has one loader and schema in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from memtracks.data import userdata
 from memtracks.data.catalogue import Catalogue, default_catalogue
@@ -43,6 +45,29 @@ from memtracks.pipeline.values import check_value
 from memtracks.write.gate import Gate, default_gate
 
 
+class _OnFirstUse:
+    """A field whose default is made when it is first read, not when the toolkit is built: the
+    writer's patterns take seconds to compile, and a process that only answers questions never
+    reads them. A value passed in is kept as given."""
+
+    def __init__(self, factory: Callable[[], Any]):
+        self.factory = factory
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self  # the dataclass's default: this marker, read by __set__
+        if self.name not in obj.__dict__:
+            obj.__dict__[self.name] = self.factory()
+        return obj.__dict__[self.name]
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        if value is not self:
+            obj.__dict__[self.name] = value
+
+
 @dataclass
 class Toolkit:
     """The loaded data files and language tools, shared by every stage.
@@ -53,8 +78,8 @@ class Toolkit:
     nlp: NLP
     lexicons: Lexicons = field(default_factory=default_lexicons)
     catalogue: Catalogue = field(default_factory=default_catalogue)
-    slot_patterns: tuple[Compiled, ...] = field(default_factory=default_slot_patterns)
-    happening_patterns: tuple[Compiled, ...] = field(default_factory=default_happening_patterns)
+    slot_patterns: tuple[Compiled, ...] = _OnFirstUse(default_slot_patterns)  # type: ignore[assignment]
+    happening_patterns: tuple[Compiled, ...] = _OnFirstUse(default_happening_patterns)  # type: ignore[assignment]
     rules: tuple[RuleSpec, ...] = field(default_factory=default_rules)
     gate: Gate = field(default_factory=default_gate)
     tiers: TierRules = field(default_factory=default_tier_rules)
