@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ from memtracks.records import Event, Fact, Inference, Turn, WriteResult
 from memtracks.retrieval.browse import Browse
 from memtracks.retrieval.cards import Recall
 from memtracks.retrieval.embedders import Embedder, get_embedder
-from memtracks.retrieval.indexes import Indexes
+from memtracks.retrieval.indexes import Indexes, Prepared
 from memtracks.retrieval.lexical import tokenizer_stamp
 from memtracks.retrieval.presets import DEFAULT, DEFAULT_TOP_N
 from memtracks.retrieval.presets import preset as named_preset
@@ -57,6 +59,15 @@ from memtracks.write.writer import Batch, Writer
 log = logging.getLogger(__name__)
 TurnLike = Turn | Mapping[str, Any]
 Record = Turn | Fact | Event | Inference
+
+
+@dataclass(frozen=True)
+class Warmed:
+    """What :meth:`Memory.warm` loaded, and how long it took."""
+
+    models_seconds: float  # the language models, the embedder (and the writer's patterns)
+    indexes_seconds: float
+    scopes: list[Prepared]  # per user: memories indexed, indexes read from snapshots, files saved
 
 
 def _utc_now() -> datetime:
@@ -227,6 +238,54 @@ class Memory:
             log.warning("could not save index snapshots beside %s: %s", self.store.path, exc)
         finally:
             self.store.close()
+
+    def warm(
+        self,
+        user_id: str | Sequence[str] | None = None,
+        *,
+        agent_id: str | None = None,
+        writes: bool | None = None,
+    ) -> Warmed:
+        """Load now what the first question (and the first write) would otherwise load, so a
+        worker pays it at start, before it takes traffic: the language models and the embedder,
+        and the indexes of ``user_id`` (one id or several) — read from their snapshots, or built
+        from the store and saved at once so the next process reads them (on Postgres: the
+        lexical postings brought up to date in the database, which every process shares).
+
+        ``writes``: also compile the writer's patterns (default: unless opened read-only).
+        """
+        scopes = [] if user_id is None else [user_id] if isinstance(user_id, str) else list(user_id)
+        keys = [scope_key(u, agent_id) for u in scopes]  # checks every id before any work
+        writes = not self.store.read_only if writes is None else writes
+        started = time.perf_counter()
+        samples, langs = ["I moved to Lisbon last week.", "我上周搬到了里斯本。"], ["en", "zh"]
+        self.toolkit.nlp.analyze(samples, langs, parse_if=(lambda _: True) if writes else None)
+        self.embedder.embed_batch(samples)
+        if writes:
+            len(self.toolkit.slot_patterns) + len(self.toolkit.happening_patterns)
+        models = time.perf_counter() - started
+        prepared = []
+        with self._lock:
+            self._fresh()
+            for scope in keys:
+                prepared.append(self.indexes.prepare(scope))
+        return Warmed(models, time.perf_counter() - started - models, prepared)
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[SQLStorage]:
+        """Write a large memory at once through the store (``save_events``, ``save_vectors``,
+        ... on the store it yields): one transaction (see ``Storage.bulk_load``: on Postgres
+        ``COPY`` and one HNSW build at the end). When it has committed, the indexes of every
+        user it wrote to are made ready and saved (:meth:`warm`), so the first question after
+        the load is as fast as any other; a load that fails leaves the store as it was."""
+        self._writable()
+        with self._lock:
+            firsts = {table: self.store.next_id(table) for table in ("facts", "events", "inferences")}
+            with self.store.bulk_load():
+                yield self.store
+            written = self.store.scopes_written_from(firsts)
+            for scope in written:
+                self.indexes.prepare(scope)
 
     def __enter__(self) -> Memory:
         return self

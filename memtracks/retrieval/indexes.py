@@ -87,6 +87,16 @@ class ScopeIndexes:
         return vectors + postings + edges
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What :meth:`Indexes.prepare` made ready for one scope."""
+
+    scope: str
+    items: int  # memories the indexes hold, over every track
+    loaded: int  # indexes (vector or BM25) read from a snapshot rather than built
+    saved: int  # snapshot files written, for the next process
+
+
 class Indexes:
     """Per-scope vector, BM25 and chain indexes over one store.
 
@@ -124,6 +134,7 @@ class Indexes:
         self._lock = threading.RLock()
         self.refreshes = 0  # how many times another connection's changes were read in
         self.snapshot_loads = 0  # vector indexes loaded from a snapshot instead of rebuilt
+        self.snapshot_saves = 0  # snapshot files written
 
     # ------------------------------------------------------------------ access
 
@@ -387,6 +398,31 @@ class Indexes:
         """Scopes with indexes in memory, least recently used first."""
         return list(dict.fromkeys(scope for scope, _ in self._scopes))
 
+    def prepare(self, scope: str) -> Prepared:
+        """Make ready now what a question on ``scope`` reads first: every track's vector and
+        BM25 index (loaded from its snapshots, or built from the store and saved at once, so the
+        next process loads them) and the event chain; on a store that searches by itself, its
+        lexical postings brought up to date in the database."""
+        with self._lock:
+            loads, saves = self.snapshot_loads, self.snapshot_saves
+            cached = self._scopes.get((scope, False))
+            if cached is not None and cached.generation != self.store.generation(scope):
+                del self._scopes[scope, False]  # rewritten since: built again
+            elif cached is not None:  # written through the store since (a bulk load): read it in
+                self._take_out(cached, *self.store.erased(scope, after=cached.erased))
+                self._tail(scope, cached)
+            entry = self._entry(scope)
+            built = [t for t in TRACKS if t not in entry.vectors]
+            for track in built:
+                self._build(scope, entry, track)
+                if self.store.searches_in_database:
+                    len(entry.lexical[track])  # brings the postings in the database up to date
+            self.chain(scope)
+            if self.snapshots is not None and not self.store.read_only:
+                self._save(scope, entry)
+            items = sum(len(entry.lexical[t]) for t in TRACKS)
+            return Prepared(scope, items, self.snapshot_loads - loads, self.snapshot_saves - saves)
+
     # ------------------------------------------------------------------ snapshots
 
     def save_snapshots(self) -> int:
@@ -406,4 +442,6 @@ class Indexes:
         last = entry.synced.get(track, 0)
         saved = self.snapshots.save(scope, track, entry.vectors[track], last, entry.generation, entry.erased)
         lexical = entry.lexical[track]
-        return saved + self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
+        saved += self.snapshots.save(scope, f"{track}.lexical", lexical, last, entry.generation, entry.erased)
+        self.snapshot_saves += saved
+        return saved

@@ -840,6 +840,21 @@ class Store:
         table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
         return self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ? AND id <= ?", (user_id, upto))[0][0]
 
+    def scopes_written_from(self, first_ids: Mapping[str, int]) -> list[str]:
+        """The scopes that hold a row of a numbered table ("facts", "events", "inferences")
+        with an id at or above ``first_ids[table]``: who a load wrote to."""
+        if not set(first_ids) <= {"facts", "events", "inferences"}:
+            raise ValueError(f"not tables of numbered memories: {sorted(first_ids)}")
+        if not first_ids:
+            return []
+        union = " UNION ".join(f"SELECT user_id FROM {table} WHERE id >= ?" for table in first_ids)
+        return [
+            r[0]
+            for r in self._rows(
+                f"SELECT DISTINCT user_id FROM ({union}) AS written ORDER BY user_id", tuple(first_ids.values())
+            )
+        ]
+
     def any_id_taken(self, table: str, ids: Sequence[int]) -> bool:
         """Is one of ``ids`` already used in ``table`` ("facts", "events", "inferences"), by any user?"""
         if table not in ("facts", "events", "inferences"):
