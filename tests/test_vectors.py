@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faiss
 import numpy as np
 import pytest
 
@@ -61,4 +62,23 @@ def test_vectors_large_index_switches_to_hnsw_and_keeps_recall():
         len({i for i, _ in approximate.search(q, 10)} & {i for i, _ in exact.search(q, 10)}) / 10 for q in vectors[:100]
     ]
     assert np.mean(overlap) >= 0.9
-    assert np.allclose(approximate.vectors([1234])[1234], vectors[1234])
+    # the graph keeps 16-bit floats: a vector within about 1e-3 of the stored one, in half the bytes
+    assert np.allclose(approximate.vectors([1234])[1234], vectors[1234], atol=1e-3)
+    storage = faiss.downcast_index(faiss.downcast_index(approximate.index.index).storage)
+    assert storage.code_size == 64 * 2
+
+
+def test_a_graph_saved_with_32_bit_vectors_still_loads_and_forgets(tmp_path):
+    """Snapshots written before the graph kept 16-bit floats are read as they are."""
+    rng = np.random.default_rng(4)
+    vectors = rng.normal(size=(300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    old = faiss.IndexIDMap2(faiss.IndexHNSWFlat(16, 8, faiss.METRIC_INNER_PRODUCT))
+    old.add_with_ids(vectors, np.arange(300, dtype=np.int64))
+    faiss.write_index(old, str(tmp_path / "old.index"))
+    loaded = FaissIndex.load(tmp_path / "old.index", 16, hnsw_from=10)
+    assert loaded.approximate and len(loaded) == 300
+    assert [i for i, _ in loaded.search(vectors[7], 1)] == [7]
+    assert loaded.remove([7, 8]) == 2
+    assert not {7, 8} & {i for i, _ in loaded.search(vectors[7], 10)}
+    assert not np.any(loaded.index.reconstruct(7))

@@ -223,14 +223,15 @@ class Indexes:
         after = None  # a live entry reads from its first item on (from the newest, when it has none)
         if keep is not None:
             after = min(keep) - 1 if keep else self.store.next_id(TABLES[track]) - 1
-        ids, matrix = self.store.vectors(scope, track, after=vectors_from if after is None else after)
-        last = max(vectors_from, lexical_from, int(ids.max()) if len(ids) else 0)
-        if keep is not None:
-            chosen = [n for n, i in enumerate(ids) if int(i) in keep]
-            ids, matrix = ids[chosen], matrix[chosen]
-        if len(ids):
-            index.add(ids, matrix)
-        rebuilt = len(ids)
+        last, rebuilt = max(vectors_from, lexical_from), 0
+        for ids, matrix in self.store.vector_chunks(scope, track, after=vectors_from if after is None else after):
+            last = max(last, int(ids.max()))
+            if keep is not None:
+                chosen = [n for n, i in enumerate(ids) if int(i) in keep]
+                ids, matrix = ids[chosen], matrix[chosen]
+            if len(ids):
+                index.add(ids, matrix)
+            rebuilt += len(ids)
         for item_id, text, keys in self.documents(scope, track, lexical_from if after is None else after):
             if keep is None or item_id in keep:
                 lexical.add(item_id, tokenize(text, keys, self.stopwords))

@@ -101,6 +101,8 @@ class LexicalIndex:
         k1, b: the usual BM25 parameters.
     """
 
+    MERGE_AT = 500_000  # postings added before they are merged into the arrays
+
     def __init__(self, k1: float = 1.2, b: float = 0.75):
         self.k1, self.b = k1, b
         self.ids: list[int] = []
@@ -115,6 +117,7 @@ class LexicalIndex:
         self._offsets = np.zeros(1, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.int64)
         self._tfs = np.zeros(0, dtype=np.float32)
+        self._pending = 0  # postings held as tuples (added since the last merge)
 
     def __len__(self) -> int:
         return len(self.known)
@@ -134,7 +137,36 @@ class LexicalIndex:
             self._postings[term].append((row, tf))
             self._arrays.pop(term, None)
         self.postings += len(counts)
+        self._pending += len(counts)
         self._lengths_np = None
+        if self._pending >= self.MERGE_AT:
+            self._merge()
+
+    def _merge(self) -> None:
+        """Move the postings added since the last merge into the arrays: held as Python
+        tuples, a posting costs about ten times its 12 bytes there (a million memories would
+        need gigabytes while their index is built)."""
+        if not self._postings:
+            return
+        slots = dict(self._slots)
+        for term in self._postings:
+            slots.setdefault(term, len(slots))
+        added = [(slots[term], posting) for term, posting in self._postings.items()]
+        count = sum(len(p) for _, p in added)
+        new_term = np.fromiter((slot for slot, p in added for _ in p), dtype=np.int64, count=count)
+        new_rows = np.fromiter((r for _, p in added for r, _ in p), dtype=np.int64, count=count)
+        new_tfs = np.fromiter((t for _, p in added for _, t in p), dtype=np.float32, count=count)
+        old_term = np.repeat(np.arange(len(self._offsets) - 1, dtype=np.int64), np.diff(self._offsets))
+        term = np.concatenate([old_term, new_term])
+        order = np.argsort(term, kind="stable")  # a term's rows stay in the order they were added
+        self._rows = np.concatenate([self._rows, new_rows])[order]
+        self._tfs = np.concatenate([self._tfs, new_tfs])[order]
+        self._offsets = np.zeros(len(slots) + 1, dtype=np.int64)
+        self._offsets[1:] = np.cumsum(np.bincount(term, minlength=len(slots)))
+        self._slots = slots
+        self._postings.clear()
+        self._arrays.clear()
+        self._pending = 0
 
     def _array(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         if term not in self._arrays:
@@ -171,6 +203,7 @@ class LexicalIndex:
         self._rows, self._tfs = every_row[keep], every_tf[keep]
         self._postings.clear()
         self._arrays.clear()
+        self._pending = 0
         for row in rows.tolist():
             self.ids[row], self.lengths[row] = -1, 0
         self.known -= gone

@@ -797,6 +797,30 @@ class Store:
             "ORDER BY item_id",
             (user_id, track, after),
         )
+        return self._checked_vectors(user_id, track, rows)
+
+    def vector_chunks(
+        self, user_id: str, track: str, after: int = 0, size: int = 50_000
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`vectors` in chunks of at most ``size`` rows, in id order: an index of a
+        million vectors is built without holding them all twice (the rows read and the matrix)."""
+        while True:
+            rows = self._rows(
+                "SELECT item_id, vector, checksum FROM vectors WHERE user_id = ? AND track = ? AND item_id > ? "
+                "ORDER BY item_id LIMIT ?",
+                (user_id, track, after, size),
+            )
+            if not rows:
+                return
+            after, full = rows[-1][0], len(rows) == size
+            ids, matrix = self._checked_vectors(user_id, track, rows)
+            del rows
+            if len(ids):
+                yield ids, matrix
+            if not full:
+                return
+
+    def _checked_vectors(self, user_id: str, track: str, rows: list[Any]) -> tuple[np.ndarray, np.ndarray]:
         good = [r for r in rows if codec.vector_checksum(user_id, track, r[0], r[1]) == r[2]]
         if len(good) < len(rows):
             damaged = sorted({r[0] for r in rows} - {r[0] for r in good})
