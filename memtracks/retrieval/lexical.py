@@ -157,12 +157,12 @@ class LexicalIndex:
         new_rows = np.fromiter((r for _, p in added for r, _ in p), dtype=np.int64, count=count)
         new_tfs = np.fromiter((t for _, p in added for _, t in p), dtype=np.float32, count=count)
         old_term = np.repeat(np.arange(len(self._offsets) - 1, dtype=np.int64), np.diff(self._offsets))
-        term = np.concatenate([old_term, new_term])
-        order = np.argsort(term, kind="stable")  # a term's rows stay in the order they were added
+        of_term = np.concatenate([old_term, new_term])
+        order = np.argsort(of_term, kind="stable")  # a term's rows stay in the order they were added
         self._rows = np.concatenate([self._rows, new_rows])[order]
         self._tfs = np.concatenate([self._tfs, new_tfs])[order]
         self._offsets = np.zeros(len(slots) + 1, dtype=np.int64)
-        self._offsets[1:] = np.cumsum(np.bincount(term, minlength=len(slots)))
+        self._offsets[1:] = np.cumsum(np.bincount(of_term, minlength=len(slots)))
         self._slots = slots
         self._postings.clear()
         self._arrays.clear()
