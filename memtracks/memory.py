@@ -566,7 +566,7 @@ class Memory:
     import_markdown = handed_to("_manage", Manage.import_markdown)
     import_ = handed_to("_manage", Manage.import_)
 
-    def _documents(self, scope: str, track: str, after: int) -> list[tuple[int, str, tuple[str, ...]]]:
+    def _documents(self, scope: str, track: str, after: int) -> Iterator[tuple[int, str, tuple[str, ...]]]:
         """What the index of ``scope``'s ``track`` is built from: each record after ``after``."""
         return named(track).documents(self.store, scope, after, self.toolkit.catalogue, self.config.writer)
 

@@ -11,6 +11,8 @@ import pytest
 
 from memtracks import Turn
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
+from memtracks.tracks import base as tracks_base
+from memtracks.tracks.temporal import TEMPORAL
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
 TEXTS = [
@@ -62,3 +64,24 @@ def test_vectors_read_in_chunks_are_the_vectors_read_at_once(memory):
     after = int(ids[9])
     assert np.array_equal(np.concatenate([i for i, _ in memory.store.vector_chunks("u1", "event", after, 4)]), ids[10:])
     assert list(memory.store.vector_chunks("u1", "event", int(ids.max()))) == []
+
+
+def test_a_large_track_is_read_for_its_index_a_chunk_at_a_time(memory, monkeypatch):
+    memory.write_many(
+        [Turn(t, user_id="u1", turn_id=f"t{n}", timestamp=T0 + timedelta(hours=n)) for n, t in enumerate(corpus(17))]
+    )
+    whole = list(memory._documents("u1", "event", 0))
+    read = []
+    by_ids = TEMPORAL.by_ids
+
+    def counted(store, scope, ids):
+        read.append(len(ids))
+        return by_ids(store, scope, ids)
+
+    monkeypatch.setattr(tracks_base, "DOCUMENT_CHUNK", 5)
+    monkeypatch.setattr(TEMPORAL, "by_ids", counted)
+    chunked = list(memory._documents("u1", "event", 0))
+    assert read == [5, 5, 5, 2]  # never more than a chunk of records at once
+    assert sorted(chunked) == sorted(whole) and [i for i, _, _ in chunked] == sorted(i for i, _, _ in whole)
+    after = whole[3][0]
+    assert {i for i, _, _ in memory._documents("u1", "event", after)} == {i for i, _, _ in whole if i > after}

@@ -864,6 +864,14 @@ class Store:
         table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
         return self._rows(f"SELECT COUNT(*) FROM {table} WHERE user_id = ? AND id <= ?", (user_id, upto))[0][0]
 
+    def item_ids(self, user_id: str, track: str, after: int = 0) -> list[int]:
+        """The ids of ``user_id``'s facts, events or inferences (``track``) above ``after``, in id order."""
+        table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
+        return [
+            r[0]
+            for r in self._rows(f"SELECT id FROM {table} WHERE user_id = ? AND id > ? ORDER BY id", (user_id, after))
+        ]
+
     def scopes_written_from(self, first_ids: Mapping[str, int]) -> list[str]:
         """The scopes that hold a row of a numbered table ("facts", "events", "inferences")
         with an id at or above ``first_ids[table]``: who a load wrote to."""

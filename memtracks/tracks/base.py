@@ -20,7 +20,7 @@ answers the question.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memtracks.storage.base import Storage
 
 R = TypeVar("R")
+DOCUMENT_CHUNK = 10_000  # records read at once while an index is built
 SNIPPET_TOKENS = 60  # a longer turn is cut to its most relevant sentences
 
 
@@ -201,9 +202,20 @@ class Track(ABC, Generic[R]):
 
     def documents(
         self, store: Storage, scope: str, after: int, catalogue: Catalogue, config: WriterConfig
-    ) -> list[tuple[int, str, tuple[str, ...]]]:
-        """``(id, indexed text, keys)`` of the records after ``after``: what an index is built from."""
-        return [(r.id, *self.indexed(r, catalogue, config)) for r in self.after(store, scope, after)]  # type: ignore[attr-defined]
+    ) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+        """``(id, indexed text, keys)`` of the records after ``after``: what an index is built
+        from. Past :data:`DOCUMENT_CHUNK` records they are read a chunk at a time, in id order,
+        so that the index of a million memories is built without all their records in memory."""
+        ids = store.item_ids(scope, self.stored, after)
+        if len(ids) <= DOCUMENT_CHUNK:
+            chunks: Iterable[list[R]] = [self.after(store, scope, after)] if ids else []
+        else:
+            chunks = (
+                self.by_ids(store, scope, ids[at : at + DOCUMENT_CHUNK]) for at in range(0, len(ids), DOCUMENT_CHUNK)
+            )
+        for records in chunks:
+            for r in records:
+                yield (r.id, *self.indexed(r, catalogue, config))  # type: ignore[attr-defined]
 
     def __init__(self) -> None:
         _BY_TYPE[self.record] = self
