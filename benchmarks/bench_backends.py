@@ -8,7 +8,8 @@ started here, unless ``--postgres URI`` names one):
 
 1. **Batched writes**: ``write_many`` from one process of the ``--turns`` LoCoMo turns the
    four processes of 2. write (four conversations, ``--turns / 4`` turns of each): turns/s
-   (``--turns 0``: no write benchmarks).
+   (``--turns 0``: no write benchmarks). 1., 2. and the floor (the embedder alone on the same
+   turns) run ``--runs`` times in turn, each into a new memory; medians and every run reported.
 2. **4 writer processes** writing those turns at once into one memory, each process its own
    conversations: aggregate turns/s (wall clock from the moment all four are ready), and a
    check that every turn was stored exactly once.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -304,8 +306,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres", help="a Postgres URI to use (default: start the embedded server)")
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"])
     parser.add_argument("--skip-processes", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="runs of the write benchmarks (medians reported)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     if not Path(args.data).exists():
         print(f"LoCoMo data not found at {args.data}; pass --data", file=sys.stderr)
         return 2
@@ -330,12 +335,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {backend}", flush=True)
         if args.turns:
             same = process_turns(turns, users, args.turns // 4)  # the turns the 4 processes write, from one
-            out["write_many"] = bench_writes(location(backend, "writes"), same, toolkit, embedder)
-            print(f"  write_many: {out['write_many']}", flush=True)
-        if args.turns and not args.skip_processes:
-            where = location(backend, "processes")
-            out["processes"] = bench_processes(where, args.data, users, args.turns // 4, folder)
-            print(f"  4 processes: {out['processes']}", flush=True)
+            runs: dict[str, list] = {"write_many": [], "processes": [], "embedder": []}
+            for run in range(args.runs):  # alternating, so a change of load touches all three
+                runs["write_many"].append(bench_writes(location(backend, f"writes{run}"), same, toolkit, embedder))
+                print(f"  write_many: {runs['write_many'][-1]}", flush=True)
+                if not args.skip_processes:
+                    where = location(backend, f"processes{run}")
+                    runs["processes"].append(bench_processes(where, args.data, users, args.turns // 4, folder))
+                    print(f"  4 processes: {runs['processes'][-1]}", flush=True)
+                start = time.perf_counter()
+                for at in range(0, len(same), 64):
+                    embedder.embed_batch([t.text for t in same[at : at + 64]])
+                runs["embedder"].append({"turns_per_s": len(same) / (time.perf_counter() - start)})
+            for name, measured in runs.items():
+                if measured:
+                    out[name] = {
+                        "turns_per_s": statistics.median(m["turns_per_s"] for m in measured),
+                        "runs": measured,
+                    }
+            if runs["processes"]:
+                out["processes_vs_one"] = out["processes"]["turns_per_s"] / out["write_many"]["turns_per_s"]
+            print(
+                f"  medians of {args.runs}: "
+                + ", ".join(f"{k} {out[k]['turns_per_s']:.1f} turns/s" for k in runs if k in out)
+            )
         out["retrieve"] = []
         if args.scale:
             where = location(backend, "scale")
