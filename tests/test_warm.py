@@ -158,3 +158,15 @@ def test_the_store_names_the_users_a_load_wrote_to(memory):
     assert memory.store.scopes_written_from({"events": 0}) == ["ken", "mia"]
     with pytest.raises(ValueError, match="numbered"):
         memory.store.scopes_written_from({"turns": 0})
+
+
+def test_a_bulk_load_whose_snapshots_cannot_be_saved_keeps_what_it_loaded(make_memory, tmp_path, caplog):
+    db = tmp_path / "m.db"
+    mem = make_memory(db, config=SMALL)
+    mem.write_many(turns("mia"))
+    (tmp_path / "m.db.snapshots").write_text("in the way")  # the folder cannot be made
+    with mem.bulk_load() as store:
+        inflate(store, "mia", 30, np.random.default_rng(2), batch=10)
+    assert mem.stats("mia")["events"] == 30
+    assert "could not save" in caplog.text
+    assert cards(mem, "mia")  # the indexes are there, in memory

@@ -413,14 +413,15 @@ class Indexes:
                 self._take_out(cached, *self.store.erased(scope, after=cached.erased))
                 self._tail(scope, cached)
             entry = self._entry(scope)
-            built = [t for t in TRACKS if t not in entry.vectors]
-            for track in built:
+            for track in [t for t in TRACKS if t not in entry.vectors]:
                 self._build(scope, entry, track)
-                if self.store.searches_in_database:
-                    len(entry.lexical[track])  # brings the postings in the database up to date
             self.chain(scope)
             if self.snapshots is not None and not self.store.read_only:
-                self._save(scope, entry)
+                try:
+                    self._save(scope, entry)
+                except OSError as exc:  # a cache: the next process builds what could not be saved
+                    log.warning("could not save the index snapshots of %s: %s", scope, exc)
+            # counting a store's own lexical index brings its postings up to date in the database
             items = sum(len(entry.lexical[t]) for t in TRACKS)
             return Prepared(scope, items, self.snapshot_loads - loads, self.snapshot_saves - saves)
 
