@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from memtracks.config import MemoryConfig
-from memtracks.errors import InvalidTurnError, StorageError
+from memtracks.errors import InvalidTurnError, StorageError, UnsupportedLanguageError
 from memtracks.interfaces.io import messages_to_turns
 from memtracks.interfaces.progress import reporter
 from memtracks.parts import Parts, handed_to
@@ -59,6 +59,9 @@ from memtracks.write.writer import Batch, Writer
 log = logging.getLogger(__name__)
 TurnLike = Turn | Mapping[str, Any]
 Record = Turn | Fact | Event | Inference
+
+
+_WARM_SAMPLES = {"en": "I moved to Lisbon last week.", "zh": "我上周搬到了里斯本。"}  # what warm() analyses
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,7 @@ class Memory:
         *,
         agent_id: str | None = None,
         writes: bool | None = None,
+        languages: Sequence[str] = ("en", "zh"),
     ) -> Warmed:
         """Load now what the first question (and the first write) would otherwise load, so a
         worker pays it at start, before it takes traffic: the language models and the embedder,
@@ -253,14 +257,21 @@ class Memory:
         lexical postings brought up to date in the database, which every process shares).
 
         ``writes``: also compile the writer's patterns (default: unless opened read-only).
+        ``languages``: whose tools to load ("en": spaCy; "zh": jieba, about 145 MB a worker
+        that never sees Chinese can leave out); the other loads at its first text, as before.
         """
         scopes = [] if user_id is None else [user_id] if isinstance(user_id, str) else list(user_id)
         keys = [scope_key(u, agent_id) for u in scopes]  # checks every id before any work
+        langs = list(dict.fromkeys([languages] if isinstance(languages, str) else languages))
+        unknown = [lang for lang in langs if lang not in _WARM_SAMPLES]
+        if unknown:
+            raise UnsupportedLanguageError(f"warm: no tools for {unknown}; languages are {', '.join(_WARM_SAMPLES)}")
         writes = not self.store.read_only if writes is None else writes
         started = time.perf_counter()
-        samples, langs = ["I moved to Lisbon last week.", "我上周搬到了里斯本。"], ["en", "zh"]
-        self.toolkit.nlp.analyze(samples, langs, parse_if=(lambda _: True) if writes else None)
-        self.embedder.embed_batch(samples)
+        samples = [_WARM_SAMPLES[lang] for lang in langs]
+        if samples:
+            self.toolkit.nlp.analyze(samples, langs, parse_if=(lambda _: True) if writes else None)
+        self.embedder.embed_batch(samples or [_WARM_SAMPLES["en"]])
         if writes:
             len(self.toolkit.slot_patterns) + len(self.toolkit.happening_patterns)
         models = time.perf_counter() - started

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from benchmarks.bench_backends import inflate
-from memtracks import Turn
+from memtracks import Memory, Turn
 from memtracks.config import MemoryConfig
 from memtracks.data.patterns import default_happening_patterns, default_slot_patterns
-from memtracks.errors import InvalidTurnError
+from memtracks.errors import InvalidTurnError, UnsupportedLanguageError
 from memtracks.toolkit import Toolkit
 
 T0 = datetime(2024, 3, 1, 9, tzinfo=timezone.utc)
@@ -170,3 +170,16 @@ def test_a_bulk_load_whose_snapshots_cannot_be_saved_keeps_what_it_loaded(make_m
     assert mem.stats("mia")["events"] == 30
     assert "could not save" in caplog.text
     assert cards(mem, "mia")  # the indexes are there, in memory
+
+
+def test_warm_loads_the_tools_of_the_languages_named(embedder, tmp_path):
+    english = Memory(tmp_path / "m.db", toolkit=Toolkit.load(), embedder=embedder)
+    english.warm(languages=["en"], writes=False)
+    assert "english" in english.toolkit.nlp.__dict__ and "chinese" not in english.toolkit.nlp.__dict__
+    both = Memory(tmp_path / "m.db", toolkit=Toolkit.load(), embedder=embedder)
+    both.warm(writes=False)
+    assert {"english", "chinese"} <= set(both.toolkit.nlp.__dict__)
+    with pytest.raises(UnsupportedLanguageError, match="fr"):
+        english.warm(languages=["en", "fr"])
+    english.close()
+    both.close()
