@@ -867,10 +867,10 @@ class Store:
     def item_ids(self, user_id: str, track: str, after: int = 0) -> list[int]:
         """The ids of ``user_id``'s facts, events or inferences (``track``) above ``after``, in id order."""
         table = {"fact": "facts", "event": "events", "inference": "inferences"}[track]
-        return [
-            r[0]
-            for r in self._rows(f"SELECT id FROM {table} WHERE user_id = ? AND id > ? ORDER BY id", (user_id, after))
-        ]
+        # "+user_id" after an id: the few rows written since, read by primary key, not every one of the user's
+        scope = "+user_id" if after else "user_id"
+        sql = f"SELECT id FROM {table} WHERE {scope} = ? AND id > ? ORDER BY id"
+        return [r[0] for r in self._rows(sql, (user_id, after))]
 
     def scopes_written_from(self, first_ids: Mapping[str, int]) -> list[str]:
         """The scopes that hold a row of a numbered table ("facts", "events", "inferences")
