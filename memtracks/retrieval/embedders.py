@@ -75,7 +75,8 @@ class ThreadChoice:
             untried = [n for n in self.counts if (many, n) not in self.cost]
             if untried:
                 return untried[0]
-            best = min(self.counts, key=lambda n: self.cost[many, n])
+            best = self._best(many)
+            assert best is not None  # every count has a cost by now
             if seen % self.explore:
                 return best
             return self.counts[(self.counts.index(best) + 1) % len(self.counts)]
@@ -88,7 +89,10 @@ class ThreadChoice:
 
     def best(self, batch: int) -> int | None:
         """The count a batch of this size now gets (None: not measured yet)."""
-        many = batch >= self.MANY
+        with self._lock:
+            return self._best(batch >= self.MANY)
+
+    def _best(self, many: bool) -> int | None:
         known = [n for n in self.counts if (many, n) in self.cost]
         return min(known, key=lambda n: self.cost[many, n]) if known else None
 

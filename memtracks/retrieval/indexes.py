@@ -302,15 +302,21 @@ class Indexes:
             self._seen_version = version
             self.refreshes += 1
             for key in list(self._scopes):
-                entry, scope = self._scopes[key], key[0]
-                if self.store.generation(scope) != entry.generation:
-                    del self._scopes[key]  # rewritten elsewhere: rebuilt on next use
-                else:
-                    self._take_out(entry, *self.store.erased(scope, after=entry.erased))
-                    self._tail(scope, entry)
-                    entry.seen_changes = self._changes
+                self._catch_up(key)
             self._fit_budget()
             return True
+
+    def _catch_up(self, key: tuple[str, bool]) -> None:
+        """Bring one cached entry up to date with the store: drop it if its scope was rewritten
+        (the generation changed; rebuilt on next use), else take out what was erased since and
+        read in the tail written since."""
+        entry, scope = self._scopes[key], key[0]
+        if self.store.generation(scope) != entry.generation:
+            del self._scopes[key]
+        else:
+            self._take_out(entry, *self.store.erased(scope, after=entry.erased))
+            self._tail(scope, entry)
+            entry.seen_changes = self._changes
 
     def _said_since(self, scope: str, track: str, entry: ScopeIndexes, after: int) -> set[int] | None:
         """For a live entry, the ids above ``after`` it holds (None: a whole entry holds all)."""
@@ -406,12 +412,8 @@ class Indexes:
         lexical postings brought up to date in the database."""
         with self._lock:
             loads, saves = self.snapshot_loads, self.snapshot_saves
-            cached = self._scopes.get((scope, False))
-            if cached is not None and cached.generation != self.store.generation(scope):
-                del self._scopes[scope, False]  # rewritten since: built again
-            elif cached is not None:  # written through the store since (a bulk load): read it in
-                self._take_out(cached, *self.store.erased(scope, after=cached.erased))
-                self._tail(scope, cached)
+            if (scope, False) in self._scopes:  # written through the store since (a bulk load)
+                self._catch_up((scope, False))
             entry = self._entry(scope)
             for track in [t for t in TRACKS if t not in entry.vectors]:
                 self._build(scope, entry, track)
