@@ -46,6 +46,11 @@ class WriterConfig:
         reader_unnamed_min_probability: how likely a clause that names no held value must be
             to end one ("My contract ran out", 车已经过户给别人了) for the one value the speaker
             holds of the slot it is about to end: higher, as nothing in the clause names it.
+        ner_process_from: a ``write_many`` of at least this many turns reads its English
+            named entities in a second process (``pipeline/ner_worker.py``), a batch or two
+            ahead of the one being written — a third of a write, on the other core — when the
+            machine has two cores or more (None: never). The process takes about three
+            seconds to start, so a shorter write gains nothing; the results are the same.
     """
 
     max_analyzed_chars: int = 100_000
@@ -57,6 +62,14 @@ class WriterConfig:
     statement_reader: bool = True
     reader_min_probability: float = 0.8
     reader_unnamed_min_probability: float = 0.9
+    ner_process_from: int | None = 1000
+
+    def __post_init__(self) -> None:
+        start = self.ner_process_from
+        if start is not None and (isinstance(start, bool) or not isinstance(start, int) or start < 1):
+            raise InvalidInputError(
+                f"WriterConfig: ner_process_from must be a whole number >= 1 or None; found {start!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from memtracks.toolkit import Toolkit
 from memtracks.tracks import named
 from memtracks.upkeep.manage import Manage
 from memtracks.write.queue import QueueReport, WriteQueue, admits, hot_cards
+from memtracks.write.read_ahead import ReadAhead
 from memtracks.write.validation import (
     already_written,
     check_aware,
@@ -382,18 +383,19 @@ class Memory:
         results: list[WriteResult | None] = [r for r, _ in prepared]
         todo = [(i, t) for i, (r, t) in enumerate(prepared) if r is None]
         done = len(prepared) - len(todo)
-        for start in range(0, len(todo), size):
-            chunk = todo[start : start + size]
-            with self._lock:
-                try:
-                    batch = self.writer.write([t for _, t in chunk])  # type: ignore[misc]
-                except StorageError as exc:
-                    raise type(exc)(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
-                self._after_commit(batch)
-            for (i, (turn, _)), result in zip(chunk, batch.results, strict=True):  # type: ignore[misc]
-                results[i] = _public_result(result, turn)
-            done += len(chunk)
-            report(done)
+        chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
+        with ReadAhead(self.writer, [[t for _, t in chunk] for chunk in chunks]) as ahead:  # type: ignore[misc]
+            for chunk, screened in zip(chunks, ahead, strict=True):
+                with self._lock:
+                    try:
+                        batch = self.writer.write([t for _, t in chunk], screened)  # type: ignore[misc]
+                    except StorageError as exc:
+                        raise type(exc)(f"{exc} ({done} of {len(prepared)} turns were written before)") from exc
+                    self._after_commit(batch)
+                for (i, (turn, _)), result in zip(chunk, batch.results, strict=True):  # type: ignore[misc]
+                    results[i] = _public_result(result, turn)
+                done += len(chunk)
+                report(done)
         return results  # type: ignore[return-value]
 
     def write_messages(

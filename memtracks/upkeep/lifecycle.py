@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 from memtracks.errors import InvalidTurnError, NotFoundError
 from memtracks.interfaces.progress import reporter
 from memtracks.pipeline.conflicts import correct_fact, retract_fact, take_place
-from memtracks.records import Fact, Inference
+from memtracks.records import Fact, Inference, Turn
 from memtracks.scopes import check_id, public
 from memtracks.storage import codec, erase
 from memtracks.storage.base import SQLStorage
 from memtracks.tracks import named
+from memtracks.write.read_ahead import ReadAhead
 from memtracks.write.validation import check_item_id
 
 if TYPE_CHECKING:
@@ -356,12 +357,17 @@ def rebuild(parts: Parts, scope: str, progress: bool | Callable[[int, int], None
     before = store.counts(scope)
     report = reporter(progress, len(turns), desc="rebuilding")
     size = parts.config.writer.batch_size
-    replayed = 0
+    replayed = replayed_turns = 0
     with store.transaction():
         erase.delete_scope(store, scope)
-        for start in range(0, len(turns), size):
-            parts.writer.write([(t, []) for t in turns[start : start + size]])
-            report(min(len(turns), start + size))
+        batches: list[list[tuple[Turn, list[str]]]] = [
+            [(t, []) for t in turns[start : start + size]] for start in range(0, len(turns), size)
+        ]
+        with ReadAhead(parts.writer, batches) as ahead:
+            for batch, screened in zip(batches, ahead, strict=True):
+                parts.writer.write(batch, screened)
+                replayed_turns += len(batch)
+                report(replayed_turns)
         for at, kind, old, value in changes:
             match = [
                 f

@@ -36,7 +36,7 @@ from memtracks.pipeline.corrections import correction_of, earlier_candidates, pi
 from memtracks.pipeline.events import build_event
 from memtracks.pipeline.inference import Context, Derived, infer, retract
 from memtracks.pipeline.language import detect_language
-from memtracks.pipeline.nlp import Analysis
+from memtracks.pipeline.nlp import Analysis, Ents
 from memtracks.pipeline.replies import filled_answer
 from memtracks.pipeline.statement_reader import reader_for
 from memtracks.pipeline.subjects.resolver import named_relations
@@ -89,6 +89,20 @@ class Batch:
     results: list[WriteResult]
     vectors: list[PendingVector]
     links: list[tuple[str, int, int, str, str]]  # (user, src, dst, kind, key)
+
+
+@dataclass
+class Screened:
+    """A batch as the language tools take it, made before it is written (and, in a long
+    ``write_many``, before the batch ahead of it is: :mod:`memtracks.write.read_ahead`)."""
+
+    screens: list[Screen]
+    langs: list[str | None]  # forced per text; None = detect
+    entities: dict[int, Ents] | None = None  # English named entities read already, by index
+
+    @property
+    def texts(self) -> list[str]:
+        return [s.masked for s in self.screens]
 
 
 @dataclass
@@ -154,20 +168,33 @@ class Writer:
 
     # ------------------------------------------------------------------ batch
 
-    def write(self, turns: Sequence[tuple[Turn, list[str]]]) -> Batch:
-        """Write validated, non-duplicate turns in one transaction.
-
-        Returns the results, and the vectors and chain links stored, so the caller can update
-        its in-memory indexes once the transaction has committed.
-        """
-        self._links = []
+    def screened(self, turns: Sequence[tuple[Turn, list[str]]]) -> Screened:
+        """The batch's texts as the language tools read them: screened by the write gate, with
+        the language forced where the turn gives one."""
         limit = self.config.max_analyzed_chars
         screens = [self.screen(t.text[:limit]) for t, _ in turns]
         # a turn that is all noise keeps the language it is written in; the others, their own words'
         langs = [
             t.lang or (detect_language(s.text) if s.blocked else None) for (t, _), s in zip(turns, screens, strict=True)
         ]
-        analyses = self.toolkit.nlp.analyze([s.masked for s in screens], langs, parse_if=self.toolkit.may_state)
+        return Screened(screens, langs)
+
+    def write(self, turns: Sequence[tuple[Turn, list[str]]], screened: Screened | None = None) -> Batch:
+        """Write validated, non-duplicate turns in one transaction.
+
+        ``screened``: :meth:`screened` of these turns, made earlier (with their English
+        entities, when read ahead).
+
+        Returns the results, and the vectors and chain links stored, so the caller can update
+        its in-memory indexes once the transaction has committed.
+        """
+        self._links = []
+        limit = self.config.max_analyzed_chars
+        screened = screened or self.screened(turns)
+        screens = screened.screens
+        analyses = self.toolkit.nlp.analyze(
+            screened.texts, screened.langs, parse_if=self.toolkit.may_state, entities=screened.entities
+        )
         # The events' texts are the turns' own: embedded before the transaction opens, so other
         # writers do not wait on the embedder. What the batch derives (facts, conclusions) is only
         # known inside it and embedded there, so a failed write still leaves nothing behind.
