@@ -6,7 +6,9 @@
     python benchmarks/bench_write.py --data ... --busy 1   # beside a job that keeps one core busy
 
 Measures, in one run on the same machine:
-- ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s;
+- ``write_many`` over every LoCoMo turn (5,882), each conversation its own user: turns/s; and
+  again with every batch's English names read in this process (``ner_process_from=None``), where
+  the default reads them a batch or two ahead in a second process;
 - single English ``write()`` latency (p50 / p95) on an in-memory and on a file database;
 - baselines in the same run: spaCy as the writer uses it (NER on every turn, the tagger and
   parser on the sentences that may state a fact), spaCy NER alone, the full spaCy pipeline on
@@ -109,6 +111,7 @@ def measure(args, toolkit, turns, texts, langs) -> int:
     embed: dict[str, list[float]] = {e.name: [] for e in embedders}
     many: dict[str, list[float]] = {e.name: [] for e in embedders}
     reader_off: list[float] = []
+    ner_here: list[float] = []  # write_many with every batch's names read in this process
     for run in range(args.repeat):
         ner.append(timed(lambda: toolkit.nlp.analyze(texts)))
         used.append(timed(lambda: toolkit.nlp.analyze(texts, parse_if=toolkit.may_state)))
@@ -118,6 +121,16 @@ def measure(args, toolkit, turns, texts, langs) -> int:
             mem = Memory(toolkit=toolkit, embedder=embedder)
             many[embedder.name].append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
             mem.close()
+            if embedder is embedders[0]:
+                here = MemoryConfig(writer=WriterConfig(ner_process_from=None))
+                mem = Memory(toolkit=toolkit, embedder=embedder, config=here)
+                ner_here.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
+                mem.close()
+                print(
+                    f"run {run + 1} [{embedder.name}, names read in this process]: "
+                    f"{len(turns) / ner_here[-1]:.0f} turns/s",
+                    flush=True,
+                )
             if args.reader_off_too and embedder is embedders[0]:
                 off = MemoryConfig(writer=WriterConfig(statement_reader=False))
                 mem = Memory(toolkit=toolkit, embedder=embedder, config=off)
@@ -187,6 +200,7 @@ def measure(args, toolkit, turns, texts, langs) -> int:
         "repeat": args.repeat,
         "busy_processes": args.busy,
     }
+    figures["write_many_names_read_here_turns_per_s"] = len(turns) / statistics.median(ner_here)
     if reader_off:
         figures["write_many_statement_reader_off_turns_per_s"] = len(turns) / statistics.median(reader_off)
     print(json.dumps(figures, indent=2))
