@@ -185,7 +185,8 @@ def pick_target(
             continue  # saying the same value again corrects nothing
         if rejected is not None:
             if rejected in keys or (cand.kind == "time" and _same_time_words(rejected, cand)):
-                return cand
+                # a number is put right by a number ("I'm 34, not 43, I'm not that old yet")
+                return None if cand.kind == "number" and correction.number is None else cand
             continue
         if compatible(correction, cand.kind, check):
             return cand

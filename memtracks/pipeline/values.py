@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from memtracks.data.lexicons import Lexicons
 from memtracks.pipeline.nlp import ParsedToken, Token
+from memtracks.pipeline.numerals import counted_number, parse_number
 from memtracks.records import Entity
 
 _OWN_EN = frozenset({"my", "our"})
@@ -134,6 +135,8 @@ def check_value(
         if lexicons is not None and not lexicons.vehicles.is_car(simplified):
             return "names no car (a bicycle, a scooter, or no make, model or word for a car)"
         kind = "product"
+    if kind == "number" and not _holds_a_number(value):
+        return 'holds no number ("I\'m not that old yet" is no age)'
     if kind in ("number", "date"):
         return None
     if kind == "person" and lexicons is not None and _names_a_relation(value, lang, lexicons):
@@ -145,6 +148,15 @@ def check_value(
     if lang == "en" and value.isascii():
         return _check_en(value, kind, span, text, entities, parsed, elided, framed)
     return _check_zh(value, kind, span, tokens, entities, elided, framed)
+
+
+def _holds_a_number(value: str) -> bool:
+    """Does ``value`` say a number: digits, a Chinese numeral, or one in English words?"""
+    if re.search(r"\d|[零〇一二两兩三四五六七八九十百]", value):
+        return True
+    return any(parse_number(w) is not None for w in re.split(r"[\s,]+", value.lower()) if w) or (
+        counted_number(value) is not None
+    )
 
 
 def _names_a_relation(value: str, lang: str, lexicons: Lexicons) -> bool:
