@@ -121,24 +121,14 @@ def measure(args, toolkit, turns, texts, langs) -> int:
             mem = Memory(toolkit=toolkit, embedder=embedder)
             many[embedder.name].append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
             mem.close()
-            if embedder is embedders[0]:
-                here = MemoryConfig(writer=WriterConfig(ner_process_from=None))
-                mem = Memory(toolkit=toolkit, embedder=embedder, config=here)
-                ner_here.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
+            variants = [(ner_here, "names read in this process", WriterConfig(ner_process_from=None))]
+            if args.reader_off_too:
+                variants.append((reader_off, "statement reader off", WriterConfig(statement_reader=False)))
+            for times, what, writer in variants if embedder is embedders[0] else []:
+                mem = Memory(toolkit=toolkit, embedder=embedder, config=MemoryConfig(writer=writer))
+                times.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
                 mem.close()
-                print(
-                    f"run {run + 1} [{embedder.name}, names read in this process]: "
-                    f"{len(turns) / ner_here[-1]:.0f} turns/s",
-                    flush=True,
-                )
-            if args.reader_off_too and embedder is embedders[0]:
-                off = MemoryConfig(writer=WriterConfig(statement_reader=False))
-                mem = Memory(toolkit=toolkit, embedder=embedder, config=off)
-                reader_off.append(timed(lambda: mem.write_many(turns)))  # noqa: B023 - called at once
-                mem.close()
-                print(
-                    f"run {run + 1} [{embedder.name}, statement reader off]: {len(turns) / reader_off[-1]:.0f} turns/s"
-                )
+                print(f"run {run + 1} [{embedder.name}, {what}]: {len(turns) / times[-1]:.0f} turns/s", flush=True)
             print(
                 f"run {run + 1} [{embedder.name}]: write_many {len(turns) / many[embedder.name][-1]:.0f} turns/s "
                 f"(spaCy as used {len(turns) / used[-1]:.0f}/s, NER alone {len(turns) / ner[-1]:.0f}/s, "

@@ -35,7 +35,7 @@ from datetime import datetime
 import numpy as np
 
 from memtracks.config import FusionConfig
-from memtracks.records import Event, Inference
+from memtracks.records import Event, Fact, Inference
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.latest import latest_first
 from memtracks.retrieval.query import Query
@@ -104,10 +104,12 @@ def fuse(
     vectors: Callable[[str, list[int]], dict[int, np.ndarray]],
     top_n: int,
     tokens: Callable[[Ranked, bool], int] | None = None,
+    ended: Callable[[], Sequence[Fact]] | None = None,
 ) -> list[Ranked]:
     """Score, sort, dedup, thread and cut ``hits`` to ``top_n``. ``tokens(r, as_part)`` is
     what a memory costs on its card (as the card's first part, or as a further part); without
-    it no thread is made. A turn that says nothing takes no card (``config.content_free``)."""
+    it no thread is made. A turn that says nothing takes no card (``config.content_free``).
+    ``ended``: reads the facts a later turn ended, for :func:`~memtracks.retrieval.latest.latest_first`."""
     if config.content_free == "drop":
         hits = [h for h in hits if not says_nothing(h)]
     ranked = []
@@ -125,7 +127,7 @@ def fuse(
         }
         ranked.append(Ranked(hit, score, explain))
     ranked.sort(key=lambda r: -r.score)
-    ranked = latest_first(ranked, query, config)
+    ranked = latest_first(ranked, query, config, ended)
     free = config.aggregate_session_free if query.aggregate else config.session_free
     stored = _stored(ranked, vectors)
     kept = _diversify(_dedup(ranked, config, stored), config, free)

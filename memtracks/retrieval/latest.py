@@ -23,9 +23,13 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
   by the slot's ``about`` words in ``rules/slots.yaml`` ("employer: Spotify" and "I work at a
   bakery downtown").
 
-Two turns are never ordered by this rule: that both speak of work, or are close in meaning,
-does not tell that the newer one answers (on LoCoMo and zh_chat, ordering them by meaning
-put the newest of several turns about a topic first and lost the one that held the answer).
+Two turns are ordered by this rule only when the newer one called off what the older one
+planned, or ended a fact of a slot the question asks about that the older one stated (the
+fact ended when the newer one was said, and the newer one names its value: "My rabbit Clover
+chews every cable", then "We found Clover a new home") (the writer notes the turn that did: "We're flying to Oslo next Friday", then "we
+scrapped the Oslo flights"): that both speak of work, or are close in meaning, does not tell
+that the newer one answers (on LoCoMo and zh_chat, ordering them by meaning put the newest of
+several turns about a topic first and lost the one that held the answer).
 
 A memory joins a group only when it scores at least ``latest_share`` of the best memory of
 its own track (facts and turns score on scales of their own): the rule reorders what the
@@ -38,12 +42,13 @@ dedup, session diversity, threads, the score floor — sees the new order. Concl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol, TypeVar
 
 from memtracks.config import FusionConfig
 from memtracks.pipeline.text import names_value, value_key
+from memtracks.records import Fact
 from memtracks.retrieval.hits import Hit
 from memtracks.retrieval.query import Query
 from memtracks.tracks import track_of
@@ -60,16 +65,36 @@ class Scored(Protocol):
 Ranked = TypeVar("Ranked", bound=Scored)
 
 
-def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> list[Ranked]:
-    """``ranked`` (best first) with the newest memory of each group in the group's best place."""
+def latest_first(
+    ranked: list[Ranked], query: Query, config: FusionConfig, ended: Callable[[], Sequence[Fact]] | None = None
+) -> list[Ranked]:
+    """``ranked`` (best first) with the newest memory of each group in the group's best place.
+
+    ``ended``: reads the facts a later turn ended or replaced (the turn that stated one and
+    the turn that ended it are about the same thing); called at most once, and only when two
+    turns of one person found here name the same thing."""
     if not query.about_now or config.latest_window < 2:
         return ranked
     head, tail = ranked[: config.latest_window], ranked[config.latest_window :]
     best: dict[str, float] = {}
     for r in head:
         best[r.hit.track] = max(best.get(r.hit.track, 0.0), r.score)
-    found = [r.score >= config.latest_share * best[r.hit.track] and not _ahead(r, query) for r in head]
+    # a turn that called off a plan found here is a word on how things are, whatever time it
+    # speaks of ("postponed to spring, so we scrapped the Oslo flights")
+    changers = {t for r in head for t in track_of(r.hit.record).called_off_by(r.hit.record)}
+    found = [
+        r.score >= config.latest_share * best[r.hit.track]
+        and (not _ahead(r, query) or any(t in changers for t in track_of(r.hit.record).turn_ids(r.hit.record)))
+        for r in head
+    ]
     named = _named_slots(head, query)
+    read: list[Sequence[Fact]] = []
+
+    def ended_facts() -> Sequence[Fact]:
+        if not read:
+            read.append(ended() if ended is not None else ())
+        return read[0]
+
     placed: set[int] = set()
     for i, leader in enumerate(head):
         if i in placed or not found[i] or _person(leader) is None:
@@ -78,7 +103,7 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
         for j in range(i + 1, len(head)):
             if j in placed or not found[j]:
                 continue
-            if any(_same_thing(head[k], head[j], query, named) for k in group):
+            if any(_same_thing(head[k], head[j], query, named, ended_facts) for k in group):
                 group.append(j)
         if len(group) < 2:
             continue
@@ -98,7 +123,9 @@ def latest_first(ranked: list[Ranked], query: Query, config: FusionConfig) -> li
     return head + tail
 
 
-def _same_thing(a: Scored, b: Scored, query: Query, named: frozenset[str]) -> bool:
+def _same_thing(
+    a: Scored, b: Scored, query: Query, named: frozenset[str], ended: Callable[[], Sequence[Fact]] = tuple
+) -> bool:
     x, y = a.hit.record, b.hit.record
     tx, ty = track_of(x), track_of(y)
     person_x, person_y = tx.person(x), ty.person(y)
@@ -118,7 +145,10 @@ def _same_thing(a: Scored, b: Scored, query: Query, named: frozenset[str]) -> bo
     elif held_y:
         fact, held, turn, words = y, held_y, x, tx.said(x)
     else:
-        return False  # two turns: what each says is not known well enough to order them
+        # two turns: what each says is not known well enough to order them, unless the newer
+        # one called off what the older one planned ("scrapped the Oslo flights") or ended a
+        # fact it stated ("My rabbit Clover…", then "We found Clover a new home")
+        return _changes(x, y) or _changes(y, x) or _ends(x, y, ended) or _ends(y, x, ended)
     slot, value = held
     if words is None or slot not in query.slots:
         return False  # no turn, or about something the question does not ask
@@ -133,6 +163,27 @@ def _same_thing(a: Scored, b: Scored, query: Query, named: frozenset[str]) -> bo
     return slot in _single(query) and _speaks_of(words, slot, query)
 
 
+def _changes(old: object, new: object) -> bool:
+    """Did the turn ``new`` call off what the turn ``old`` planned?"""
+    changed = track_of(old).called_off_by(old)
+    return bool(changed) and any(t in changed for t in track_of(new).turn_ids(new))
+
+
+def _ends(old: object, new: object, ended: Callable[[], Sequence[Fact]]) -> bool:
+    """Did the turn ``new`` end a fact that the turn ``old`` stated? The two name a thing in
+    common, the fact ended when ``new`` was said, and ``new`` names its value."""
+    words, stated = track_of(new).said(new), track_of(old).said(old)
+    if words is None or stated is None:
+        return False
+    if not set(track_of(new).content(new)[1]) & set(track_of(old).content(old)[1]):
+        return False  # no name in common: no need to read what ended
+    when, sources = track_of(new).said_at(new), track_of(old).turn_ids(old)
+    return any(
+        f.superseded_at == when and any(t in f.source_turn_ids for t in sources) and names_value(words, f.value)
+        for f in ended()
+    )
+
+
 def _held(r: Scored) -> tuple[str, str] | None:
     return track_of(r.hit.record).holds(r.hit.record)
 
@@ -145,8 +196,10 @@ def _named_slots(head: Sequence[Scored], query: Query) -> frozenset[str]:
 
 def _ahead(r: Scored, query: Query) -> bool:
     """A plan not yet begun (a fact that holds from later, a turn about a later time): not the
-    latest word on how things are, so it keeps its place."""
-    return track_of(r.hit.record).ahead(r.hit.record, query.now)
+    latest word on how things are, so it keeps its place — unless a later turn called it off,
+    which then leads it."""
+    track = track_of(r.hit.record)
+    return track.ahead(r.hit.record, query.now) and not track.called_off_by(r.hit.record)
 
 
 def _person(r: Scored) -> str | None:

@@ -157,7 +157,13 @@ class Reader:
             fusion.thread_first_tokens,
         )
         ranked = fuse(
-            hits, query, fusion, lambda track, ids: ctx.vectors(track).vectors(ids), top_n, thread_tokens(cards_ctx)
+            hits,
+            query,
+            fusion,
+            lambda track, ids: ctx.vectors(track).vectors(ids),
+            top_n,
+            thread_tokens(cards_ctx),
+            lambda: self._ended(query, user_id),
         )
         relevance = self._relevance(query, ranked[: fusion.snippet_cards], fusion)
         shown = fusion.snippet_cards
@@ -354,6 +360,16 @@ class Reader:
                 merged.update(found.get(turn_id, {}))
             out.append(replace(card, metadata=merged) if merged else card)
         return out
+
+    def _ended(self, query: Query, user_id: str) -> list[Fact]:
+        """The facts of the question's subjects that a later turn ended or replaced: the
+        latest-word rule puts the turn that ended one before the turn that stated it ("Do I
+        have a rabbit?": "We found Clover a new home" before "My rabbit Clover…";
+        :mod:`memtracks.retrieval.latest`)."""
+        if query.as_of is not None:
+            return []
+        found = self.store.facts(user_id, subjects=list(query.subjects) or None)
+        return [f for f in found if f.superseded_at is not None and f.reason in ("ended", "replaced")]
 
     def _premise_lookup(self, user_id: str) -> Callable[[Premise], Fact | Event | None]:
         def lookup(p: Premise) -> Fact | Event | None:

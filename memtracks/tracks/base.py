@@ -146,6 +146,11 @@ class Track(ABC, Generic[R]):
         """A plan not yet begun at ``now`` (a fact that holds from later, a turn about later)."""
         return False
 
+    def called_off_by(self, record: R) -> tuple[str, ...]:
+        """The later turns that called off what the record says would happen (a plan moved to
+        another day is still a plan)."""
+        return ()
+
     @abstractmethod
     def content(self, record: R) -> tuple[str, tuple[str, ...]]:
         """What two lookalike records are compared by when the cards drop near-duplicates."""

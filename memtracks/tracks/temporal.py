@@ -29,6 +29,15 @@ if TYPE_CHECKING:
 MAX_ENTITY_LINKS = 8
 MAX_EVENT_CHARS = 400  # a quoted turn is clipped to this many characters
 _NOTE_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CHANGED_BY = re.compile(r"\(turn (.+)\)$")
+
+
+def change_note(verb: str, day: datetime, turn_id: str) -> str:
+    """What a happening's note says of the later turn that changed it: "cancelled 2024-01-12
+    (turn t9)" (read back by :meth:`TemporalTrack.called_off_by`)."""
+    return f"{verb} {day.date().isoformat()} (turn {turn_id})"
+
+
 _STATUS_WORDS = {"en": {"cancelled": "cancelled", "moved": "moved"}, "zh": {"cancelled": "已取消", "moved": "改期"}}
 
 
@@ -180,6 +189,14 @@ class TemporalTrack(Track[Event]):
 
     def turn_ids(self, record: Event) -> tuple[str, ...]:
         return (record.turn_id,)
+
+    def called_off_by(self, record: Event) -> tuple[str, ...]:
+        # the writer notes the turn that changed a happening: "cancelled 2024-01-12 (turn t9)"
+        return tuple(
+            m.group(1)
+            for h in record.happenings
+            if h.status == "cancelled" and (m := _CHANGED_BY.search(h.note)) is not None
+        )
 
     def said_at(self, record: Event) -> datetime:
         return record.mentioned_at

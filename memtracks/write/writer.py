@@ -55,7 +55,7 @@ from memtracks.retrieval.embedders import Embedder
 from memtracks.storage import Storage
 from memtracks.toolkit import Toolkit
 from memtracks.tracks import FACTS, INFERENCES, TEMPORAL, TRACKS, Track
-from memtracks.tracks.temporal import chain_links, spoken_text
+from memtracks.tracks.temporal import chain_links, change_note, spoken_text
 from memtracks.write.gate import Screen
 from memtracks.write.stages import Extraction, TurnDoc, extract, names_of
 from memtracks.write.validation import already_written, content_hash
@@ -586,9 +586,7 @@ class Writer:
         """Mark ``target``'s happening cancelled or re-dated by ``change`` (said in ``event``),
         retract what was inferred from it and, for a new date, draw it again."""
         assert turn.timestamp is not None
-        updated = changed_event(
-            target, index, change, f"{verb} {turn.timestamp.date().isoformat()} (turn {turn.turn_id})"
-        )
+        updated = changed_event(target, index, change, change_note(verb, turn.timestamp, turn.turn_id or ""))
         self.store.update_happenings(updated)
         self._withdraw(turn, target, change, outcome)
         if change.kind == "postpone" and change.start is not None:

@@ -1,0 +1,205 @@
+"""Change said in plain chat words, in English, Simplified and Traditional Chinese:
+
+- a number is put right only by a number, and a number slot holds only numbers ("typo, I'm 34,
+  not 43, I'm not that old yet": 34, never "I'm not that old yet");
+- a value ends before a time it has lasted (搬到重庆快一个月了: 重庆, 在腾讯上班三年了: 腾讯);
+- a pet named before its kind (养了一只叫团团的仓鼠);
+- endings with their object inside ("the insurance wrote the Focus off", "Deliveroo let half
+  our team go, me included");
+- a first day to come names the new employer ("First shift at King's College Hospital is on
+  the 14th");
+- the turn that called off a plan leads the plan's own turn for a question about now.
+
+Each with look-alikes that must change nothing."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import pytest
+from conversation import T0, fact_states, held, say, states_after
+
+from memtracks.pipeline.values import check_value
+
+
+@pytest.mark.parametrize(
+    "first,fix,now,was",
+    [
+        ("I'm 43 and thinking about a career change.", "typo, I'm 34, not 43, I'm not that old yet", "34", "43"),
+        ("我今年43岁，想换个工作。", "打错了，是34岁，不是43岁，我还没那么老", "34", "43"),
+        ("我今年43歲，想換個工作。", "打錯了，是34歲，不是43歲，我還沒那麼老", "34", "43"),
+    ],
+)
+def test_a_number_is_put_right_by_a_number(memory, first, fix, now, was):
+    states = states_after(memory, "age", first, fix, every=timedelta(minutes=1))
+    assert states.get(now) == "current" and states.get(was) == "corrected", states
+    assert set(states) <= {now, was}, states  # nothing else became an age
+
+
+@pytest.mark.parametrize(
+    "value,ok",
+    [
+        ("34", True),
+        ("thirty-four", True),
+        ("two kids", True),
+        ("三十四", True),
+        ("兩個小孩", True),
+        ("I'm not that old yet", False),
+        ("pretty old", False),
+        ("老了", False),
+    ],
+)
+def test_a_number_slot_holds_only_numbers(value, ok):
+    lang = "en" if value.isascii() else "zh"
+    assert (check_value(value, "number", lang) is None) is ok
+
+
+@pytest.mark.parametrize(
+    "first,moved,old,new",
+    [
+        ("我住在成都，天天吃火锅", "搬到重庆快一个月了，这边的坡太多了", "成都", "重庆"),
+        ("我住在台中，離公司很近", "搬到台南快兩個月了，每天都吃牛肉湯", "台中", "台南"),
+        ("我住在苏州", "我搬去杭州有一阵子了", "苏州", "杭州"),
+    ],
+)
+def test_a_place_ends_before_the_time_it_has_lasted(memory, first, moved, old, new):
+    say(memory, first, moved, every=timedelta(days=100))
+    assert held(memory, "lives_in") == ([new], [old])
+
+
+@pytest.mark.parametrize(
+    "text,slot,value",
+    [
+        ("我在腾讯上班三年了", "employer", "腾讯"),
+        ("我住在杭州两年多了", "lives_in", "杭州"),
+        ("我在台積電上班好幾年了", "employer", "台積電"),
+    ],
+)
+def test_a_value_said_with_how_long_it_has_held(memory, text, slot, value):
+    say(memory, text)
+    assert held(memory, slot) == ([value], [])
+
+
+@pytest.mark.parametrize(
+    "text,subject,value",
+    [
+        ("我养了一只叫团团的仓鼠", "user", "团团（仓鼠）"),
+        ("我家有条名叫旺财的狗", "user", "旺财（狗）"),
+        ("我養了一隻叫豆豆的貓", "user", "豆豆（猫）"),  # the kind as the other pet patterns give it
+        ("我朋友养了一只叫咪咪的猫", "user's friend", "咪咪（猫）"),
+    ],
+)
+def test_a_pet_named_before_its_kind(memory, text, subject, value):
+    say(memory, text)
+    assert fact_states(memory, "pets", subject) == {value: "current"}
+
+
+def test_a_pet_named_before_its_kind_ends_when_it_dies(memory):
+    say(memory, "我养了一只叫团团的仓鼠", "团团昨天走了，它陪了我两年", every=timedelta(days=100))
+    assert held(memory, "pets") == ([], ["团团（仓鼠）"])
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,value,ends",
+    [
+        (
+            "I drive a Ford Focus, it's old but reliable.",
+            "Someone rear-ended me and the insurance wrote the Focus off.",
+            "car",
+            "Ford Focus",
+            True,
+        ),
+        (
+            "I drive a Ford Focus, it's old but reliable.",
+            "I wrote the essay off the top of my head while the Focus was in the garage.",
+            "car",
+            "Ford Focus",
+            False,
+        ),
+        (
+            "I work at Deliveroo as a data analyst.",
+            "Well, Deliveroo let half our team go this morning, me included.",
+            "employer",
+            "Deliveroo",
+            True,
+        ),
+        (
+            "I work at Deliveroo as a data analyst.",
+            "My manager at Deliveroo was rude again but I need to let it go.",
+            "employer",
+            "Deliveroo",
+            False,
+        ),
+    ],
+)
+def test_an_ending_with_its_object_inside(memory, first, then, slot, value, ends):
+    say(memory, first, then, every=timedelta(days=60))
+    assert held(memory, slot) == (([], [value]) if ends else ([value], []))
+
+
+def test_a_first_day_to_come_names_the_new_employer(memory):
+    say(
+        memory,
+        "I'm a nurse at St Thomas' Hospital, nights mostly.",
+        "Handed in my notice at St Thomas'. First shift at King's College Hospital is on the 14th!",
+        every=timedelta(days=70),
+    )
+    planned = [f for f in memory.facts("u1", slot="employer", include_planned=True) if f.planned]
+    assert [(f.value, f.valid_from.date().isoformat()) for f in planned] == [("King's College Hospital", "2024-11-14")]
+
+
+@pytest.mark.parametrize("text", ["Her first day at Apple is tomorrow.", "Was your first day at Apple fun?"])
+def test_someone_elses_first_day_names_no_employer(memory, text):
+    say(memory, text)
+    assert memory.facts("u1", slot="employer", include_planned=True) == []
+
+
+@pytest.mark.parametrize(
+    "first,then,days,question,word",
+    [
+        # the newer turn called off the older one's plan
+        (
+            "We're flying to Oslo next Friday for my cousin's wedding.",
+            "The wedding got postponed to spring, so we scrapped the Oslo flights.",
+            3,
+            "Am I going to Oslo next week?",
+            "scrapped",
+        ),
+        ("国庆打算去西安玩几天", "西安去不成了，公司国庆要值班", 3, "我国庆还去西安吗？", "去不成"),
+        ("下週六要去花蓮玩", "花蓮的行程取消了，颱風要來", 3, "我下週還去花蓮嗎？", "取消"),
+        # the newer turn ended a fact the older one stated
+        (
+            "My rabbit Clover chews every cable in the flat.",
+            "We found Clover a new home with a family who has a big garden.",
+            80,
+            "Do I have a rabbit?",
+            "new home",
+        ),
+        ("我养了一只叫团团的仓鼠", "团团昨天走了，它陪了我两年", 80, "我还养着仓鼠吗？", "走了"),
+        ("我養了一隻柴犬叫小虎", "小虎送給我鄉下的阿姨養了，她家有大院子", 80, "我還有養狗嗎？", "送給"),
+    ],
+)
+def test_the_turn_that_called_off_or_ended_a_thing_leads_the_turn_that_said_it(
+    memory, first, then, days, question, word
+):
+    say(memory, first, then, every=timedelta(days=days))
+    recall = memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=days + 1))
+    texts = [c.text for c in recall.cards]
+    assert word in texts[0], texts
+    # the older turn is still shown, as earlier context (its card dates what it says: 国庆 [2024-10-01])
+    assert any(first[:6] in re.sub(r" ?\[[^\]]*\]", "", t) for t in texts[1:]), texts
+
+
+def test_a_question_as_of_before_the_ending_keeps_the_stated_turn(memory):
+    say(
+        memory,
+        "My rabbit Clover chews every cable in the flat.",
+        "We found Clover a new home.",
+        every=timedelta(days=80),
+    )
+    recall = memory.retrieve(
+        "Do I have a rabbit?", user_id="u1", now=T0 + timedelta(days=81), as_of=T0 + timedelta(days=1)
+    )
+    texts = [c.text for c in recall.cards]
+    assert "Clover (rabbit)" in texts[0] and not any("new home" in t for t in texts), texts
