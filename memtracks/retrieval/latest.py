@@ -24,12 +24,13 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
   bakery downtown").
 
 Two turns are ordered by this rule only when the newer one called off what the older one
-planned, or ended a fact of a slot the question asks about that the older one stated (the
-fact ended when the newer one was said, and the newer one names its value: "My rabbit Clover
-chews every cable", then "We found Clover a new home") (the writer notes the turn that did: "We're flying to Oslo next Friday", then "we
-scrapped the Oslo flights"): that both speak of work, or are close in meaning, does not tell
-that the newer one answers (on LoCoMo and zh_chat, ordering them by meaning put the newest of
-several turns about a topic first and lost the one that held the answer).
+planned (the writer notes, on the cancelled happening, the turn that did: "We're flying to
+Oslo next Friday", then "we scrapped the Oslo flights"), or ended a fact the older one stated
+(the fact ended when the newer one was said, the newer one names its value, and the two name
+a thing in common: "My rabbit Clover chews every cable", then "We found Clover a new home").
+Otherwise, that both speak of work, or are close in meaning, does not tell that the newer one
+answers (on LoCoMo and zh_chat, ordering them by meaning put the newest of several turns
+about a topic first and lost the one that held the answer).
 
 A memory joins a group only when it scores at least ``latest_share`` of the best memory of
 its own track (facts and turns score on scales of their own): the rule reorders what the
