@@ -203,3 +203,30 @@ def test_a_question_as_of_before_the_ending_keeps_the_stated_turn(memory):
     )
     texts = [c.text for c in recall.cards]
     assert "Clover (rabbit)" in texts[0] and not any("new home" in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    "moved,new",
+    [
+        ("Finally unpacked the last box in our York place. Leaving Leeds was weirdly emotional.", "York"),
+        ("终于把东西都搬进了杭州的新家", "杭州"),
+        ("終於把東西都搬進了台南的新家", "台南"),
+    ],
+)
+def test_a_home_named_by_its_place_with_the_words_of_moving_in(memory, moved, new):
+    first = "I live in Leeds with two flatmates." if moved.isascii() else "我住在苏州。"
+    say(memory, first, moved, every=timedelta(days=60))
+    assert held(memory, "lives_in")[0] == [new]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We stayed at my Sheffield place for the weekend and unpacked some boxes.",
+        "I left my umbrella at our London flat, ugh.",
+        "Unpacked the shopping, then called my Paris friend.",
+    ],
+)
+def test_a_home_named_by_a_place_without_moving_in_is_no_move(memory, text):
+    say(memory, "I live in Leeds with two flatmates.", text, every=timedelta(days=60))
+    assert held(memory, "lives_in") == (["Leeds"], [])
