@@ -26,8 +26,8 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
 Two turns are ordered by this rule only when the newer one called off what the older one
 planned (the writer notes, on the cancelled happening, the turn that did: "We're flying to
 Oslo next Friday", then "we scrapped the Oslo flights"), or ended a fact the older one stated
-(the fact ended when the newer one was said, the newer one names its value, and the two name
-a thing in common: "My rabbit Clover chews every cable", then "We found Clover a new home").
+(the fact ended when the newer one was said, and the newer one names its value: "My rabbit
+Clover chews every cable", then "We found Clover a new home").
 Otherwise, that both speak of work, or are close in meaning, does not tell that the newer one
 answers (on LoCoMo and zh_chat, ordering them by meaning put the newest of several turns
 about a topic first and lost the one that held the answer).
@@ -73,7 +73,7 @@ def latest_first(
 
     ``ended``: reads the facts a later turn ended or replaced (the turn that stated one and
     the turn that ended it are about the same thing); called at most once, and only when two
-    turns of one person found here name the same thing."""
+    turns of one person are found here."""
     if not query.about_now or config.latest_window < 2:
         return ranked
     head, tail = ranked[: config.latest_window], ranked[config.latest_window :]
@@ -171,13 +171,11 @@ def _changes(old: object, new: object) -> bool:
 
 
 def _ends(old: object, new: object, ended: Callable[[], Sequence[Fact]]) -> bool:
-    """Did the turn ``new`` end a fact that the turn ``old`` stated? The two name a thing in
-    common, the fact ended when ``new`` was said, and ``new`` names its value."""
+    """Did the turn ``new`` end a fact that the turn ``old`` stated? The fact ended when
+    ``new`` was said, and ``new`` names its value."""
     words, stated = track_of(new).said(new), track_of(old).said(old)
-    if words is None or stated is None:
+    if words is None or stated is None or track_of(new).said_at(new) <= track_of(old).said_at(old):
         return False
-    if not set(track_of(new).content(new)[1]) & set(track_of(old).content(old)[1]):
-        return False  # no name in common: no need to read what ended
     when, sources = track_of(new).said_at(new), track_of(old).turn_ids(old)
     return any(
         f.superseded_at == when and any(t in f.source_turn_ids for t in sources) and names_value(words, f.value)
