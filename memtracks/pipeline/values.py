@@ -145,9 +145,12 @@ def check_value(
         return "a place, not an organisation (在新竹上班: works in a city)"
     if kind == "place" and span and any(e.label == "org" and e.span == span for e in entities):
         return "an organisation, not a place (离开台积电: left an employer)"
-    if lang == "en" and value.isascii():
+    if lang == "en" and not _HAN_CHAR.search(value):  # Latin, accents too: Nestlé, Zürich, São Paulo
         return _check_en(value, kind, span, text, entities, parsed, elided, framed)
     return _check_zh(value, kind, span, tokens, entities, elided, framed)
+
+
+_HAN_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 def _holds_a_number(value: str) -> bool:
