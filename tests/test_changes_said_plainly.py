@@ -247,43 +247,42 @@ def test_a_latin_name_with_accents_is_a_value_in_english(memory, text, slot, val
 
 
 @pytest.mark.parametrize(
-    "first,then,slot,value",
+    "first,then,slot,value,ends",
     [
         (
             "I teach chemistry at Riverside High.",
             "Officially retired as of Friday! Now I finally get to garden.",
             "employer",
             "Riverside High",
+            True,
+        ),
+        (
+            "I teach chemistry at Riverside High.",
+            "Retired people in my street are lovely.",
+            "employer",
+            "Riverside High",
+            False,
         ),
         (
             "My fiancé Tom wants a summer wedding.",
             "Tom and I called off the engagement. I'm okay, really.",
             "partner",
             "Tom (fiancé)",
+            True,
         ),
-        ("我男朋友叫阿杰", "我和阿杰取消了婚约", "partner", "阿杰（男朋友）"),
-        ("我在美团做运营", "美团这次优化把我们组都砍了，我也在里面", "employer", "美团"),
-        ("我在美團做營運", "美團這次優化把我們組都砍了，我也在裡面", "employer", "美團"),
-    ],
-)
-def test_an_ending_said_in_chat_words(memory, first, then, slot, value):
-    say(memory, first, then, every=timedelta(days=100))
-    assert held(memory, slot) == ([], [value])
-
-
-@pytest.mark.parametrize(
-    "first,then,slot,value",
-    [
         (
-            "I teach chemistry at Riverside High.",
-            "Retired people in my street are lovely.",
-            "employer",
-            "Riverside High",
+            "My fiancé Tom wants a summer wedding.",
+            "My sister called off her engagement.",
+            "partner",
+            "Tom (fiancé)",
+            False,
         ),
-        ("My fiancé Tom wants a summer wedding.", "My sister called off her engagement.", "partner", "Tom (fiancé)"),
-        ("我在美团做运营", "美团这次优化了外卖页面", "employer", "美团"),
+        ("我男朋友叫阿杰", "我和阿杰取消了婚约", "partner", "阿杰（男朋友）", True),
+        ("我在美团做运营", "美团这次优化把我们组都砍了，我也在里面", "employer", "美团", True),
+        ("我在美團做營運", "美團這次優化把我們組都砍了，我也在裡面", "employer", "美團", True),
+        ("我在美团做运营", "美团这次优化了外卖页面", "employer", "美团", False),
     ],
 )
-def test_an_ending_said_of_something_else_ends_nothing(memory, first, then, slot, value):
+def test_an_ending_said_in_chat_words(memory, first, then, slot, value, ends):
     say(memory, first, then, every=timedelta(days=100))
-    assert held(memory, slot) == ([value], [])
+    assert held(memory, slot) == (([], [value]) if ends else ([value], []))
