@@ -155,6 +155,7 @@ def test_someone_elses_first_day_names_no_employer(memory, text):
     assert memory.facts("u1", slot="employer", include_planned=True) == []
 
 
+@pytest.mark.backends  # on SQLite and on Postgres
 @pytest.mark.parametrize(
     "first,then,days,question,word",
     [

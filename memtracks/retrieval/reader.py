@@ -368,8 +368,7 @@ class Reader:
         :mod:`memtracks.retrieval.latest`)."""
         if query.as_of is not None:
             return []
-        found = self.store.facts(user_id, subjects=list(query.subjects) or None)
-        return [f for f in found if f.superseded_at is not None and f.reason in ("ended", "replaced")]
+        return self.store.facts(user_id, subjects=list(query.subjects) or None, ended_only=True)
 
     def _premise_lookup(self, user_id: str) -> Callable[[Premise], Fact | Event | None]:
         def lookup(p: Premise) -> Fact | Event | None:
