@@ -61,6 +61,14 @@ def _english(text: str) -> int | None:
     return None
 
 
+def says_a_number(text: str) -> bool:
+    """Does ``text`` say a number anywhere: digits, a Chinese numeral, or one in English words
+    ("34", 三十四, "thirty-four", "two kids"; not "I'm not that old yet")?"""
+    if any(ch.isdigit() or ch in _DIGITS or ch in _UNITS for ch in text):
+        return True
+    return any(parse_number(word) is not None for word in re.split(r"[\s,]+", text.lower()) if word)
+
+
 def counted_number(text: str) -> int | None:
     """The number ``text`` is, or the one it counts with: "two kids" 2, "3 cats" 3, 两个孩子 2;
     None when anything but a noun or two follows the number."""

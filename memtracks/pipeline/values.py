@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 
 from memtracks.data.lexicons import Lexicons
+from memtracks.pipeline.language import has_han
 from memtracks.pipeline.nlp import ParsedToken, Token
-from memtracks.pipeline.numerals import counted_number, parse_number
+from memtracks.pipeline.numerals import says_a_number
 from memtracks.records import Entity
 
 _OWN_EN = frozenset({"my", "our"})
@@ -135,7 +136,7 @@ def check_value(
         if lexicons is not None and not lexicons.vehicles.is_car(simplified):
             return "names no car (a bicycle, a scooter, or no make, model or word for a car)"
         kind = "product"
-    if kind == "number" and not _holds_a_number(value):
+    if kind == "number" and not says_a_number(value):
         return 'holds no number ("I\'m not that old yet" is no age)'
     if kind in ("number", "date"):
         return None
@@ -145,21 +146,9 @@ def check_value(
         return "a place, not an organisation (在新竹上班: works in a city)"
     if kind == "place" and span and any(e.label == "org" and e.span == span for e in entities):
         return "an organisation, not a place (离开台积电: left an employer)"
-    if lang == "en" and not _HAN_CHAR.search(value):  # Latin, accents too: Nestlé, Zürich, São Paulo
+    if lang == "en" and not has_han(value):  # Latin, accents too: Nestlé, Zürich, São Paulo
         return _check_en(value, kind, span, text, entities, parsed, elided, framed)
     return _check_zh(value, kind, span, tokens, entities, elided, framed)
-
-
-_HAN_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
-
-def _holds_a_number(value: str) -> bool:
-    """Does ``value`` say a number: digits, a Chinese numeral, or one in English words?"""
-    if re.search(r"\d|[零〇一二两兩三四五六七八九十百]", value):
-        return True
-    return any(parse_number(w) is not None for w in re.split(r"[\s,]+", value.lower()) if w) or (
-        counted_number(value) is not None
-    )
 
 
 def _names_a_relation(value: str, lang: str, lexicons: Lexicons) -> bool:

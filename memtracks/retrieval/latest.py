@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import cache
 from typing import Protocol, TypeVar
 
 from memtracks.config import FusionConfig
@@ -89,12 +90,7 @@ def latest_first(
         for r in head
     ]
     named = _named_slots(head, query)
-    read: list[Sequence[Fact]] = []
-
-    def ended_facts() -> Sequence[Fact]:
-        if not read:
-            read.append(ended() if ended is not None else ())
-        return read[0]
+    ended_facts = cache(ended) if ended is not None else tuple  # read once, when first needed
 
     placed: set[int] = set()
     for i, leader in enumerate(head):

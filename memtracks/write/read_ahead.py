@@ -68,7 +68,8 @@ class ReadAhead:
     def _ask(self, batch: Sequence[tuple[Turn, list[str]]]) -> None:
         screened = self.writer.screened(batch)
         texts = screened.texts
-        _, primary = self.writer.toolkit.nlp.languages(texts, screened.langs)
+        detected, primary = self.writer.toolkit.nlp.languages(texts, screened.langs)
+        screened.langs = list(detected)  # the writer's analysis takes them as found, not again
         english = [i for i, p in enumerate(primary) if p == "en"]
         request = None
         if english:
