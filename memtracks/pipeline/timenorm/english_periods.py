@@ -152,7 +152,10 @@ class PeriodRules:
     def weekday(self, m: re.Match[str], ctx: Context) -> Piece:
         mode = self.mode(m["shift"] if "shift" in m.re.groupindex else None, m, ctx)
         shifted = m.groupdict().get("shift") is not None
-        return pc.weekday_piece(ctx, phrase_span(m), self.weekdays[key(m["wd"]).rstrip(".")], mode, shifted)
+        index = self.weekdays[key(m["wd"]).rstrip(".")]
+        if mode == 0 and rv.weekday_date(ctx.today, index, 0) > ctx.today and ctx.tense(phrase_span(m)) == "past":
+            mode = "past"  # "we went hiking this Saturday", said on a Thursday: the Saturday gone
+        return pc.weekday_piece(ctx, phrase_span(m), index, mode, shifted)
 
     def weekday_loose(self, m: re.Match[str], ctx: Context) -> Piece | None:
         """ "lunch sat?", "wed works": an ambiguous abbreviation at the end of a clause, unless

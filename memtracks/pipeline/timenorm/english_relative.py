@@ -254,6 +254,8 @@ class RelativeRules:
         if unit == "week" and m["work"]:
             return pc.work_week_piece(ctx, m.span(), as_shift(mode))
         if unit == "weekend":
+            if mode == 0 and ctx.today.weekday() < 5 and ctx.tense(m.span()) == "past":
+                mode = "past"  # "we tied the knot this weekend", said on a Thursday: the one gone
             return Piece(m.span(), rv.RELATIVE, interval=rv.weekend_for(ctx.ref, mode))
         return pc.unit_piece(ctx, m.span(), unit, as_shift(mode))
 
