@@ -41,6 +41,9 @@ class SlotSpec(Strict):
     # of it, when the speaker holds one value of the slot
     referents: dict[Literal["en", "zh"], list[str]] = Field(default_factory=dict)
     opposite: str | None = None
+    # how much a number slot's value grows a year (an age: 1): a new value that the time passed
+    # cannot explain ("I'm 29", then "I'm 39" the same day) corrects the one before
+    grows_per_year: float | None = None
     # values of this slot that end another slot's current values (relationship_status: single,
     # divorced ... end the partner)
     ends: dict[str, list[str]] = Field(default_factory=dict)
@@ -62,6 +65,8 @@ def _check(spec: SlotSpec) -> Iterator[str]:
                     yield f"field '{field}.{lang}[{i}]': bad regex: {exc}"
     if spec.about and spec.cardinality != "one":
         yield "field 'about': only a single-valued slot speaks of one thing (cardinality: one)"
+    if spec.grows_per_year is not None and (spec.value_type != "number" or spec.cardinality != "one"):
+        yield "field 'grows_per_year': only a single-valued number slot grows with time"
     if spec.referents and not spec.read_for_change:
         yield "field 'referents': only a slot read for change (read_for_change: true) uses them"
 

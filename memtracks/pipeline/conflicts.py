@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memtracks.data.catalogue import Catalogue
+from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.text import value_key
 from memtracks.records import REASONS, Fact, SlotValue
 from memtracks.tracks.facts import VOID_REASONS, revise
@@ -245,7 +246,7 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     value (of that kind) said within the correction window."""
     current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
     if value.rejected_key:
-        named = [f for f in current if _rejects(value.rejected_key, f.value_key)]
+        named = [f for f in current if _names_part(value.rejected_key, f.value_key)]
         if named:
             return named  # else "I'm 26, I'm not that old": what it rejects is no value held
     if not value.correction or not (single or value.one_per_kind):
@@ -256,14 +257,32 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     return sorted(recent, key=lambda f: f.last_seen)[-1:]
 
 
-def _rejects(rejected: str, key: str) -> bool:
-    """Does the rejected value name the fact's: the same key, or its words within it ("not a
+def _outgrown(ledger: _Ledger, value: SlotValue, per_year: float | None, at: datetime) -> list[Fact]:
+    """For a number that grows with time (an age), the value held when the new one is not
+    what the years since could make of it ("I'm 29", then "lol I'm 39" the same day; 45, then
+    41 a year on): one of the two was said wrong, and the later word stands."""
+    new = parse_number(value.value) if per_year is not None else None
+    if new is None or per_year is None:
+        return []
+    out = []
+    for old in ledger.current(value.subject, value.slot):
+        held = None if old.negated or old.planned else parse_number(old.value)
+        if held is None:
+            continue
+        years = max((at - old.last_seen).total_seconds(), 0.0) / (365.25 * 86400)
+        if not held - 0.5 <= new <= held + per_year * years + 1.5:
+            out.append(old)
+    return out
+
+
+def _names_part(part: str, key: str) -> bool:
+    """Does ``part`` name the fact's value: the same key, or its words within it ("not a
     Civic": honda civic; 不是宝马: 宝马x5)?"""
-    if rejected == key:
+    if part == key:
         return True
-    if rejected.isascii():
-        return re.search(rf"(?<![\w-]){re.escape(rejected)}(?![\w-])", key) is not None
-    return rejected in key
+    if part.isascii():
+        return re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", key) is not None
+    return part in key
 
 
 _KIND = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")
@@ -288,6 +307,10 @@ def _assert(
 ) -> None:
     current = ledger.current(value.subject, value.slot)
     same = [f for f in current if not f.negated and f.value_key == value.value_key]
+    if not same and value.value_key and catalogue[value.slot].value_type == "car":
+        # "someone totaled my Outback" about the held "2015 Subaru Outback": a car named by part
+        # of its name is the one held
+        same = [f for f in current if not f.negated and _names_part(value.value_key, f.value_key)]
     if not same and value.historical and value.value_key:
         # "已經從趨勢離職" about the current 趨勢科技: a past value named in part is the current one
         same = [f for f in current if not f.negated and _matches(f, value.value_key)]
@@ -318,7 +341,9 @@ def _assert(
         ledger.touched.append(fact.id)  # type: ignore[arg-type]
         return
     single = catalogue.is_single(value.slot) and not value.additive
-    corrected = _corrected(ledger, value, single, at)
+    corrected = _corrected(ledger, value, single, at) or _outgrown(
+        ledger, value, catalogue[value.slot].grows_per_year, at
+    )
     for old in corrected:  # the old value was never true: the new one holds from its start
         fact = replace(fact, valid_from=min(fact.valid_from, old.valid_from))
         ledger.end(old, at, fact.id, reason="corrected", learned=at)  # type: ignore[arg-type]
