@@ -123,7 +123,8 @@ def extract_slots(
             if any(f.value.slot in family and _overlaps(m.span(), f.span) for f in found):  # noqa: B023
                 return None
             # "my sister's name is Anna" names a sister: not the one sister named before
-            subject = (resolver if pattern.spec.slot != "name" else replace(resolver, relatives=())).resolve(m)  # noqa: B023
+            naming = pattern.spec.slot == "name"  # noqa: B023
+            subject = (replace(resolver, relatives=()) if naming else resolver).resolve(m, parsed=context.parsed)
             if subject == "" and lang == "en" and context.parsed:  # "He's working as a nurse": the clause's own
                 subject = resolver.clause_subject(m, context.parsed)
             if subject is None and pattern.optional_subject and subject_is_filler(m, times):  # noqa: B023

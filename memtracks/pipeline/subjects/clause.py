@@ -77,6 +77,13 @@ def clause_subject(parsed: Sequence[ParsedToken], start: int, end: int) -> Claus
     return ClauseSubject(_phrase(parsed, subject), subject, _owner(parsed, subject), others)
 
 
+def verb_at(parsed: Sequence[ParsedToken], start: int) -> bool:
+    """Is the capitalised word at ``start`` a verb ("Started eating meat again", "Moved back
+    to Ohio"): a clause that drops its "I", not one about a person of that name?"""
+    token = next((t for t in parsed if t.idx == start), None)
+    return token is not None and token.pos == "VERB" and token.text[:1].isupper()
+
+
 def _leading_name(inside: Sequence[ParsedToken], verb: ParsedToken) -> ParsedToken | None:
     """The name a clause opens with when the parser hung it elsewhere and gave the verb no
     subject ("Still not over that finale, Jonah and Tess got divorced!": Jonah, read as an

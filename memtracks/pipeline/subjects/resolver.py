@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from memtracks.data.lexicons import Lexicons, alternation
 from memtracks.pipeline.nlp import ParsedToken, Token
 from memtracks.pipeline.subjects.chinese_names import PREDICATE_STARTS, name_end
-from memtracks.pipeline.subjects.clause import ClauseSubject, clause_subject
+from memtracks.pipeline.subjects.clause import ClauseSubject, clause_subject, verb_at
 from memtracks.pipeline.subjects.self_words import CLAUSE_WORDS_EN, SUBJECT_WORDS_EN, SUBJECT_WORDS_ZH
 from memtracks.pipeline.subjects.topics import clause_topics, topic_at
 from memtracks.pipeline.text import (
@@ -103,13 +103,17 @@ class SubjectResolver:
         topics = clause_topics(search, self.speaker, self.lexicons, self._chinese, named_at, answering_about_other)
         return replace(self, topics=topics, search=search)
 
-    def resolve(self, match: re.Match[str], group_name: str = "subj") -> str | None:
-        """The subject, "" when the pattern captured none, or None when it is not a person."""
+    def resolve(self, match: re.Match[str], group_name: str = "subj", parsed: Sequence[ParsedToken] = ()) -> str | None:
+        """The subject, "" when the pattern captured none, or None when it is not a person.
+        With the English ``parsed``, a capitalised word that opens the clause as its verb is
+        no name ("Started eating meat again", "Packed up and moved to Ohio"): none captured."""
         names = [n for n in (group_name, f"{group_name}2", f"{group_name}3") if n in match.re.groupindex]
         name = next((n for n in names if match.group(n)), None)  # the arm of an alternation that matched
         if name is None:
             return ""
         raw, span = match.group(name), match.span(name)
+        if parsed and verb_at(parsed, span[0]):
+            return ""
         text = raw.strip().rstrip(",")  # "my sister, Anna, just moved"
         if text.isascii():
             return self._english(text, span)
