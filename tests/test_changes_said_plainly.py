@@ -8,18 +8,24 @@
   our team go, me included");
 - a first day to come names the new employer ("First shift at King's College Hospital is on
   the 14th");
-- the turn that called off a plan leads the plan's own turn for a question about now.
+- the turn that called off a plan leads the plan's own turn for a question about now;
+- a past "this weekend" is the one gone; an age that the time passed cannot explain corrects
+  the one before; a car named by part of its name is the one held ("totaled my Outback");
+  a clause that opens with its verb is the speaker's ("Started eating meat again"); a cleft
+  correction ("it's Sheffield I live in, not Manchester"); the turn that ended a fact leads
+  however few words it shares with the question.
 
 Each with look-alikes that must change nothing."""
 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from conversation import T0, fact_states, held, say, states_after
 
+from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
 
 
@@ -287,3 +293,137 @@ def test_a_latin_name_with_accents_is_a_value_in_english(memory, text, slot, val
 def test_an_ending_said_in_chat_words(memory, first, then, slot, value, ends):
     say(memory, first, then, every=timedelta(days=100))
     assert held(memory, slot) == (([], [value]) if ends else ([value], []))
+
+
+GONE, COMING = date(2024, 8, 31), date(2024, 9, 7)  # the Saturdays around Thursday 2024-09-05
+
+
+@pytest.mark.parametrize(
+    "text,saturday",
+    [
+        ("Leo and I tied the knot in Vegas this weekend!!", GONE),
+        ("We went hiking this Saturday, my legs are dead", GONE),
+        ("I'm getting married this weekend!", COMING),
+        ("I'll see her this Saturday", COMING),
+        ("我们这周六搬家了", COMING),  # 这周六 is this week's: 了 may say what is about to happen
+    ],
+)
+def test_a_past_this_weekend_is_the_one_gone(text, saturday):
+    found = normalize_time(text, T0 + timedelta(days=3))
+    assert found and found[0].start.date() == saturday, found
+
+
+@pytest.mark.parametrize(
+    "first,then,apart,states",
+    [
+        # ten years in a minute: one of the two was said wrong, and the later word stands
+        (
+            "I'm 29 and just started running",
+            "lol I'm 39 actually, fat fingers",
+            timedelta(minutes=1),
+            {"39": "current", "29": "corrected"},
+        ),
+        ("我今年29岁，刚开始跑步", "我39岁啦哈哈", timedelta(minutes=1), {"39": "current", "29": "corrected"}),
+        ("我今年45歲", "我41歲", timedelta(days=365), {"41": "current", "45": "corrected"}),
+        # a year on, a year older: the age moved on
+        (
+            "I'm 29 and just started running",
+            "I'm 30 now, time flies",
+            timedelta(days=400),
+            {"30": "current", "29": "replaced"},
+        ),
+        ("我今年29岁", "我30岁了", timedelta(days=400), {"30": "current", "29": "replaced"}),
+    ],
+)
+def test_an_age_the_time_passed_cannot_explain_corrects_the_one_before(memory, first, then, apart, states):
+    assert states_after(memory, "age", first, then, every=apart) == states
+
+
+@pytest.mark.parametrize(
+    "first,then,held_after",
+    [
+        (
+            "I drive a 2015 Subaru Outback",
+            "Someone ran a red light and totaled my Outback. Insurance is paying out",
+            ([], ["Subaru Outback"]),
+        ),
+        ("I drive a Honda Civic", "I sold my Civic last week", ([], ["Honda Civic"])),
+        ("我开一辆本田雅阁", "我的雅阁被撞报废了，保险在理赔", ([], ["本田雅阁"])),
+        ("我開一台Toyota Altis", "Altis上週被追撞報廢了", ([], ["Toyota Altis"])),
+        # the same car by its model: no new car
+        ("I drive a Honda Civic", "My Civic needs new tyres", (["Honda Civic"], [])),
+        ("I drive a Honda Civic", "Someone dented my Civic in the parking lot", (["Honda Civic"], [])),
+        # another's car
+        ("I drive a Honda Civic", "A drunk driver wrecked my brother's Civic", (["Honda Civic"], [])),
+    ],
+)
+def test_a_car_named_by_part_of_its_name_is_the_one_held(memory, first, then, held_after):
+    say(memory, first, then, every=timedelta(days=60))
+    assert held(memory, "car") == held_after
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,held_after",
+    [
+        ("I'm vegetarian", "Started eating meat again, my doctor said I need more iron", "diet", ([], ["vegetarian"])),
+        (
+            "I live in Austin",
+            "Packed up and moved back to Ohio last month to be near my mom",
+            "lives_in",
+            (["Ohio"], ["Austin"]),
+        ),
+        ("I live in Austin", "Moved back to Ohio last month", "lives_in", (["Ohio"], ["Austin"])),
+        # a name that opens the clause is someone else's
+        ("I live in Austin", "Ted moved to Ohio last month", "lives_in", (["Austin"], [])),
+    ],
+)
+def test_a_clause_that_opens_with_its_verb_is_the_speakers(memory, first, then, slot, held_after):
+    say(memory, first, then, every=timedelta(days=100))
+    assert held(memory, slot) == held_after
+
+
+@pytest.mark.parametrize(
+    "first,fix,slot,now,was",
+    [
+        (
+            "I live in Manchester",
+            "scratch that, it's Sheffield I live in, not Manchester",
+            "lives_in",
+            "Sheffield",
+            "Manchester",
+        ),
+        ("I work at Deloitte", "wait, it's KPMG I work for, not Deloitte", "employer", "KPMG", "Deloitte"),
+        ("我在国泰世华上班", "打错，是玉山银行才对，不是国泰世华", "employer", "玉山银行", "国泰世华"),
+        ("我在國泰世華上班", "打錯，是玉山銀行才對，不是國泰世華", "employer", "玉山銀行", "國泰世華"),
+    ],
+)
+def test_a_cleft_correction_names_the_value_alone(memory, first, fix, slot, now, was):
+    assert states_after(memory, slot, first, fix, every=timedelta(minutes=1)) == {now: "current", was: "corrected"}
+
+
+@pytest.mark.parametrize(
+    "first,then,question,word",
+    [
+        (
+            "I've been vegan for three years",
+            "Started eating fish again, my doctor said I need more omega-3",
+            "Am I vegan?",
+            "eating fish",
+        ),
+        ("我吃素五年了", "最近开荤了，医生说我缺蛋白质", "我还吃素吗？", "开荤"),
+        ("我在誠品上班，負責童書區", "被資遣了，公司說要縮編", "我還在誠品上班嗎？", "資遣"),
+    ],
+)
+def test_the_turn_that_ended_a_fact_leads_however_few_words_it_shares(memory, first, then, question, word):
+    say(memory, first, then, every=timedelta(days=90))
+    texts = [c.text for c in memory.retrieve(question, user_id="u1", now=T0 + timedelta(days=91)).cards]
+    assert word in texts[0], texts
+    assert any(first[:5] in t for t in texts[1:]), texts
+
+
+def test_a_later_turn_that_ended_nothing_does_not_lead(memory):
+    say(
+        memory, "I work at a bakery downtown", "Stayed up late watching movies with my sister", every=timedelta(days=90)
+    )
+    texts = [c.text for c in memory.retrieve("Where do I work?", user_id="u1", now=T0 + timedelta(days=91)).cards]
+    assert "bakery" in texts[0] and not any("movies" in t for t in texts[:1]), texts

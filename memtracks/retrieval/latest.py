@@ -26,15 +26,18 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
 Two turns are ordered by this rule only when the newer one called off what the older one
 planned (the writer notes, on the cancelled happening, the turn that did: "We're flying to
 Oslo next Friday", then "we scrapped the Oslo flights"), or ended a fact the older one stated
-(the fact ended when the newer one was said, and the newer one names its value: "My rabbit
-Clover chews every cable", then "We found Clover a new home").
+(the fact ended when the newer one was said, and the newer one names its value — "My rabbit
+Clover chews every cable", then "We found Clover a new home" — or speaks of its one-valued
+slot the question asks about: "I'm vegetarian", then "Started eating meat again").
 Otherwise, that both speak of work, or are close in meaning, does not tell that the newer one
 answers (on LoCoMo and zh_chat, ordering them by meaning put the newest of several turns
 about a topic first and lost the one that held the answer).
 
 A memory joins a group only when it scores at least ``latest_share`` of the best memory of
 its own track (facts and turns score on scales of their own): the rule reorders what the
-question found, it never promotes what it barely found. A plan not yet begun (a fact that
+question found, it never promotes what it barely found — save the turn that ended a fact a
+turn of the group stated ("I work at 誠品", then "被資遣了，公司說要縮編"): the writer's record,
+not the question's words, ties the two. A plan not yet begun (a fact that
 holds from later, a turn about a later time) keeps its place: it is no word on how things are. Scores
 move with the places (the newest takes the best score of the group), so every later step —
 dedup, session diversity, threads, the score floor — sees the new order. Conclusions
@@ -98,10 +101,13 @@ def latest_first(
             continue
         group = [i]
         for j in range(i + 1, len(head)):
-            if j in placed or not found[j]:
+            if j in placed:
                 continue
-            if any(_same_thing(head[k], head[j], query, named, ended_facts) for k in group):
-                group.append(j)
+            if found[j]:
+                if any(_same_thing(head[k], head[j], query, named, ended_facts) for k in group):
+                    group.append(j)
+            elif any(_ended_by(head[k], head[j], query, ended_facts) for k in group):
+                group.append(j)  # the turn that ended what one of the group stated: found, however faintly
         if len(group) < 2:
             continue
         placed.update(group)
@@ -145,7 +151,7 @@ def _same_thing(
         # two turns: what each says is not known well enough to order them, unless the newer
         # one called off what the older one planned ("scrapped the Oslo flights") or ended a
         # fact it stated ("My rabbit Clover…", then "We found Clover a new home")
-        return _changes(x, y) or _changes(y, x) or _ends(x, y, ended) or _ends(y, x, ended)
+        return _changes(x, y) or _changes(y, x) or _ends(x, y, ended, query) or _ends(y, x, ended, query)
     slot, value = held
     if words is None or slot not in query.slots:
         return False  # no turn, or about something the question does not ask
@@ -160,21 +166,39 @@ def _same_thing(
     return slot in _single(query) and _speaks_of(words, slot, query)
 
 
+def _ended_by(a: Scored, b: Scored, query: Query, ended: Callable[[], Sequence[Fact]]) -> bool:
+    """Is ``b`` the later turn, by the same person, that ended a fact the turn ``a`` stated
+    ("I work at 誠品", then "被資遣了")? The writer's record ties the two, so ``b`` joins
+    ``a``'s group even when it barely shares the question's words."""
+    x, y = a.hit.record, b.hit.record
+    tx, ty = track_of(x), track_of(y)
+    if tx.holds(x) is not None or ty.holds(y) is not None or _ahead(b, query):
+        return False
+    person_x, person_y = tx.person(x), ty.person(y)
+    if person_x is None or person_y is None or person_x.casefold() != person_y.casefold():
+        return False
+    return _ends(x, y, ended, query)
+
+
 def _changes(old: object, new: object) -> bool:
     """Did the turn ``new`` call off what the turn ``old`` planned?"""
     changed = track_of(old).called_off_by(old)
     return bool(changed) and any(t in changed for t in track_of(new).turn_ids(new))
 
 
-def _ends(old: object, new: object, ended: Callable[[], Sequence[Fact]]) -> bool:
+def _ends(old: object, new: object, ended: Callable[[], Sequence[Fact]], query: Query) -> bool:
     """Did the turn ``new`` end a fact that the turn ``old`` stated? The fact ended when
-    ``new`` was said, and ``new`` names its value."""
+    ``new`` was said, and ``new`` names its value or, for a one-valued slot the question asks
+    about, speaks of that slot ("I've been vegetarian for years", then "Started eating meat
+    again"; 我吃素五年了, then 最近开荤了)."""
     words, stated = track_of(new).said(new), track_of(old).said(old)
     if words is None or stated is None or track_of(new).said_at(new) <= track_of(old).said_at(old):
         return False
     when, sources = track_of(new).said_at(new), track_of(old).turn_ids(old)
     return any(
-        f.superseded_at == when and any(t in f.source_turn_ids for t in sources) and names_value(words, f.value)
+        f.superseded_at == when
+        and any(t in f.source_turn_ids for t in sources)
+        and (names_value(words, f.value) or _speaks_of(words, f.slot, query))
         for f in ended()
     )
 
