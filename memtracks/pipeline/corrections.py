@@ -185,12 +185,24 @@ def pick_target(
             continue  # saying the same value again corrects nothing
         if rejected is not None:
             if rejected in keys or (cand.kind == "time" and _same_time_words(rejected, cand)):
-                # a number is put right by a number ("I'm 34, not 43, I'm not that old yet")
-                return None if cand.kind == "number" and correction.number is None else cand
+                # a number is put right by a number ("I'm 34, not 43, I'm not that old yet"), a
+                # name by a name ("not Rufus, my phone hates his name" names no dog)
+                if cand.kind == "number":
+                    return cand if correction.number is not None else None
+                typed = cand.kind != "time" and correction.time is None
+                return None if typed and not (_a_name(correction) or check(correction.value, cand.kind)) else cand
             continue
         if compatible(correction, cand.kind, check):
             return cand
     return _misread_name(correction, candidates, check) if rejected is None else None
+
+
+def _a_name(correction: BareCorrection) -> bool:
+    """Is the value a name, whatever the recogniser took it for ("Batley not Bath": a firm)?"""
+    return (
+        correction.label is not None
+        or re.fullmatch(r"[A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3}", correction.value) is not None
+    )
 
 
 # the recogniser's labels for a lone capitalised name are often swapped ("I meant Porto": person)

@@ -293,6 +293,8 @@ def whole_phrase(span: tuple[int, int], parsed: Sequence[ParsedToken], text: str
                 continue
             if t.dep in ("conj", "cc") and head.pos in _VERBAL:
                 continue  # "run a marathon and raise money": two aims, the first is whole
+            if t.dep in ("conj", "cc") and _joins_a_verb(parsed, t):
+                continue  # "I'm single and loving it": a second clause, not more of the value
             if _comma_between(parsed, end, t.idx):
                 continue  # "..., no idea when": a new clause
             grown = max(grown, _right_edge(parsed, t))
@@ -300,6 +302,15 @@ def whole_phrase(span: tuple[int, int], parsed: Sequence[ParsedToken], text: str
             break
         end = grown
     return (start, end)
+
+
+def _joins_a_verb(parsed: Sequence[ParsedToken], t: ParsedToken) -> bool:
+    """Is ``t`` a verb joined to its head by "and", or the "and" that joins one?"""
+    if t.dep == "conj":
+        return t.pos in _VERBAL
+    after = (u for u in parsed if u.idx > t.idx and u.dep not in ("neg", "advmod"))  # "and not looking"
+    following = next(after, None)
+    return following is not None and following.pos in _VERBAL
 
 
 def _right_edge(parsed: Sequence[ParsedToken], root: ParsedToken) -> int:
