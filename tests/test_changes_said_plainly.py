@@ -13,7 +13,11 @@
   the one before; a car named by part of its name is the one held ("totaled my Outback");
   a clause that opens with its verb is the speaker's ("Started eating meat again"); a cleft
   correction ("it's Sheffield I live in, not Manchester"); the turn that ended a fact leads
-  however few words it shares with the question.
+  however few words it shares with the question;
+- "RIP Bubbles" ends the pet; "and drive a Mazda" names the car; "I'm single and loving it"
+  is single; a rejected name is put right only by a name; 搬回台南 is a move; 離職，現在在遠傳
+  names the new employer; someone one is seeing named after ("his name is Omar"); the fact
+  that put a name right leads the turn that said it wrong.
 
 Each with look-alikes that must change nothing."""
 
@@ -427,3 +431,84 @@ def test_a_later_turn_that_ended_nothing_does_not_lead(memory):
     )
     texts = [c.text for c in memory.retrieve("Where do I work?", user_id="u1", now=T0 + timedelta(days=91)).cards]
     assert "bakery" in texts[0] and not any("movies" in t for t in texts[:1]), texts
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,held_after",
+    [
+        (
+            "Our goldfish Bubbles is 5 years old",
+            "RIP Bubbles 🐟 found him floating this morning",
+            "pets",
+            ([], ["Bubbles (goldfish)"]),
+        ),
+        ("My cat Tom is 12", "Rest in peace, Tom. Best cat ever", "pets", ([], ["Tom (cat)"])),
+        # rip the word, RIP something else
+        ("My dog Max is 3", "Max likes to rip up paper, RIP my couch", "pets", (["Max (dog)"], [])),
+        (
+            "I ride a Vespa to work and drive a Mazda CX-5 on weekends",
+            "Finally sold the CX-5, and the Vespa does everything now",
+            "car",
+            ([], ["Mazda CX-5"]),
+        ),
+        ("我住在新竹", "已經搬回台南老家住了", "lives_in", (["台南"], ["新竹"])),
+        ("我住在苏州", "我搬回南京了", "lives_in", (["南京"], ["苏州"])),
+        ("我住在北京", "我爸妈搬回老家了", "lives_in", (["北京"], [])),
+        ("我在中華電信上班", "我上個月從中華電信離職，現在在遠傳", "employer", (["遠傳"], ["中華電信"])),
+        ("我在华为上班", "我从华为离职了，现在在家休息", "employer", ([], ["华为"])),
+    ],
+)
+def test_endings_and_new_values_in_chat_words(memory, first, then, slot, held_after):
+    say(memory, first, then, every=timedelta(days=90))
+    assert held(memory, slot) == held_after
+
+
+def test_the_one_who_left_is_the_one_now_elsewhere(memory):
+    say(memory, "我在华为上班", "我老公从华为离职了，现在在美的", every=timedelta(days=90))
+    assert held(memory, "employer") == (["华为"], [])
+    assert held(memory, "employer", subject="user's husband") == (["美的"], ["华为"])
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("I'm single and loving it", "single"),
+        ("I'm single and not looking", "single"),
+        ("Met someone amazing at a friend's wedding, we've been dating for two months, his name is Omar", "Omar"),
+        ("I've been seeing this guy from my gym, his name's Luca", "Luca"),
+    ],
+)
+def test_a_status_or_a_partner_said_with_more_after(memory, text, value):
+    say(memory, text)
+    current = [f.value for f in memory.facts("u1") if f.slot in ("relationship_status", "partner")]
+    assert current == [value], current
+
+
+def test_someone_elses_date_names_no_partner(memory):
+    say(memory, "My sister met someone at work, his name is Raj")
+    assert memory.facts("u1", slot="partner") == []
+
+
+@pytest.mark.parametrize(
+    "first,fix,slot,now,was",
+    [
+        (
+            "My dog's name is Rufus",
+            "sorry, Rufio! not Rufus, my phone hates his name",
+            "pets",
+            "Rufio (dog)",
+            "Rufus (dog)",
+        ),
+        ("我的猫叫咪咪", "不对，叫米米，不是咪咪", "pets", "米米（猫）", "咪咪（猫）"),
+        ("我的貓叫咪咪", "不對，叫米米，不是咪咪", "pets", "米米（猫）", "咪咪（猫）"),
+    ],
+)
+def test_a_name_is_put_right_only_by_a_name(memory, first, fix, slot, now, was):
+    assert states_after(memory, slot, first, fix, every=timedelta(minutes=1)) == {now: "current", was: "corrected"}
+    texts = [
+        c.text
+        for c in memory.retrieve(
+            "What's my dog's name?" if first.isascii() else "我的猫叫什么？", user_id="u1", now=T0 + timedelta(days=1)
+        ).cards
+    ]
+    assert now.split(" (")[0].split("（")[0] in texts[0], texts

@@ -109,7 +109,7 @@ def fuse(
     """Score, sort, dedup, thread and cut ``hits`` to ``top_n``. ``tokens(r, as_part)`` is
     what a memory costs on its card (as the card's first part, or as a further part); without
     it no thread is made. A turn that says nothing takes no card (``config.content_free``).
-    ``ended``: reads the facts a later turn ended, for :func:`~memtracks.retrieval.latest.latest_first`."""
+    ``ended``: reads the facts a later turn ended, replaced or put right, for :func:`~memtracks.retrieval.latest.latest_first`."""
     if config.content_free == "drop":
         hits = [h for h in hits if not says_nothing(h)]
     ranked = []

@@ -23,6 +23,9 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
   by the slot's ``about`` words in ``rules/slots.yaml`` ("employer: Spotify" and "I work at a
   bakery downtown").
 
+A newer fact also leads the turn that stated the fact it replaced or put right ("My dog's
+name is Rufus", then "sorry, Rufio! not Rufus": "pets: Rufio (dog)" leads).
+
 Two turns are ordered by this rule only when the newer one called off what the older one
 planned (the writer notes, on the cancelled happening, the turn that did: "We're flying to
 Oslo next Friday", then "we scrapped the Oslo flights"), or ended a fact the older one stated
@@ -75,9 +78,9 @@ def latest_first(
 ) -> list[Ranked]:
     """``ranked`` (best first) with the newest memory of each group in the group's best place.
 
-    ``ended``: reads the facts a later turn ended or replaced (the turn that stated one and
-    the turn that ended it are about the same thing); called at most once, and only when two
-    turns of one person are found here."""
+    ``ended``: reads the facts a later turn ended, replaced or put right (the turn that stated
+    one and the turn that ended it are about the same thing; so are the turn and the fact that
+    took its place); called at most once, and only when it is needed."""
     if not query.about_now or config.latest_window < 2:
         return ranked
     head, tail = ranked[: config.latest_window], ranked[config.latest_window :]
@@ -162,8 +165,19 @@ def _same_thing(
         asked = slot in _single(query) or names_value(query.text, value) or slot not in named
         return asked and names_value(words, value)
     # a newer fact on a single-valued slot leads the older turns that speak of that slot
-    # ("employer: Spotify" before "I work at a bakery downtown")
-    return slot in _single(query) and _speaks_of(words, slot, query)
+    # ("employer: Spotify" before "I work at a bakery downtown"); any newer fact leads the turn
+    # that stated the one it replaced or put right ("My dog's name is Rufus", then "sorry,
+    # Rufio! not Rufus": "pets: Rufio (dog)")
+    return (slot in _single(query) and _speaks_of(words, slot, query)) or _took_the_place(fact, turn, ended)
+
+
+def _took_the_place(fact: object, turn: object, ended: Callable[[], Sequence[Fact]]) -> bool:
+    """Did ``fact`` replace or correct a fact that ``turn`` stated?"""
+    fact_id = getattr(fact, "id", None)
+    if fact_id is None:
+        return False
+    sources = track_of(turn).turn_ids(turn)
+    return any(f.superseded_by == fact_id and any(t in f.source_turn_ids for t in sources) for f in ended())
 
 
 def _ended_by(a: Scored, b: Scored, query: Query, ended: Callable[[], Sequence[Fact]]) -> bool:

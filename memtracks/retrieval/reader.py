@@ -362,7 +362,7 @@ class Reader:
         return out
 
     def _ended(self, query: Query, user_id: str) -> list[Fact]:
-        """The facts of the question's subjects that a later turn ended or replaced: the
+        """The facts of the question's subjects that a later turn ended, replaced or put right: the
         latest-word rule puts the turn that ended one before the turn that stated it ("Do I
         have a rabbit?": "We found Clover a new home" before "My rabbit Clover…";
         :mod:`memtracks.retrieval.latest`)."""

@@ -472,7 +472,7 @@ class Store:
         ended_only: bool = False,
     ) -> list[Fact]:
         """Facts of ``user_id`` in id order; ``after``: only those with a larger id;
-        ``ended_only``: only those a later statement ended or replaced."""
+        ``ended_only``: only those a later statement ended, replaced or put right."""
         sql = "SELECT * FROM facts WHERE user_id = ?"
         params: list[Any] = [user_id]
         if after:
@@ -487,7 +487,7 @@ class Store:
         if current_only:
             sql += " AND superseded_by IS NULL AND valid_to IS NULL AND reason IS NULL"
         if ended_only:
-            sql += " AND superseded_at IS NOT NULL AND reason IN ('ended', 'replaced')"
+            sql += " AND superseded_at IS NOT NULL AND reason IN ('ended', 'replaced', 'corrected')"
         return [codec.row_fact(r) for r in self._rows(sql + " ORDER BY id", params)]
 
     def count_stale_facts(self, user_id: str, *, subjects: Sequence[str] | None, slots: Sequence[str]) -> int:
