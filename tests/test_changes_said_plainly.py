@@ -17,7 +17,10 @@
 - "RIP Bubbles" ends the pet; "and drive a Mazda" names the car; "I'm single and loving it"
   is single; a rejected name is put right only by a name; 搬回台南 is a move; 離職，現在在遠傳
   names the new employer; someone one is seeing named after ("his name is Omar"); the fact
-  that put a name right leads the turn that said it wrong.
+  that put a name right leads the turn that said it wrong;
+- "three weeks into the new gig at Nando's" names the employer; a model put right keeps its
+  make ("I mean Sportage, not Sorento"); a count put right with words after it; a car said with
+  its age (一辆十年的老桑塔纳); 搬來花蓮 is a move.
 
 Each with look-alikes that must change nothing."""
 
@@ -512,3 +515,53 @@ def test_a_name_is_put_right_only_by_a_name(memory, first, fix, slot, now, was):
         ).cards
     ]
     assert now.split(" (")[0].split("（")[0] in texts[0], texts
+
+
+@pytest.mark.parametrize(
+    "first,then,slot,held_after",
+    [
+        (
+            "I'm a line cook at Olive Garden",
+            "Three weeks into the new gig at Nando's and I already like my manager way more",
+            "employer",
+            (["Nando's"], ["Olive Garden"]),
+        ),
+        ("我开一辆十年的老桑塔纳", "桑塔纳终于报废了，以后坐地铁", "car", ([], ["桑塔纳"])),
+        ("我開一台十年的老Altis", "Altis賣掉了", "car", ([], ["Altis"])),
+        ("我住在桃園", "搬來花蓮之後每天都好悠閒，推薦一下附近的咖啡廳", "lives_in", (["花蓮"], ["桃園"])),
+        ("我住在郑州", "搬来西安以后每天都吃泡馍", "lives_in", (["西安"], ["郑州"])),
+    ],
+)
+def test_a_new_value_said_in_passing(memory, first, then, slot, held_after):
+    say(memory, first, then, every=timedelta(days=100))
+    assert held(memory, slot) == held_after
+
+
+@pytest.mark.parametrize("text", ["我开一辆朋友的车", "My sister's first week at Meta went well"])
+def test_whose_car_and_whose_first_week_name_no_value_of_the_speakers(memory, text):
+    say(memory, text)
+    assert [f.value for f in memory.facts("u1") if f.slot in ("car", "employer") and f.subject == "user"] == []
+
+
+@pytest.mark.parametrize(
+    "first,fix,slot,now,was",
+    [
+        (
+            "I drive a Kia Sorento",
+            "I mean Sportage, not Sorento, always mix those up",
+            "car",
+            "Kia Sportage",
+            "Kia Sorento",
+        ),
+        (
+            "I have three kids",
+            "sorry, two kids, not three, I was counting the dog lol",
+            "number_of_children",
+            "two kids",
+            "three kids",
+        ),
+        ("我开一辆丰田卡罗拉", "说错了，是凯美瑞，不是卡罗拉", "car", "丰田凯美瑞", "丰田卡罗拉"),
+    ],
+)
+def test_a_part_put_right_keeps_the_rest(memory, first, fix, slot, now, was):
+    assert states_after(memory, slot, first, fix, every=timedelta(minutes=1)) == {now: "current", was: "corrected"}

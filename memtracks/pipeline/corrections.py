@@ -184,7 +184,8 @@ def pick_target(
         if correction.key in keys and correction.time is None:
             continue  # saying the same value again corrects nothing
         if rejected is not None:
-            if rejected in keys or (cand.kind == "time" and _same_time_words(rejected, cand)):
+            named = rejected in keys or (cand.kind == "car" and _names_part(rejected, cand.value_key))
+            if named or (cand.kind == "time" and _same_time_words(rejected, cand)):
                 # a number is put right by a number ("I'm 34, not 43, I'm not that old yet"), a
                 # name by a name ("not Rufus, my phone hates his name" names no dog)
                 if cand.kind == "number":
@@ -244,7 +245,32 @@ def corrected_value(correction: BareCorrection, target: Candidate) -> tuple[str,
     m = _QUALIFIED.match(target.value)
     if m and correction.time is None:
         return correction.value + m.group("qualifier"), correction.key
+    if target.kind == "car" and correction.rejected and correction.time is None:
+        # "I mean Sportage, not Sorento" of a Kia Sorento: the model is put right, the make stays
+        whole = _replace_part(target.value, correction.rejected, correction.value)
+        if whole is not None:
+            return whole, value_key(whole)
     return correction.value, correction.key
+
+
+def _part(part: str) -> str:
+    """A regex for ``part`` as whole words (Chinese has no spaces: as written)."""
+    return re.escape(part) if has_han(part) else rf"(?<![\w-]){re.escape(part)}(?![\w-])"
+
+
+def _names_part(part: str, key: str) -> bool:
+    """Is ``part`` (a key) one or more whole words of ``key`` (卡罗拉 of 丰田卡罗拉)?"""
+    return part != key and re.search(_part(part), key) is not None
+
+
+def _replace_part(value: str, part: str, new: str) -> str | None:
+    """``value`` with the words ``part`` replaced by ``new`` ("Kia Sorento", "Sorento",
+    "Sportage": "Kia Sportage"; 丰田卡罗拉, 卡罗拉, 凯美瑞: 丰田凯美瑞); None when ``part`` is
+    not a part of it."""
+    m = re.search(_part(part), value, re.IGNORECASE)
+    if m is None or m.group() == value:
+        return None
+    return value[: m.start()] + new + value[m.end() :]
 
 
 def redated(time: TimeMention, original: datetime | None) -> TimeMention:
