@@ -20,7 +20,10 @@
   that put a name right leads the turn that said it wrong;
 - "three weeks into the new gig at Nando's" names the employer; a model put right keeps its
   make ("I mean Sportage, not Sorento"); a count put right with words after it; a car said with
-  its age (一辆十年的老桑塔纳); 搬來花蓮 is a move.
+  its age (一辆十年的老桑塔纳); 搬來花蓮 is a move;
+- "moved here" / 搬过来 is the other place the turn names; "since Linda passed" ends a partner;
+  a chat's star puts a word right ("25*", "*Baxter"); a denial said as a correction
+  (我其實沒有對花生過敏，是檢查搞錯了) corrects, "not allergic anymore" ends.
 
 Each with look-alikes that must change nothing."""
 
@@ -565,3 +568,78 @@ def test_whose_car_and_whose_first_week_name_no_value_of_the_speakers(memory, te
 )
 def test_a_part_put_right_keeps_the_rest(memory, first, fix, slot, now, was):
     assert states_after(memory, slot, first, fix, every=timedelta(minutes=1)) == {now: "current", was: "corrected"}
+
+
+@pytest.mark.parametrize(
+    "first,then,held_after",
+    [
+        (
+            "I live in Dallas",
+            "What are some good running trails in Denver? Just moved here from Dallas last month",
+            (["Denver"], ["Dallas"]),
+        ),
+        ("我住在南宁", "昆明有什么好吃的？我刚从南宁搬过来", (["昆明"], ["南宁"])),
+        ("我住在南寧", "昆明有什麼好吃的？我剛從南寧搬過來", (["昆明"], ["南寧"])),
+        # no other place named, or someone else moved: no move of the speaker's
+        ("I live in Dallas", "I just moved here, the weather is nice", (["Dallas"], [])),
+        ("我住在南宁", "我表妹刚从南宁搬过来，住我家", (["南宁"], [])),
+    ],
+)
+def test_moved_here_is_the_other_place_the_turn_names(memory, first, then, held_after):
+    say(memory, first, then, every=timedelta(days=90))
+    assert held(memory, "lives_in") == held_after
+
+
+@pytest.mark.parametrize(
+    "then,ends",
+    [
+        ("It's been a year since Linda passed, some days are still hard", True),
+        ("Linda passed her driving test", False),
+    ],
+)
+def test_a_partner_who_passed(memory, then, ends):
+    say(memory, "My wife Linda loves gardening", then, every=timedelta(days=300))
+    assert held(memory, "partner") == (([], ["Linda (wife)"]) if ends else (["Linda (wife)"], []))
+
+
+def test_a_name_that_died_is_no_pet_denied(memory):
+    say(memory, "My husband Tom is a pilot", "Tom died in March, I'm still numb", every=timedelta(days=300))
+    assert memory.facts("u1", slot="pets", include_negated=True) == []
+
+
+@pytest.mark.parametrize(
+    "first,fix,slot,states",
+    [
+        (
+            "I'm 52 and training for my first half marathon",
+            "25*, haha I wish I was 52 with this knee",
+            "age",
+            {"25": "current", "52": "corrected"},
+        ),
+        (
+            "My dog Bailey is scared of thunder",
+            "*Baxter, autocorrect keeps changing his name lol",
+            "pets",
+            {"Baxter (dog)": "current", "Bailey (dog)": "corrected"},
+        ),
+        ("My dog Bailey is scared of thunder", "Thanks*", "pets", {"Bailey (dog)": "current"}),
+    ],
+)
+def test_a_chat_star_puts_a_word_right(memory, first, fix, slot, states):
+    assert states_after(memory, slot, first, fix, every=timedelta(minutes=1)) == states
+
+
+@pytest.mark.parametrize(
+    "first,then,reason",
+    [
+        ("我對花生過敏", "我其實沒有對花生過敏，是檢查搞錯了", "corrected"),
+        ("I'm allergic to peanuts", "Actually, I'm not allergic to peanuts, the test was wrong", "corrected"),
+        ("I'm allergic to peanuts", "Actually I'm not allergic to peanuts anymore", "ended"),
+        ("I'm allergic to peanuts", "I'm not allergic to peanuts.", "ended"),
+        ("我对花生过敏", "我现在对花生不过敏了", "ended"),
+    ],
+)
+def test_a_denial_said_as_a_correction_corrects(memory, first, then, reason):
+    say(memory, first, then, every=timedelta(days=90))
+    ended = [f for f in memory.facts("u1", slot="allergies", include_superseded=True) if not f.negated]
+    assert [(f.reason) for f in ended] == [reason], ended

@@ -236,7 +236,8 @@ def _negate(
             ledger.touched.append(marker.id)  # type: ignore[arg-type]
         marker_id = marker.id
     for fact in targets:
-        reason = "cancelled" if fact.planned and fact.valid_from > at else "ended"
+        # 我其實沒有對花生過敏，是檢查搞錯了: denied as a correction, the value never held
+        reason = "cancelled" if fact.planned and fact.valid_from > at else "corrected" if value.correction else "ended"
         ledger.end(fact, at, marker_id, reason=reason, learned=at)
 
 

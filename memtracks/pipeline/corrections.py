@@ -155,6 +155,8 @@ def compatible(correction: BareCorrection, kind: str, check: Callable[[str, str]
         return False
     if correction.label is not None and correction.label in _LABEL_KINDS:
         return kind in _LABEL_KINDS[correction.label]
+    if kind == "pet" and correction.label is None and re.fullmatch(r"[A-Z][\w'-]+", correction.value):
+        return check(correction.value, kind)  # "*Baxter": a pet's name the recogniser knows no label for
     if kind in ("place", "org", "person", "pet", "language", "product", "car") and correction.label is None:
         # a Latin place or name is one the entity recogniser sees; a Chinese one often is not
         # (圆通, 糯糯, 南亞科): it must pass the typed check of the slot's kind

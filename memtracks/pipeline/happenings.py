@@ -29,7 +29,9 @@ from memtracks.pipeline.text import (
 )
 from memtracks.records import Entity, Happening, TimeMention
 
-_NOT_ARGS = {"subj", "pname"}
+_NOT_ARGS = {"subj", "pname", "here"}
+# the word before a place it was left ("moved here from Dallas", 从南宁搬过来)
+_LEFT_FROM = re.compile(r"(?:\bfrom|[从從])\s*$", re.IGNORECASE)
 
 
 def extract_happenings(
@@ -190,6 +192,15 @@ def _args(
                 return None
             value = inside[0].text
         args[name] = value
+    if m.groupdict().get("here") and "place" not in args:
+        # "Good trails in Denver? Just moved here from Dallas", 昆明有什么好吃的？我刚从南宁搬过来:
+        # here is the place the turn names, not the one left
+        named = [
+            e for e in entities if e.label == "place" and not _LEFT_FROM.search(text[max(0, e.span[0] - 6) : e.span[0]])
+        ]
+        if len(named) != 1:
+            return None
+        args["place"] = named[0].text
     if any(name not in args for name in require):
         return None
     return args

@@ -437,7 +437,8 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said)
         changes["historical"] = True
     rejected = _rejected(st, v.lang, said, right_after="correction" not in st.cues)
     if "correction" in st.cues or rejected:  # "住在深圳，不是广州": the value that follows is rejected
-        changes["correction"] = True
+        # ("Actually I'm not vegetarian anymore": what stopped was true until now, no correction)
+        changes["correction"] = not ((v.negated or changes.get("negated")) and "ceased" in st.cues and not rejected)
         if rejected and rejected != v.value_key:
             changes["rejected_key"] = rejected
     if "addition" in st.cues:
