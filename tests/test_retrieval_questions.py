@@ -340,3 +340,28 @@ def test_a_comparison_needs_the_session_spread(make_memory):
     )
     question = "Which streaming service did I sign up for first?"
     assert not {"netflix", "hulu", "disney"} <= set(_sessions(_streaming(make_memory, "en", spread_off), question))
+
+
+@pytest.mark.parametrize(
+    "question,person",
+    [
+        ("黃志明為什麼要換工作？", "黃志明"),  # as the person is known
+        ("黄志明为什么要换工作？", "黃志明"),  # in the other script
+        ("吳佳穎的婚禮是哪天？", "吳佳穎"),  # a name set off by no space
+        ("Why did Caroline change jobs?", "Caroline"),
+    ],
+)
+def test_a_speaker_named_in_the_question_is_asked_about_not_searched_for(toolkit, embedder, question, person):
+    from memtracks.retrieval.query import analyze_query
+
+    query = analyze_query(
+        question, now=T0, toolkit=toolkit, embedder=embedder, people=frozenset({person}), speakers=frozenset({person})
+    )
+    assert person in query.subjects, query.subjects
+    said = toolkit.lexicons.to_simplified(person).lower()
+    # the name is matched through who said a turn, not as a word every turn of the
+    # conversation shares: no search word holds it or, in Chinese, a character of it (黄志, 颖的)
+    if said.isascii():
+        assert said not in query.terms, query.terms
+    else:
+        assert not any(set(t) & set(said) for t in query.terms), query.terms

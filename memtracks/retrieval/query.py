@@ -24,6 +24,7 @@ import numpy as np
 from memtracks.data.lexicons import Category, Lexicons
 from memtracks.data.stopwords import Stopwords
 from memtracks.pipeline.entities import extract_entities
+from memtracks.pipeline.language import has_han
 from memtracks.pipeline.nlp import Token
 from memtracks.pipeline.subjects.self_words import ASKS_OF_SELF_EN, ASKS_OF_SELF_ZH
 from memtracks.pipeline.timenorm import normalize_time
@@ -193,8 +194,10 @@ def analyze_query(
     times = tuple(normalize_time(text, now, lang=lang, time_words=toolkit.time_words))
     subjects = _subjects(text, entities, speaker, toolkit, people, relations)
     named = (speakers if speakers is not None else people) & set(subjects)
-    participants = {p.lower() for p in named}
-    topical = tuple(e for e in entities if e.text.lower() not in participants and e.key not in participants)
+    as_one = toolkit.lexicons.to_simplified  # 黃志明 and 黄志明 are one person
+    named = named | {as_one(p) for p in named if has_han(p)}
+    participants = {as_one(p).lower() for p in named}
+    topical = tuple(e for e in entities if as_one(e.text).lower() not in participants and e.key not in participants)
     simplified = toolkit.lexicons.to_simplified(text)  # 最後一次 as 最后一次, character for character
     compares = toolkit.history.compares(simplified)
     aggregate = toolkit.history.asks_aggregate(simplified) or compares
@@ -370,9 +373,12 @@ def _groups_of(forms: tuple[str, ...], stop: Stopwords | None = None) -> tuple[t
 
 
 def without_names(text: str, names: Set[str]) -> str:
-    """The question as embedded: about what, not about whom (the speaker is matched apart)."""
+    """The question as embedded: about what, not about whom (the speaker is matched apart).
+    A Chinese name is cut wherever it stands: no space sets it off (吳佳穎的婚禮)."""
     for name in names:
-        text = re.sub(rf"(?<![\w]){re.escape(name)}(?:'s)?(?![\w])", "", text, flags=re.IGNORECASE)
+        bounded = "" if has_han(name) else r"(?<![\w])"
+        after = "" if has_han(name) else r"(?:'s)?(?![\w])"
+        text = re.sub(rf"{bounded}{re.escape(name)}{after}", "", text, flags=re.IGNORECASE)
     return " ".join(text.split()) or text
 
 
@@ -384,7 +390,8 @@ def _terms(
     asked about is matched through the speaker instead (see the temporal retriever); the
     question is embedded without those names for the same reason."""
     names = {t for p in participants for t in tokenize(p, stop=stop)}
-    return tuple(t for t in tokenize(text, [e.key for e in entities], stop) if t not in names)
+    said = without_names(text, participants)  # no pair of characters across a name (颖的)
+    return tuple(t for t in tokenize(said, [e.key for e in entities], stop) if t not in names)
 
 
 def _kinds(text: str, toolkit: Toolkit) -> tuple[str, ...]:
@@ -457,8 +464,14 @@ def _subjects(
         name = lowered.get(e.text.lower()) or (e.text if e.label == "person" else None)
         if name and name not in subjects:
             subjects.append(name)
+    simplified = toolkit.lexicons.to_simplified(text)
     for p in people:
-        if p not in subjects and re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text, re.IGNORECASE):
+        if p in subjects:
+            continue
+        if has_han(p):  # 黃志明為什麼…: Chinese puts no space after a name (either script)
+            if toolkit.lexicons.to_simplified(p) in simplified:
+                subjects.append(p)
+        elif re.search(rf"(?<![\w]){re.escape(p)}(?![\w])", text, re.IGNORECASE):
             subjects.append(p)
     own = ASKS_OF_SELF_EN.search(text) or ASKS_OF_SELF_ZH.search(text)
     if own and not any(s.startswith(f"{speaker}'s ") for s in subjects):
