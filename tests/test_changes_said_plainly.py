@@ -35,6 +35,7 @@ from datetime import date, timedelta
 import pytest
 from conversation import T0, fact_states, held, say, states_after
 
+from memtracks import Turn
 from memtracks.pipeline.timenorm import normalize_time
 from memtracks.pipeline.values import check_value
 
@@ -643,3 +644,15 @@ def test_a_denial_said_as_a_correction_corrects(memory, first, then, reason):
     say(memory, first, then, every=timedelta(days=90))
     ended = [f for f in memory.facts("u1", slot="allergies", include_superseded=True) if not f.negated]
     assert [(f.reason) for f in ended] == [reason], ended
+
+
+def test_a_markdown_answer_whose_headings_open_with_a_verb_is_read_whole(memory, caplog):
+    # "**Pinch off tips:** Pinch off…": the parse makes the markup a clause's subject
+    text = (
+        "**Keeping basil bushy:**\n\n"
+        "3. **Pinch off tips:** Pinch off the tips of the stems to encourage branching and keep it from going leggy.\n"
+        "4. **Water at the base:** Water the soil, not the leaves."
+    )
+    with caplog.at_level("WARNING"):
+        memory.write(Turn(text=text, speaker="assistant", user_id="u1", timestamp=T0))
+    assert not [r for r in caplog.records if "extraction failed" in r.getMessage()], caplog.text

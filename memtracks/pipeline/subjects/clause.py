@@ -149,7 +149,8 @@ def _phrase(parsed: Sequence[ParsedToken], head: ParsedToken) -> tuple[int, int]
             if t.i not in words and t.head in words and t.dep in _PHRASE_DEPS:
                 words.add(t.i)
                 grown = True
-    members = [t for t in parsed if t.i in words and t.pos != "PUNCT"]
+    # a "subject" the parse makes of markup ("**Prune regularly:** Prune your mint"): itself
+    members = [t for t in parsed if t.i in words and t.pos != "PUNCT"] or [head]
     first = min(members, key=lambda t: t.idx)
     last = max(members, key=lambda t: t.idx)
     return (first.idx, last.idx + len(last.text))
