@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 
 from memtracks.data.catalogue import Catalogue
 from memtracks.pipeline.numerals import parse_number
-from memtracks.pipeline.text import value_key
+from memtracks.pipeline.text import names_part, value_key
 from memtracks.records import REASONS, Fact, SlotValue
 from memtracks.tracks.facts import VOID_REASONS, revise
 
@@ -247,7 +247,7 @@ def _corrected(ledger: _Ledger, value: SlotValue, single: bool, at: datetime) ->
     value (of that kind) said within the correction window."""
     current = [f for f in ledger.current(value.subject, value.slot) if not f.negated]
     if value.rejected_key:
-        named = [f for f in current if _names_part(value.rejected_key, f.value_key)]
+        named = [f for f in current if names_part(value.rejected_key, f.value_key)]
         if named:
             return named  # else "I'm 26, I'm not that old": what it rejects is no value held
     if not value.correction or not (single or value.one_per_kind):
@@ -263,7 +263,7 @@ def _outgrown(ledger: _Ledger, value: SlotValue, per_year: float | None, at: dat
     what the years since could make of it ("I'm 29", then "lol I'm 39" the same day; 45, then
     41 a year on): one of the two was said wrong, and the later word stands."""
     new = parse_number(value.value) if per_year is not None else None
-    if new is None or per_year is None:
+    if per_year is None or new is None:
         return []
     out = []
     for old in ledger.current(value.subject, value.slot):
@@ -274,16 +274,6 @@ def _outgrown(ledger: _Ledger, value: SlotValue, per_year: float | None, at: dat
         if not held - 0.5 <= new <= held + per_year * years + 1.5:
             out.append(old)
     return out
-
-
-def _names_part(part: str, key: str) -> bool:
-    """Does ``part`` name the fact's value: the same key, or its words within it ("not a
-    Civic": honda civic; 不是宝马: 宝马x5)?"""
-    if part == key:
-        return True
-    if part.isascii():
-        return re.search(rf"(?<![\w-]){re.escape(part)}(?![\w-])", key) is not None
-    return part in key
 
 
 _KIND = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")
@@ -311,7 +301,7 @@ def _assert(
     if not same and value.value_key and catalogue[value.slot].value_type == "car":
         # "someone totaled my Outback" about the held "2015 Subaru Outback": a car named by part
         # of its name is the one held
-        same = [f for f in current if not f.negated and _names_part(value.value_key, f.value_key)]
+        same = [f for f in current if not f.negated and names_part(value.value_key, f.value_key)]
     if not same and value.historical and value.value_key:
         # "已經從趨勢離職" about the current 趨勢科技: a past value named in part is the current one
         same = [f for f in current if not f.negated and _matches(f, value.value_key)]

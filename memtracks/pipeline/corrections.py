@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 
 from memtracks.pipeline.language import has_han
 from memtracks.pipeline.numerals import counted_number
-from memtracks.pipeline.text import clean_value, sentences, value_key
+from memtracks.pipeline.text import clean_value, names_part, sentences, value_key, whole_words
 from memtracks.records import Entity, Event, Fact, Happening, SlotValue, TimeMention
 
 _MAX_WORDS = 5
@@ -186,7 +186,7 @@ def pick_target(
         if correction.key in keys and correction.time is None:
             continue  # saying the same value again corrects nothing
         if rejected is not None:
-            named = rejected in keys or (cand.kind == "car" and _names_part(rejected, cand.value_key))
+            named = rejected in keys or (cand.kind == "car" and names_part(rejected, cand.value_key))
             if named or (cand.kind == "time" and _same_time_words(rejected, cand)):
                 # a number is put right by a number ("I'm 34, not 43, I'm not that old yet"), a
                 # name by a name ("not Rufus, my phone hates his name" names no dog)
@@ -255,21 +255,11 @@ def corrected_value(correction: BareCorrection, target: Candidate) -> tuple[str,
     return correction.value, correction.key
 
 
-def _part(part: str) -> str:
-    """A regex for ``part`` as whole words (Chinese has no spaces: as written)."""
-    return re.escape(part) if has_han(part) else rf"(?<![\w-]){re.escape(part)}(?![\w-])"
-
-
-def _names_part(part: str, key: str) -> bool:
-    """Is ``part`` (a key) one or more whole words of ``key`` (卡罗拉 of 丰田卡罗拉)?"""
-    return part != key and re.search(_part(part), key) is not None
-
-
 def _replace_part(value: str, part: str, new: str) -> str | None:
     """``value`` with the words ``part`` replaced by ``new`` ("Kia Sorento", "Sorento",
     "Sportage": "Kia Sportage"; 丰田卡罗拉, 卡罗拉, 凯美瑞: 丰田凯美瑞); None when ``part`` is
     not a part of it."""
-    m = re.search(_part(part), value, re.IGNORECASE)
+    m = re.search(whole_words(part), value, re.IGNORECASE)
     if m is None or m.group() == value:
         return None
     return value[: m.start()] + new + value[m.end() :]

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from memtracks.pipeline.language import has_han
 from memtracks.records import Entity, TimeMention
 
 T = TypeVar("T")
@@ -230,6 +231,19 @@ def names_value(text: str, value: str) -> bool:
         elif word in said or (len(word) >= 4 and (word[:2] in said or word[-2:] in said)):
             return True
     return False
+
+
+def whole_words(part: str) -> str:
+    """A regex for ``part`` standing whole: Latin words not inside longer ones ("civic" in
+    "honda civic"), Chinese as written, since no space sets a Chinese word off (卡罗拉 in
+    丰田卡罗拉)."""
+    return re.escape(part) if has_han(part) else rf"(?<![\w-]){re.escape(part)}(?![\w-])"
+
+
+def names_part(part: str, key: str) -> bool:
+    """Is ``part`` the key, or words standing whole within it ("not a Civic": honda civic;
+    不是宝马: 宝马x5)?"""
+    return part == key or re.search(whole_words(part), key) is not None
 
 
 def entity_key(text: str) -> str:

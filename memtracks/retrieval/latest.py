@@ -134,8 +134,7 @@ def _same_thing(
 ) -> bool:
     x, y = a.hit.record, b.hit.record
     tx, ty = track_of(x), track_of(y)
-    person_x, person_y = tx.person(x), ty.person(y)
-    if person_x is None or person_y is None or person_x.casefold() != person_y.casefold():
+    if not _one_person(x, y):
         return False
     held_x, held_y = tx.holds(x), ty.holds(y)
     if held_x and held_y:
@@ -171,6 +170,12 @@ def _same_thing(
     return (slot in _single(query) and _speaks_of(words, slot, query)) or _took_the_place(fact, turn, ended)
 
 
+def _one_person(x: object, y: object) -> bool:
+    """Are two memories the word of one person (a fact's subject, a turn's speaker)?"""
+    person_x, person_y = track_of(x).person(x), track_of(y).person(y)
+    return person_x is not None and person_y is not None and person_x.casefold() == person_y.casefold()
+
+
 def _took_the_place(fact: object, turn: object, ended: Callable[[], Sequence[Fact]]) -> bool:
     """Did ``fact`` replace or correct a fact that ``turn`` stated?"""
     fact_id = getattr(fact, "id", None)
@@ -188,10 +193,7 @@ def _ended_by(a: Scored, b: Scored, query: Query, ended: Callable[[], Sequence[F
     tx, ty = track_of(x), track_of(y)
     if tx.holds(x) is not None or ty.holds(y) is not None or _ahead(b, query):
         return False
-    person_x, person_y = tx.person(x), ty.person(y)
-    if person_x is None or person_y is None or person_x.casefold() != person_y.casefold():
-        return False
-    return _ends(x, y, ended, query)
+    return _one_person(x, y) and _ends(x, y, ended, query)
 
 
 def _changes(old: object, new: object) -> bool:
