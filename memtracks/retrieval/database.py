@@ -21,6 +21,7 @@ import numpy as np
 
 from memtracks.data.stopwords import Stopwords
 from memtracks.retrieval.lexical import LexicalIndex, bm25_idf, expansion_groups, tokenize, tokenizer_stamp
+from memtracks.storage.base import HybridSearch
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]
@@ -172,19 +173,20 @@ class DatabaseLexical:
         """``vectors.search(query, k)`` and ``self.search(terms, k, ...)`` in one statement
         (:meth:`PostgresStore.hybrid_search`): the semantic hits, with the cosines of the lexical
         hits they miss, and the lexical hits."""
+        return search_together([(self, terms, k, extra)], query, extra_weight, extra_max_share)[0]
+
+    def part(
+        self,
+        terms: Sequence[str],
+        k: int,
+        extra: Sequence[tuple[str, ...]],
+        extra_weight: float,
+        extra_max_share: float,
+    ) -> HybridSearch:
+        """This index's part of a search run with others' (:func:`search_together`)."""
         documents, total = self._state()
-        return self.store.hybrid_search(
-            self.scope,
-            self.track,
-            query,
-            terms,
-            k,
-            documents,
-            total,
-            groups=expansion_groups(extra, terms) if extra_weight > 0 else [],
-            group_weight=extra_weight,
-            group_max_share=extra_max_share,
-        )
+        groups = expansion_groups(extra, terms) if extra_weight > 0 else []
+        return HybridSearch(self.track, tuple(terms), k, documents, total, tuple(groups), extra_weight, extra_max_share)
 
     def ceiling(self, terms: Sequence[str]) -> float:
         """The most a document could score for ``terms`` (as :meth:`LexicalIndex.ceiling`)."""
@@ -198,3 +200,19 @@ class DatabaseLexical:
     def remove(self, item_ids: Iterable[int]) -> int:
         """Taken out before the next search (the store's log of erased ids): nothing to do."""
         return 0
+
+
+def search_together(
+    searches: Sequence[tuple[DatabaseLexical, Sequence[str], int, Sequence[tuple[str, ...]]]],
+    query: np.ndarray,
+    extra_weight: float = 0.0,
+    extra_max_share: float = 1.0,
+) -> list[tuple[dict[int, float], dict[int, float]]]:
+    """Each (index, terms, k, extra) searched with its track's vectors for ``query``, all in
+    one statement (the indexes are one scope's in one database): for each, the semantic hits
+    with the cosines of the lexical hits they miss, and the lexical hits."""
+    first = searches[0][0]
+    if any((index.store, index.scope) != (first.store, first.scope) for index, *_ in searches):
+        raise ValueError("searches run together must be one scope's in one database")
+    parts = [index.part(terms, k, extra, extra_weight, extra_max_share) for index, terms, k, extra in searches]
+    return list(first.store.hybrid_searches(first.scope, query, parts))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from memtracks.config import RetrievalConfig
 from memtracks.records import Fact
-from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
+from memtracks.retrieval.hits import Hit, Search, SearchContext, held_back, search_both
 from memtracks.retrieval.lexical import tokenize
 from memtracks.retrieval.query import Query
 from memtracks.storage.vectors import similarity
@@ -22,6 +23,12 @@ MANY_SLOT_SPAN = 0.3
 ENTITY_MATCH = 0.85
 CURRENT_IN_PAST_QUESTION = 0.7  # a current fact still answers "before?" questions, less well
 PLANNED_FACTOR = 0.8  # a plan answers a question about now, after what holds now
+
+
+def search_of(query: Query, config: RetrievalConfig, k: int) -> Search:
+    """What the fact track searches for ``k`` hits: four times as many, for the subject and
+    state filters that follow."""
+    return Search("fact", query.terms, 4 * k)
 
 
 def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
@@ -38,7 +45,7 @@ def retrieve_facts(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit],
     for fact in _relatives(query, ctx):  # "What's my sister's name?": family: Leah (sister)
         facts[fact.id] = fact  # type: ignore[index]
         evidence[fact.id] = {"kin": SLOT_MATCH}  # type: ignore[index]
-    mixed = search_both(ctx, "fact", query.vector, query.terms, 4 * k)
+    mixed = search_both(ctx, search_of(query, ctx.config, k), query.vector)
     for fact in ctx.store.facts_by_id(ctx.user_id, list(mixed)):
         if not subjects or fact.subject in subjects:
             facts[fact.id] = fact  # type: ignore[index]

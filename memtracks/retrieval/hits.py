@@ -12,7 +12,7 @@ from memtracks.config import ASSISTANT_SPEAKERS, RetrievalConfig
 from memtracks.data.catalogue import Catalogue
 from memtracks.data.ranker import Ranker
 from memtracks.records import Event, Fact, Inference
-from memtracks.retrieval.database import DatabaseLexical
+from memtracks.retrieval.database import DatabaseLexical, search_together
 from memtracks.retrieval.lexical import LexicalIndex
 from memtracks.storage import Storage
 from memtracks.storage.vectors import similarity
@@ -40,6 +40,19 @@ class Hit:
         return self.record.id
 
 
+@dataclass(frozen=True)
+class Search:
+    """What a track retriever searches its track's vectors and words for: the question's
+    ``terms``, how many hits, and the category members it adds (``extra``). Each retriever
+    says it in one place (its ``search_of``), so its search can run before it, with the other
+    tracks' (:func:`search_all`)."""
+
+    track: str
+    terms: tuple[str, ...]
+    k: int
+    extra: tuple[tuple[str, ...], ...] = ()
+
+
 @dataclass
 class SearchContext:
     """One user's indexes and store, as a retriever sees them."""
@@ -57,6 +70,8 @@ class SearchContext:
     # ranks or cuts, so what is ranked, and the relevances handed out, are the admitted ones'.
     admit: Callable[[str, Sequence[Record]], Sequence[Record]] | None = None
     assistants: Collection[str] = ASSISTANT_SPEAKERS  # who is the agent (WriterConfig.assistant_speakers)
+    # searches already run (:func:`search_all`), each with its (semantic, lexical) hits
+    searched: dict[Search, tuple[dict[int, float], dict[int, float]]] = field(default_factory=dict)
 
     def admitted_hits(self, track: str, hits: list[Hit]) -> list[Hit]:
         """``hits`` without those whose record the filters leave out (the order is kept)."""
@@ -105,33 +120,52 @@ def covered(config: RetrievalConfig, query: Any) -> tuple[tuple[tuple[str, ...],
     return query.category_terms
 
 
-def search_both(
-    ctx: SearchContext,
-    track: str,
-    vector: np.ndarray,
-    terms: tuple[str, ...],
-    k: int,
-    extra: tuple[tuple[str, ...], ...] = (),
-) -> dict[int, dict[str, float]]:
+def search_both(ctx: SearchContext, search: Search, vector: np.ndarray) -> dict[int, dict[str, float]]:
     """Semantic and lexical candidates of one track, mixed; every candidate gets its cosine.
-    ``extra``: member words of the categories the question names (``expansion``)."""
-    index = ctx.vectors(track)
-    words = ctx.lexical(track)
+    A search :func:`search_all` ran already is not run again."""
+    index = ctx.vectors(search.track)
+    words = ctx.lexical(search.track)
     cfg = ctx.config
-    if isinstance(words, DatabaseLexical) and words.covers(index):  # both in one statement
+    if search in ctx.searched:
+        semantic, lexical = ctx.searched[search]
+    elif isinstance(words, DatabaseLexical) and words.covers(index):  # both in one statement
         semantic, lexical = words.search_with(
-            index, vector, terms, k, extra, cfg.expansion_weight, cfg.expansion_max_share
+            index, vector, search.terms, search.k, search.extra, cfg.expansion_weight, cfg.expansion_max_share
         )
     else:
-        semantic = dict(index.search(vector, k))
+        semantic = dict(index.search(vector, search.k))
         lexical = dict(
             words.search(
-                terms, k, extra=extra, extra_weight=cfg.expansion_weight, extra_max_share=cfg.expansion_max_share
+                search.terms,
+                search.k,
+                extra=search.extra,
+                extra_weight=cfg.expansion_weight,
+                extra_max_share=cfg.expansion_max_share,
             )
         )
         missing = [i for i in lexical if i not in semantic]
         semantic.update(similarity(index, missing, vector))
-    return mix(semantic, lexical, ctx.config, words.ceiling(terms) if ctx.config.lexical_ceiling_share else 0.0)
+    return mix(semantic, lexical, ctx.config, words.ceiling(search.terms) if ctx.config.lexical_ceiling_share else 0.0)
+
+
+def search_all(ctx: SearchContext, searches: Sequence[Search], vector: np.ndarray) -> None:
+    """Run ``searches`` (the tracks' a question asks) at once where the database searches by
+    itself: one statement for all of them, kept in ``ctx.searched`` for the retrievers. Where
+    the indexes are in memory, or are not all one database's, each retriever searches its own."""
+    if len(searches) < 2:
+        return
+    indexes = [(ctx.lexical(s.track), ctx.vectors(s.track)) for s in searches]
+    words = [w for w, index in indexes if isinstance(w, DatabaseLexical) and w.covers(index)]
+    if len(words) < len(searches) or len({(w.store, w.scope) for w in words}) > 1:
+        return
+    cfg = ctx.config
+    found = search_together(
+        [(w, s.terms, s.k, s.extra) for w, s in zip(words, searches, strict=True)],
+        vector,
+        cfg.expansion_weight,
+        cfg.expansion_max_share,
+    )
+    ctx.searched.update(zip(searches, found, strict=True))
 
 
 def held_back(stale: list[float], hits: list[Hit], floor: float) -> int:

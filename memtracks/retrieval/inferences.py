@@ -10,8 +10,9 @@ as-of rule, :func:`~memtracks.tracks.facts.fact_state`).
 
 from __future__ import annotations
 
+from memtracks.config import RetrievalConfig
 from memtracks.records import Fact, Inference
-from memtracks.retrieval.hits import Hit, SearchContext, held_back, search_both
+from memtracks.retrieval.hits import Hit, Search, SearchContext, held_back, search_both
 from memtracks.retrieval.query import Query
 from memtracks.tracks.facts import FactState, fact_state
 from memtracks.tracks.inferences import INFERENCES
@@ -20,9 +21,15 @@ KIND_MATCH = 0.9
 KIND_LIMIT = 20  # the latest conclusions of a kind the question asks about
 
 
+def search_of(query: Query, config: RetrievalConfig, k: int) -> Search:
+    """What the inference track searches for ``k`` hits: enough for the retracted and stale
+    conclusions set aside after."""
+    return Search("inference", query.terms, 4 * k + 4)
+
+
 def retrieve_inferences(query: Query, ctx: SearchContext, k: int) -> tuple[list[Hit], int]:
     """Up to ``k`` inference hits, and how many stale ones were held back."""
-    scored = search_both(ctx, "inference", query.vector, query.terms, 4 * k + 4)
+    scored = search_both(ctx, search_of(query, ctx.config, k), query.vector)
     records = {i.id: i for i in ctx.store.inferences(ctx.user_id, ids=list(scored))}
     by_kind = (
         ctx.store.inferences(ctx.user_id, active_only=True, kinds=list(query.slots), limit=KIND_LIMIT)

@@ -15,6 +15,7 @@ from typing import Any
 from memtracks.config import FusionConfig, MemoryConfig, RetrievalConfig, is_assistant
 from memtracks.errors import InvalidTurnError
 from memtracks.records import STORED_AS, Event, Fact, Premise
+from memtracks.retrieval import facts, inferences, temporal
 from memtracks.retrieval.cards import (
     CardContext,
     Recall,
@@ -27,7 +28,7 @@ from memtracks.retrieval.cards import (
 from memtracks.retrieval.embedders import Embedder
 from memtracks.retrieval.facts import retrieve_facts
 from memtracks.retrieval.fusion import fuse
-from memtracks.retrieval.hits import Hit, Record, SearchContext
+from memtracks.retrieval.hits import Hit, Record, SearchContext, search_all
 from memtracks.retrieval.indexes import Indexes
 from memtracks.retrieval.inferences import retrieve_inferences
 from memtracks.retrieval.lexical import LexicalIndex, tokenize
@@ -41,6 +42,8 @@ from memtracks.tracks import track_of
 from memtracks.upkeep.consolidation.folded import credit_folded, fold_hits, folded_events
 
 RETRIEVERS = {"fact": retrieve_facts, "temporal": retrieve_events, "inference": retrieve_inferences}
+# what each retriever searches its track for (run for all of them at once where the store searches)
+SEARCHES = {"fact": facts.search_of, "temporal": temporal.search_of, "inference": inferences.search_of}
 FILTER_WIDENING = 4  # a filtered track looks at this many times its k before filtering
 NEWEST_LIMIT = 50  # conclusions read to find the newest of each kind (the warm tier's compression)
 
@@ -217,7 +220,9 @@ class Reader:
         widening = FILTER_WIDENING if allowed is not None else 1
         hits: list[Hit] = []
         stale = 0
-        for track in (t for t in RETRIEVERS if t in filters.tracks):
+        tracks = [t for t in RETRIEVERS if t in filters.tracks]
+        search_all(ctx, [SEARCHES[t](query, ctx.config, ks[t] * widening) for t in tracks], query.vector)
+        for track in tracks:
             result: Any = RETRIEVERS[track](query, ctx, ks[track] * widening)  # type: ignore[operator]
             found: list[Hit] = result
             if isinstance(result, tuple):

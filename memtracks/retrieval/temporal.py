@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from memtracks.config import RetrievalConfig
 from memtracks.data.ranker import default_ranker
 from memtracks.moments import from_epoch, shifted
-from memtracks.retrieval.hits import Hit, SearchContext, covered, expansion, mix, search_both
+from memtracks.retrieval.hits import Hit, Search, SearchContext, covered, expansion, mix, search_both
 from memtracks.retrieval.query import Query
 from memtracks.retrieval.ranker import learned_order
 from memtracks.retrieval.substance import evidence_prior
@@ -104,11 +104,17 @@ def cosines(ranked: dict[int, Scored], query: Query, ctx: SearchContext) -> dict
     return known
 
 
+def search_of(query: Query, config: RetrievalConfig, k: int) -> Search:
+    """What the temporal track searches for ``k`` hits: a pool of ``event_pool`` times as
+    many, with the members of the categories the question names."""
+    return Search("event", query.terms, config.event_pool * k, expansion(config, query))
+
+
 def event_pool(query: Query, ctx: SearchContext, k: int) -> tuple[dict[int, Scored], dict[int, EventHead]]:
     """The scored candidates (hand relevance, how, explain) and their heads, before the cut to
     ``k``: only events the retrieval's filters admit (see :func:`_admitted`)."""
     cfg = ctx.config
-    scored = search_both(ctx, "event", query.vector, query.terms, cfg.event_pool * k, expansion(cfg, query))
+    scored = search_both(ctx, search_of(query, cfg, k), query.vector)
     near = _nearness(query, ctx)
     of_kind = (
         {e.id for e in ctx.store.events(ctx.user_id, kinds=list(query.kinds), limit=KIND_LIMIT) if e.id is not None}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -32,6 +33,23 @@ if TYPE_CHECKING:
 
 Row = Any  # a row readable by column name and by position (``sqlite3.Row`` or its Postgres twin)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+@dataclass(frozen=True)
+class HybridSearch:
+    """One track's part of a search of vectors and words run in the database with others'
+    (``PostgresStore.hybrid_searches``): the question's ``terms``, how many hits, the scope's
+    lexical state (``documents``, ``total`` length) and its expansion ``groups`` at
+    ``group_weight`` (see :meth:`Storage.lexical_search`)."""
+
+    track: str
+    terms: tuple[str, ...]
+    k: int
+    documents: int
+    total: float
+    groups: tuple[tuple[str, ...], ...] = ()
+    group_weight: float = 0.0
+    group_max_share: float = 1.0
 
 
 def is_postgres(location: str | Path) -> bool:

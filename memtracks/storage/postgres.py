@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -56,6 +57,7 @@ from memtracks.records import Event
 from memtracks.retrieval.lexical import bm25_tf
 from memtracks.storage import codec
 from memtracks.storage import postgres_load as load
+from memtracks.storage.base import HybridSearch
 from memtracks.storage.connection import Closed, check_config
 from memtracks.storage.dialect import Tables, to_postgres
 from memtracks.storage.postgres_schema import (
@@ -642,22 +644,44 @@ class PostgresStore(Store):
         statement: the ``k`` nearest items by inner product with ``query`` and their cosines, with
         the cosines of the lexical hits the vector search did not find; and the lexical hits'
         BM25 scores."""
+        search = HybridSearch(track, tuple(terms), k, documents, total, tuple(groups), group_weight, group_max_share)
+        return self.hybrid_searches(user_id, query, [search])[0]
+
+    def hybrid_searches(
+        self, user_id: str, query: np.ndarray, searches: Sequence[HybridSearch]
+    ) -> list[tuple[dict[int, float], dict[int, float]]]:
+        """Several :meth:`hybrid_search` of one scope for one ``query`` vector (one per track a
+        question searches) in one statement; their results in the order asked."""
         q = np.asarray(query, dtype=np.float32).reshape(-1)
-        if k <= 0 or not len(q):
-            return {}, {}
-        params = _lexical_params(
-            user_id, track, terms, k, max(documents, 1), total, groups, group_weight, group_max_share
-        )
-        params.update(q=q, allowed=None)
-        if documents <= 0:
-            params.update(terms=[], single=[], gno=[], gterms=[])
-        dim = len(q)
-        rows = self._query(HYBRID_SEARCH.replace("{dim}", str(dim)), params)
-        semantic: dict[int, float] = {}
-        lexical: dict[int, float] = {}
-        for source, item_id, value in sorted(rows, key=lambda r: (r[0] != "s", -r[2], r[1])):
+        results: list[tuple[dict[int, float], dict[int, float]]] = [({}, {}) for _ in searches]
+        asked = [n for n, s in enumerate(searches) if s.k > 0 and len(q)]
+        if not asked:
+            return results
+        params: dict[str, Any] = {"q": q, "allowed": None}
+        parts = []
+        for n in asked:
+            s = searches[n]
+            own = _lexical_params(
+                user_id,
+                s.track,
+                s.terms,
+                s.k,
+                max(s.documents, 1),
+                s.total,
+                s.groups,
+                s.group_weight,
+                s.group_max_share,
+            )
+            if s.documents <= 0:
+                own.update(terms=[], single=[], gno=[], gterms=[])
+            params.update({f"{name}_{n}": value for name, value in own.items()})
+            sql = _SHARED_PARAM.sub(rf"%(\1_{n})s", HYBRID_SEARCH.replace("{dim}", str(len(q))))
+            parts.append(f"SELECT {n} AS part, source, item_id, cosine FROM ({sql}) AS s{n}")
+        rows = self._query("\nUNION ALL\n".join(parts), params)
+        for part, source, item_id, value in sorted(rows, key=lambda r: (r[0], r[1] != "s", -r[3], r[2])):
+            semantic, lexical = results[part]
             (lexical if source == "l" else semantic)[int(item_id)] = float(value)
-        return semantic, lexical
+        return results
 
     def lexical_frequencies(self, user_id: str, track: str, terms: Sequence[str]) -> dict[str, int]:
         """How many of the scope's documents hold each of ``terms`` (those that occur)."""
@@ -813,6 +837,11 @@ UNION ALL SELECT 'c', v.item_id, -(v.{_DISTANCE}) FROM lex JOIN vectors v
     WHERE lex.score > 0 AND lex.item_id NOT IN (SELECT item_id FROM sem)
 """
 )
+
+
+# A search's own parameters, renamed per search when several run in one statement (the
+# question's vector ``q`` and ``allowed`` are shared).
+_SHARED_PARAM = re.compile(r"%\((?!q\)|allowed\))(\w+)\)s")
 
 
 def _tables(conn: Any) -> Tables:
