@@ -21,7 +21,7 @@ import numpy as np
 
 from memtracks.data.stopwords import Stopwords
 from memtracks.retrieval.lexical import LexicalIndex, bm25_idf, expansion_groups, tokenize, tokenizer_stamp
-from memtracks.storage.base import HybridSearch
+from memtracks.storage.searches import HybridSearch
 
 log = logging.getLogger(__name__)
 Documents = Callable[[str, str, int], Iterable[tuple[int, str, tuple[str, ...]]]]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,27 +28,10 @@ from memtracks.config import StorageConfig
 from memtracks.records import Event, Fact, Inference, Turn
 
 if TYPE_CHECKING:
-    from memtracks.storage.sqlite import EventHead
+    from memtracks.storage.sqlite import EventHead, EventSpan
 
 Row = Any  # a row readable by column name and by position (``sqlite3.Row`` or its Postgres twin)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-@dataclass(frozen=True)
-class HybridSearch:
-    """One track's part of a search of vectors and words run in the database with others'
-    (``PostgresStore.hybrid_searches``): the question's ``terms``, how many hits, the scope's
-    lexical state (``documents``, ``total`` length) and its expansion ``groups`` at
-    ``group_weight`` (see :meth:`Storage.lexical_search`)."""
-
-    track: str
-    terms: tuple[str, ...]
-    k: int
-    documents: int
-    total: float
-    groups: tuple[tuple[str, ...], ...] = ()
-    group_weight: float = 0.0
-    group_max_share: float = 1.0
 
 
 def is_postgres(location: str | Path) -> bool:
@@ -173,6 +155,9 @@ class Storage(Protocol):
     def event_ids_between(self, user_id: str, start: datetime, end: datetime, limit: int = 300) -> list[int]: ...
     def ids_said_since(self, user_id: str, track: str, since: datetime, after: int = 0) -> list[int]: ...
     def event_heads(self, user_id: str, ids: Sequence[int]) -> dict[int, EventHead]: ...
+    def event_spans_between(
+        self, user_id: str, windows: Sequence[tuple[datetime, datetime]], limit: int = 300
+    ) -> list[list[EventSpan]]: ...
     def events_in_session(self, user_id: str, session_id: str, limit: int) -> list[Event]: ...
     def last_event_in_session(self, user_id: str, session_id: str) -> Event | None: ...
     def last_events_with(self, user_id: str, keys: Sequence[str]) -> dict[str, int]: ...

@@ -57,7 +57,6 @@ from memtracks.records import Event
 from memtracks.retrieval.lexical import bm25_tf
 from memtracks.storage import codec
 from memtracks.storage import postgres_load as load
-from memtracks.storage.base import HybridSearch
 from memtracks.storage.connection import Closed, check_config
 from memtracks.storage.dialect import Tables, to_postgres
 from memtracks.storage.postgres_schema import (
@@ -71,6 +70,7 @@ from memtracks.storage.postgres_schema import (
     migrate,
     version,
 )
+from memtracks.storage.searches import HybridSearch
 from memtracks.storage.sqlite import Store
 
 try:
