@@ -191,15 +191,18 @@ def _nearness(query: Query, ctx: SearchContext) -> Nearness | None:
     cfg = ctx.config
     share = cfg.time_reach_offset if any(t.approximate for t in query.times if t.dated) else cfg.time_reach_period
     near = Nearness(window, leeway * share, cfg.time_reach_bonus, {})
-    near.listed.update(dict.fromkeys(ctx.store.event_ids_between(ctx.user_id, *window, limit=WINDOW_LIMIT), 1.0))
-    if near.reach > timedelta(0):
-        start, end = shifted(window[0], -near.reach), shifted(window[1], near.reach)
-        wide = ctx.store.event_ids_between(ctx.user_id, start, end, WINDOW_LIMIT)
-        for event in ctx.store.events(ctx.user_id, ids=[i for i in wide if i not in near.listed]):
-            said = (event.mentioned_at, event.mentioned_at)
-            about = (event.start, event.end or event.start) if event.start else said
-            if event.id is not None and (fit := max(near.fit(said), near.fit(about))) > 0:
-                near.listed[event.id] = fit
+    windows = [window]
+    if near.reach > timedelta(0):  # and the window widened by its reach, in the same statement
+        windows.append((shifted(window[0], -near.reach), shifted(window[1], near.reach)))
+    inside, *around = ctx.store.event_spans_between(ctx.user_id, windows, WINDOW_LIMIT)
+    near.listed.update(dict.fromkeys((span.id for span in inside), 1.0))
+    for span in around[0] if around else ():
+        if span.id in near.listed:
+            continue
+        said = (span.mentioned_at, span.mentioned_at)
+        about = (span.start, span.end or span.start) if span.start else said
+        if (fit := max(near.fit(said), near.fit(about))) > 0:
+            near.listed[span.id] = fit
     return near
 
 

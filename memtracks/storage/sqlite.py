@@ -61,6 +61,16 @@ class EventHead:
     text: str = ""
 
 
+@dataclass(frozen=True)
+class EventSpan:
+    """When an event was said, and the time it is about (``start`` None: none)."""
+
+    id: int
+    mentioned_at: datetime
+    start: datetime | None
+    end: datetime | None
+
+
 def identify_or_close(db: sqlite3.Connection, path: str) -> int:
     try:
         return identify(db, path)
@@ -571,20 +581,44 @@ class Store:
         return self.events(user_id, ids=self.event_ids_between(user_id, start, end, limit))
 
     def event_ids_between(self, user_id: str, start: datetime, end: datetime, limit: int = 300) -> list[int]:
-        """Ids of events said in, or about a time overlapping, ``[start, end)``, in the order said.
+        """Ids of events said in, or about a time overlapping, ``[start, end)``, in the order said
+        (the first ``limit``)."""
+        return [span.id for span in self.event_spans_between(user_id, [(start, end)], limit)[0]]
 
-        Two index range scans (no OR, which would scan every event): said in the window, or
-        about an interval overlapping it — intervals longer than ``MAX_EVENT_SPAN_DAYS`` ("the last
-        four years") are left to the other retrievers, which bounds the second scan.
+    def event_spans_between(
+        self, user_id: str, windows: Sequence[tuple[datetime, datetime]], limit: int = 300
+    ) -> list[list[EventSpan]]:
+        """For each ``[start, end)`` of ``windows``, the first ``limit`` events said in it, or
+        about a time overlapping it, in the order said, with their times: one statement for all.
+
+        Two index range scans a window (no OR, which would scan every event): said in the
+        window, or about an interval overlapping it — intervals longer than
+        ``MAX_EVENT_SPAN_DAYS`` ("the last four years") are left to the other retrievers, which
+        bounds the second scan.
         """
-        s, e = start.timestamp(), end.timestamp()
+        if not windows:
+            return []
+        parts, params = [], []
+        for n, (start, end) in enumerate(windows):
+            s, e = start.timestamp(), end.timestamp()
+            parts.append(
+                f"SELECT {n} AS n, id, mentioned_epoch FROM (SELECT id, mentioned_epoch FROM events "
+                "WHERE user_id = ? AND mentioned_epoch >= ? AND mentioned_epoch < ? "
+                "UNION SELECT id, mentioned_epoch FROM events WHERE user_id = ? AND start_epoch > ? "
+                f"AND start_epoch < ? AND end_epoch > ? ORDER BY 2, 1 LIMIT ?) AS w{n}"
+            )
+            params += [user_id, s, e, user_id, s - MAX_EVENT_SPAN_DAYS * 86400, e, s, limit]
         rows = self._rows(
-            "SELECT id, mentioned_epoch FROM events WHERE user_id = ? AND mentioned_epoch >= ? AND mentioned_epoch < ? "
-            "UNION SELECT id, mentioned_epoch FROM events WHERE user_id = ? AND start_epoch > ? AND start_epoch < ? "
-            "AND end_epoch > ? ORDER BY 2, 1 LIMIT ?",
-            (user_id, s, e, user_id, s - MAX_EVENT_SPAN_DAYS * 86400, e, s, limit),
+            'SELECT w.n, e.id, e.mentioned_at, e.start, e."end" FROM ('
+            + " UNION ALL ".join(parts)
+            + ") AS w JOIN events e ON e.user_id = ? AND e.id = w.id ORDER BY w.n, w.mentioned_epoch, w.id",
+            (*params, user_id),
         )
-        return [r[0] for r in rows]
+        found: list[list[EventSpan]] = [[] for _ in windows]
+        for r in rows:
+            start = codec.text_dt(r[3])
+            found[r[0]].append(EventSpan(r[1], codec.text_dt(r[2]), start, codec.text_dt(r[4])))  # type: ignore[arg-type]
+        return found
 
     def ids_said_since(self, user_id: str, track: str, since: datetime, after: int = 0) -> list[int]:
         """Ids (above ``after``) of the events said, or conclusions drawn, at or after ``since``:
