@@ -48,9 +48,14 @@ def _problems(spec: TermSpec):
 
 
 def alternation(forms: list[str]) -> str:
-    """A regex alternation of ``forms``, longest first, tolerant of inner whitespace."""
+    """A regex alternation of ``forms``, longest first, tolerant of inner whitespace. A form
+    written in capitals (an acronym: RN, HR) matches only in capitals, in patterns that
+    otherwise ignore case ("an RN at Mercy", not "tired rn")."""
     escaped = sorted({re.escape(f).replace(r"\ ", r"\s*") for f in forms}, key=len, reverse=True)
-    return "|".join(escaped)
+    return "|".join(f"(?-i:{f})" if _ACRONYM.fullmatch(f) else f for f in escaped)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,5}")
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,8 @@ def find_bare_corrections(
     claimed: Sequence[tuple[int, int]] = (),
 ) -> tuple[BareCorrection, ...]:
     """The bare corrections of ``text`` (pure). ``claimed``: spans slot patterns already
-    matched — a sentence with a slot value of its own is not bare."""
+    matched — a correction whose words hold a slot value of their own is not bare (what a
+    later clause of its sentence states is another matter: "說錯了，是韓文啦，去交換的是首爾")."""
     search = search if search is not None else text
     out = []
     for sent in sentences(text):
@@ -95,10 +96,8 @@ def find_bare_corrections(
         # the whole sentence, or its tail from a clause on ("on Friday, no wait, I meant Thursday")
         starts = [sent.start] + [m.end() for m in _CLAUSE_BREAK.finditer(search, sent.start, sent.end)]
         for start in starts:
-            if any(start <= s < sent.end for s, _ in claimed):
-                continue
             found = _match(search, text, start, sent.end, patterns.get(lang, ()), times, entities)
-            if found is not None:
+            if found is not None and not any(start <= s < found.span[1] for s, _ in claimed):
                 out.append(found)
                 break
     return tuple(out)
@@ -107,10 +106,10 @@ def find_bare_corrections(
 def _match(search, text, start, end, patterns, times, entities) -> BareCorrection | None:
     piece = search[start:end].strip()
     offset = start + search[start:end].find(piece)
-    for rx in patterns:
+    for rx in patterns:  # the first pattern that reads a value: one that matches but finds none gives way
         m = rx.match(piece)
-        if m is not None:
-            return _correction(m, offset, text, times, entities)
+        if m is not None and (found := _correction(m, offset, text, times, entities)) is not None:
+            return found
     return None
 
 

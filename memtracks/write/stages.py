@@ -31,7 +31,7 @@ from memtracks.pipeline.happenings import extract_happenings
 from memtracks.pipeline.nlp import Analysis
 from memtracks.pipeline.numerals import counted_number, recount
 from memtracks.pipeline.slots import ValueContext, extract_slots
-from memtracks.pipeline.statement_reader import Reading
+from memtracks.pipeline.statement_reader import NO_SLOT, Reading
 from memtracks.pipeline.statements import analyze_statements
 from memtracks.pipeline.subjects.resolver import SubjectResolver, earlier_mentions, talks_of_children
 from memtracks.pipeline.subjects.topics import asks_about_other
@@ -353,6 +353,8 @@ def read_changes(doc: TurnDoc) -> None:
         ending = max(endings)
         if ending < doc.min_probability or readings[0]["states"] >= max(0.5, ending):
             continue
+        if endings[1] > endings[0] and readings[0]["states"] >= 0.5 and _of_another_slot(readings[1], named):
+            continue  # the clause states it, its sentence ends something else ("Priya and I are finally under one roof, I gave up the Fresno flat")
         if readings[1]["not_asserted"] >= 0.5:
             continue  # the sentence as a whole asks or imagines (栗子今天不吃东西，是不是病了？)
         kind = max(("ends", "replaces", "cancels"), key=kinds.__getitem__)
@@ -520,7 +522,7 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
         st is None
         or not st.states
         or st.planned
-        or st.polarity != "affirmed"
+        or (st.polarity != "affirmed" and not _ceased_before(st, fact, text, span))
         or (doc.check is not None and not doc.check(text[span[0] : span[1]], kind, span))
         or _not_held(doc, fact, st, span)
     ):
@@ -537,6 +539,12 @@ def _replacement(doc: TurnDoc, fact: Fact, sent: tuple[int, int], confidence: fl
         confidence=round(confidence, 3),
         replacement=True,
     )
+
+
+def _ceased_before(st: Any, fact: Fact, text: str, span: tuple[int, int]) -> bool:
+    """The clause's ending is the old value's, named before the new one ("I gave up the Fresno
+    apartment and moved into her place in Sacramento", 把Altis卖了换了台RAV4)."""
+    return st.polarity == "ceased" and _names(text[st.start : span[0]], fact)
 
 
 def _not_held(doc: TurnDoc, fact: Fact, st: Any, span: tuple[int, int]) -> bool:
@@ -654,6 +662,12 @@ def _read_spans(doc: TurnDoc) -> list[SlotValue | Happening]:
 
 def _ending(reading: Reading) -> float:
     return reading["ends"] + reading["replaces"]
+
+
+def _of_another_slot(reading: Reading, named: Sequence[Fact]) -> bool:
+    """The reading is, likely enough, about a slot none of ``named`` is of."""
+    slot, p = reading.slot()
+    return slot != NO_SLOT and p >= 0.5 and all(f.slot != slot for f in named)
 
 
 def _affirmed(doc: TurnDoc, st: Any) -> str:
