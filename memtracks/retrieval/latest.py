@@ -18,7 +18,9 @@ least is a fact of a slot the question asks about ("What car do I drive?": car),
   Civic last weekend"); for a slot of many values, the value the question names ("Am I
   allergic to peanuts?": "allergic to: peanuts", then "I'm not allergic to peanuts anymore"),
   or any value when the question names none of the values found ("Do I still have a dog?":
-  "pets: Mochi (corgi)", then "Mochi didn't make it"); or
+  "pets: Mochi (corgi)", then "Mochi didn't make it"), or a newer turn that ended another
+  fact of a one-valued slot the question asks about, said with the fact ("job: 游戏美术" and
+  "employer: 网易" from one turn, then 从网易出来了，现在自己接外包); or
 - the fact is of a single-valued slot and the other an older turn that speaks of that slot
   by the slot's ``about`` words in ``rules/slots.yaml`` ("employer: Spotify" and "I work at a
   bakery downtown").
@@ -162,7 +164,7 @@ def _same_thing(
         # value the question names ("Do I like sushi?": "I've gone off sushi lately"), or any
         # when it names none ("Do I still have a dog?": "Mochi didn't make it")
         asked = slot in _single(query) or names_value(query.text, value) or slot not in named
-        return asked and names_value(words, value)
+        return (asked and names_value(words, value)) or _ended_beside(fact, turn, ended, query)
     # a newer fact on a single-valued slot leads the older turns that speak of that slot
     # ("employer: Spotify" before "I work at a bakery downtown"); any newer fact leads the turn
     # that stated the one it replaced or put right ("My dog's name is Rufus", then "sorry,
@@ -183,6 +185,23 @@ def _took_the_place(fact: object, turn: object, ended: Callable[[], Sequence[Fac
         return False
     sources = track_of(turn).turn_ids(turn)
     return any(f.superseded_by == fact_id and any(t in f.source_turn_ids for t in sources) for f in ended())
+
+
+def _ended_beside(fact: object, turn: object, ended: Callable[[], Sequence[Fact]], query: Query) -> bool:
+    """Did ``turn`` end another fact of a one-valued slot the question asks about, said in the
+    same turn as ``fact`` ("我在网易做游戏美术", then "从网易出来了，现在自己接外包": what the
+    first said of the work is the older word)?"""
+    sources, words = getattr(fact, "source_turn_ids", ()), track_of(turn).said(turn)
+    if not sources or words is None:
+        return False
+    when = track_of(turn).said_at(turn)
+    return any(
+        f.superseded_at == when
+        and f.slot in _single(query)
+        and any(t in sources for t in f.source_turn_ids)
+        and (names_value(words, f.value) or _speaks_of(words, f.slot, query))
+        for f in ended()
+    )
 
 
 def _ended_by(a: Scored, b: Scored, query: Query, ended: Callable[[], Sequence[Fact]]) -> bool:
