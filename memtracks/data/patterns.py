@@ -48,6 +48,7 @@ class SlotPatternSpec(Strict):
     one_per_kind: bool = False  # one value per kind ("favourite colour"): a new one replaces the old one of its kind
     framed: bool = False  # the words around the value say what it is (在X做<a job>): its word tags are not checked
     speakers: bool = False  # said without a subject, it is the speaker's (家里现在两个孩子), not the last one named
+    shown: bool = False  # told by something done: it holds now, whatever the tense ("had a chat in Tagalog yesterday")
 
 
 class HappeningSpec(Strict):

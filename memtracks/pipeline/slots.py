@@ -433,7 +433,7 @@ def _with_statement(v: SlotValue, st: Statement, pattern: Compiled, said: _Said)
             changes.update(planned=True, valid_from=start)  # "I'm leaving at the end of the month"
         else:
             changes.update(planned=True, valid_from=start, confidence=round(v.confidence * PLAN_CONFIDENCE, 2))
-    if "past" in st.cues and not planned and v.slot not in _TASTES and not v.negated and pattern.spec.slot != "age":
+    if "past" in st.cues and not planned and v.slot not in _TASTES and not v.negated and not pattern.spec.shown:
         changes["historical"] = True
     rejected = _rejected(st, v.lang, said, right_after="correction" not in st.cues)
     if "correction" in st.cues or rejected:  # "住在深圳，不是广州": the value that follows is rejected
