@@ -164,8 +164,18 @@ def test_a_trade_in_ends_the_car_and_a_spaced_model_is_the_new_one(memory, then,
 @pytest.mark.parametrize(
     "first,fix,was,now",
     [
-        ("我會講日文，以前在大阪交換過一年", "啊說錯了，是韓文啦，去交換的是首爾不是大阪，日文我只會五十音而已", "日文", "韓文"),
-        ("我会讲日语，以前在大阪交换过一年", "说错了，是韩语啦，去交换的是首尔不是大阪，日语我只会五十音", "日语", "韩语"),
+        (
+            "我會講日文，以前在大阪交換過一年",
+            "啊說錯了，是韓文啦，去交換的是首爾不是大阪，日文我只會五十音而已",
+            "日文",
+            "韓文",
+        ),
+        (
+            "我会讲日语，以前在大阪交换过一年",
+            "说错了，是韩语啦，去交换的是首尔不是大阪，日语我只会五十音",
+            "日语",
+            "韩语",
+        ),
     ],
 )
 def test_a_correction_followed_by_more_clauses(memory, first, fix, was, now):
@@ -207,8 +217,18 @@ def test_a_proposal_told_by_the_ring(memory, then, engaged):
 @pytest.mark.parametrize(
     "first,then,question,lead",
     [
-        ("我在网易做游戏美术，主要画原画", "从网易出来了，现在自己接外包在家画，收入不太稳", "我现在是做什么工作的？", "外包"),
-        ("I'm a designer at Google", "I left Google last month, freelancing from home now", "What do I do for work now?", "freelancing"),
+        (
+            "我在网易做游戏美术，主要画原画",
+            "从网易出来了，现在自己接外包在家画，收入不太稳",
+            "我现在是做什么工作的？",
+            "外包",
+        ),
+        (
+            "I'm a designer at Google",
+            "I left Google last month, freelancing from home now",
+            "What do I do for work now?",
+            "freelancing",
+        ),
         (
             "我男朋友叫Kelvin，佢係做室內設計嘅",
             "Kelvin 琴晚喺山頂突然跪低攞咗隻戒指出嚟，我喊到妝都溶晒😭💍 梗係話好啦",
@@ -226,4 +246,169 @@ def test_the_turn_that_ended_what_was_said_with_the_fact_leads_it(memory, first,
 def test_a_job_title_fact_keeps_its_place_when_nothing_ended(memory):
     say(memory, "我在网易做游戏美术，主要画原画", "最近在学做饭，外卖吃腻了", every=timedelta(days=150))
     cards = memory.retrieve("我现在是做什么工作的？", user_id="u1", now=T0 + timedelta(days=151)).cards
-    assert cards[0].track == "fact" and ("游戏美术" in cards[0].text or "网易" in cards[0].text), [c.text for c in cards]
+    assert cards[0].track == "fact" and ("游戏美术" in cards[0].text or "网易" in cards[0].text), [
+        c.text for c in cards
+    ]
+
+
+@pytest.mark.parametrize(
+    "then,states",
+    [
+        ("网易的offer终于下来了，12月16号入职，这周就去跟领导提离职", {"小红书": "replaced", "网易": "current"}),
+        ("这周就去跟领导提离职", {"小红书": "current"}),
+        ("我提了离职", {"小红书": "ended"}),
+    ],
+)
+def test_a_resignation_to_hand_in_is_a_plan(memory, then, states):
+    say(memory, "我在小红书做运营", then, every=timedelta(days=50))
+    got = fact_states(memory, "employer")  # the planned job's start has passed by now
+    assert got == states, got
+
+
+@pytest.mark.parametrize(
+    "text,employer",
+    [
+        ("I work remotely for Plaid from my apartment in Raleigh", "Plaid"),
+        ("I work full-time for Etsy", "Etsy"),
+        ("I work from home most days", None),
+    ],
+)
+def test_work_for_with_how_one_works(memory, text, employer):
+    say(memory, text)
+    assert held(memory, "employer")[0] == ([employer] if employer else [])
+
+
+@pytest.mark.parametrize(
+    "then,added",
+    [
+        ("had a whole 20 min conversation with my lola in Tagalog yesterday and she cried", "Tagalog"),
+        ("Passed my B2 German exam last week", "German"),
+        ("I used to chat in French with my grandma", None),
+    ],
+)
+def test_a_language_shown_by_what_was_done_holds_now(memory, then, added):
+    states = states_after(memory, "languages", "I only speak English", then)
+    assert states == {"English": "current", **({added: "current"} if added else {})}, states
+
+
+@pytest.mark.parametrize(
+    "first,fix,was,now",
+    [
+        (
+            "我住佛山，每天坐城轨去广州上班",
+            "打错了，住的是中山😅 刚才在想周末去佛山吃什么，一走神就打成佛山了",
+            "佛山",
+            "中山",
+        ),
+        ("我住佛山", "打錯了，住的是中山", "佛山", "中山"),
+    ],
+)
+def test_a_correction_that_names_what_it_puts_right(memory, first, fix, was, now):
+    assert states_after(memory, "lives_in", first, fix, every=timedelta(minutes=1)) == {
+        was: "corrected",
+        now: "current",
+    }
+
+
+@pytest.mark.parametrize(
+    "then,moved",
+    [
+        ("so we're officially Chicago people now", "Chicago"),
+        ("we're Seattle people now", "Seattle"),
+        ("we're dog people now", None),
+        ("we're Apple people now", None),
+    ],
+)
+def test_people_of_a_place_now(memory, then, moved):
+    states = states_after(memory, "lives_in", "I live in Minneapolis", then)
+    assert states == ({"Minneapolis": "replaced", moved: "current"} if moved else {"Minneapolis": "current"}), states
+
+
+@pytest.mark.parametrize(
+    "text,place",
+    [("我一个人在台北租套房", "台北"), ("現在一個人在台北租套房", "台北"), ("我在台北租了一间套房", "台北")],
+)
+def test_renting_a_room_in_a_place_is_living_there(memory, text, place):
+    say(memory, text)
+    assert held(memory, "lives_in")[0] == [place]
+
+
+@pytest.mark.parametrize(
+    "then,states",
+    [
+        (
+            "換車了！新的是Mazda CX-30，有360環景，倒車入庫終於不用冒冷汗😂",
+            {"Toyota Altis": "replaced", "Mazda CX-30": "current"},
+        ),
+        ("新的是iPhone 15", {"Toyota Altis": "current"}),
+    ],
+)
+def test_the_new_one_named_after_a_car_change(memory, then, states):
+    assert states_after(memory, "car", "我開一台Toyota Altis，開了八年", then) == states
+
+
+@pytest.mark.parametrize(
+    "then,ends",
+    [
+        ("寶寶出生後發現他對貓毛過敏，只好把可可送去我姊家養了，每個禮拜還是會去看她", True),
+        ("可可送到我妈那边住了", True),
+        ("我姊把她的貓送來我家養了", False),
+    ],
+)
+def test_a_pet_sent_to_live_elsewhere_ends(memory, then, ends):
+    say(memory, "我養了一隻貓叫可可，超黏人", then, every=timedelta(days=60))
+    current, ended = held(memory, "pets")
+    assert bool(ended) == ends, (current, ended)
+
+
+@pytest.mark.parametrize("then,title", [("考核出來了，我升副理了！！還是在台積電", "副理"), ("我升课长了", "课长")])
+def test_a_promotion_to_a_title(memory, then, title):
+    say(memory, "我在台積電當製程工程師", then, every=timedelta(days=180))
+    assert held(memory, "job_title")[0] == [title]
+
+
+@pytest.mark.parametrize(
+    "text,employer",
+    [
+        ("almost 3 yrs at Nordstrom now, the employee discount is honestly dangerous", "Nordstrom"),
+        ("two years with Deloitte and counting", "Deloitte"),
+        ("I spent two years at Stanford", None),
+        ("3 years at sea now", None),
+    ],
+)
+def test_years_at_a_firm_now(memory, text, employer):
+    say(memory, text)
+    assert held(memory, "employer")[0] == ([employer] if employer else [])
+
+
+def test_a_resignation_email_to_write_ends_nothing_yet(memory):
+    say(
+        memory,
+        "我在小红书做运营，这个月又是天天加班到十点",
+        "跟你说个好消息！网易的offer终于下来了，12月16号入职，这周就去跟领导提离职。你帮我想想离职邮件怎么写得体面一点",
+        every=timedelta(days=50),
+    )
+    asked = T0 + timedelta(days=51)
+    assert [f.value for f in memory.facts("u1", slot="employer", as_of=asked)] == ["小红书"]
+    planned = memory.facts("u1", slot="employer", as_of=asked, include_planned=True)
+    assert sorted(f.value for f in planned) == ["小红书", "网易"]
+
+
+@pytest.mark.parametrize(
+    "then,ends",
+    [("匯豐嗰邊上個月已經交咗信", True), ("匯豐那邊我上個月交了辭職信", True), ("我朋友上個月跟匯豐交了辭職信", False)],
+)
+def test_a_resignation_letter_handed_in_ends_the_employer(memory, then, ends):
+    say(memory, "我而家喺匯豐做IT", then, every=timedelta(days=150))
+    assert bool(held(memory, "employer")[1]) == ends
+
+
+def test_a_count_put_right_after_an_interjection(memory):
+    states = states_after(
+        memory,
+        "number_of_children",
+        "我有三個小孩，老大今年國一",
+        "欸不是三個，是兩個啦，我剛剛順手把姪子也算進去了😂",
+        every=timedelta(minutes=1),
+    )
+    assert states == {"三個小孩": "corrected", "兩個": "current"}, states
