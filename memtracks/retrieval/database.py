@@ -171,7 +171,7 @@ class DatabaseLexical:
         extra_max_share: float = 1.0,
     ) -> tuple[dict[int, float], dict[int, float]]:
         """``vectors.search(query, k)`` and ``self.search(terms, k, ...)`` in one statement
-        (:meth:`PostgresStore.hybrid_search`): the semantic hits, with the cosines of the lexical
+        (:meth:`PostgresStore.hybrid_searches`): the semantic hits, with the cosines of the lexical
         hits they miss, and the lexical hits."""
         return search_together([(self, terms, k, extra)], query, extra_weight, extra_max_share)[0]
 

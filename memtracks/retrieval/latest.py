@@ -191,17 +191,8 @@ def _ended_beside(fact: object, turn: object, ended: Callable[[], Sequence[Fact]
     """Did ``turn`` end another fact of a one-valued slot the question asks about, said in the
     same turn as ``fact`` ("我在网易做游戏美术", then "从网易出来了，现在自己接外包": what the
     first said of the work is the older word)?"""
-    sources, words = getattr(fact, "source_turn_ids", ()), track_of(turn).said(turn)
-    if not sources or words is None:
-        return False
-    when = track_of(turn).said_at(turn)
-    return any(
-        f.superseded_at == when
-        and f.slot in _single(query)
-        and any(t in sources for t in f.source_turn_ids)
-        and (names_value(words, f.value) or _speaks_of(words, f.slot, query))
-        for f in ended()
-    )
+    sources = getattr(fact, "source_turn_ids", ())
+    return any(f.slot in _single(query) for f in _ended_when_said(turn, sources, ended, query))
 
 
 def _ended_by(a: Scored, b: Scored, query: Query, ended: Callable[[], Sequence[Fact]]) -> bool:
@@ -226,16 +217,27 @@ def _ends(old: object, new: object, ended: Callable[[], Sequence[Fact]], query: 
     ``new`` was said, and ``new`` names its value or, for a one-valued slot the question asks
     about, speaks of that slot ("I've been vegetarian for years", then "Started eating meat
     again"; 我吃素五年了, then 最近开荤了)."""
-    words, stated = track_of(new).said(new), track_of(old).said(old)
-    if words is None or stated is None or track_of(new).said_at(new) <= track_of(old).said_at(old):
+    if track_of(old).said(old) is None or track_of(new).said_at(new) <= track_of(old).said_at(old):
         return False
-    when, sources = track_of(new).said_at(new), track_of(old).turn_ids(old)
-    return any(
-        f.superseded_at == when
+    return bool(_ended_when_said(new, track_of(old).turn_ids(old), ended, query))
+
+
+def _ended_when_said(
+    turn: object, sources: Sequence[str], ended: Callable[[], Sequence[Fact]], query: Query
+) -> list[Fact]:
+    """The facts stated in one of the turns ``sources`` that ``turn`` ended when it was said,
+    naming the value or, for a one-valued slot the question asks about, speaking of its slot."""
+    words = track_of(turn).said(turn)
+    if words is None or not sources:
+        return []
+    when = track_of(turn).said_at(turn)
+    return [
+        f
+        for f in ended()
+        if f.superseded_at == when
         and any(t in f.source_turn_ids for t in sources)
         and (names_value(words, f.value) or _speaks_of(words, f.slot, query))
-        for f in ended()
-    )
+    ]
 
 
 def _held(r: Scored) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ differs:
   indexed per term from the heaviest down, so a search reads a term's heaviest postings rather
   than all of them and scores its candidates with BM25 as the in-memory index does
   (:meth:`PostgresStore.lexical_search`, :mod:`memtracks.retrieval.database`). One statement
-  searches a track's vectors and words together (:meth:`PostgresStore.hybrid_search`). Every
+  searches a question's tracks, vectors and words together (:meth:`PostgresStore.hybrid_searches`). Every
   process searches the same index; none builds one in memory.
 - **Few round trips.** Small per-scope reads every question makes (names, relations, folded
   events, the lexical index's state) are kept until the change counter moves
@@ -46,6 +46,7 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -626,32 +627,14 @@ class PostgresStore(Store):
         rows = self._query(LEXICAL_SEARCH, params)
         return [(int(r[0]), float(r[1])) for r in rows if r[1] > 0]
 
-    def hybrid_search(
-        self,
-        user_id: str,
-        track: str,
-        query: np.ndarray,
-        terms: Sequence[str],
-        k: int,
-        documents: int,
-        total: float,
-        *,
-        groups: Sequence[tuple[str, ...]] = (),
-        group_weight: float = 0.0,
-        group_max_share: float = 1.0,
-    ) -> tuple[dict[int, float], dict[int, float]]:
-        """:meth:`vector_search` and :meth:`lexical_search` of one scope and track in one
-        statement: the ``k`` nearest items by inner product with ``query`` and their cosines, with
-        the cosines of the lexical hits the vector search did not find; and the lexical hits'
-        BM25 scores."""
-        search = HybridSearch(track, tuple(terms), k, documents, total, tuple(groups), group_weight, group_max_share)
-        return self.hybrid_searches(user_id, query, [search])[0]
-
     def hybrid_searches(
         self, user_id: str, query: np.ndarray, searches: Sequence[HybridSearch]
     ) -> list[tuple[dict[int, float], dict[int, float]]]:
-        """Several :meth:`hybrid_search` of one scope for one ``query`` vector (one per track a
-        question searches) in one statement; their results in the order asked."""
+        """:meth:`vector_search` and :meth:`lexical_search` of one scope, for each of
+        ``searches`` (one per track a question searches), all in one statement. For each, in the
+        order asked: the ``k`` nearest items by inner product with ``query`` and their cosines,
+        with the cosines of the lexical hits the vector search did not find; and the lexical
+        hits' BM25 scores."""
         q = np.asarray(query, dtype=np.float32).reshape(-1)
         results: list[tuple[dict[int, float], dict[int, float]]] = [({}, {}) for _ in searches]
         asked = [n for n, s in enumerate(searches) if s.k > 0 and len(q)]
@@ -675,8 +658,7 @@ class PostgresStore(Store):
             if s.documents <= 0:
                 own.update(terms=[], single=[], gno=[], gterms=[])
             params.update({f"{name}_{n}": value for name, value in own.items()})
-            sql = _SHARED_PARAM.sub(rf"%(\1_{n})s", HYBRID_SEARCH.replace("{dim}", str(len(q))))
-            parts.append(f"SELECT {n} AS part, source, item_id, cosine FROM ({sql}) AS s{n}")
+            parts.append(_hybrid_part(len(q), n))
         rows = self._query("\nUNION ALL\n".join(parts), params)
         for part, source, item_id, value in sorted(rows, key=lambda r: (r[0], r[1] != "s", -r[3], r[2])):
             semantic, lexical = results[part]
@@ -839,9 +821,16 @@ UNION ALL SELECT 'c', v.item_id, -(v.{_DISTANCE}) FROM lex JOIN vectors v
 )
 
 
-# A search's own parameters, renamed per search when several run in one statement (the
+# A search's own parameters, numbered per search when several run in one statement (the
 # question's vector ``q`` and ``allowed`` are shared).
-_SHARED_PARAM = re.compile(r"%\((?!q\)|allowed\))(\w+)\)s")
+_OWN_PARAM = re.compile(r"%\((?!q\)|allowed\))(\w+)\)s")
+
+
+@cache
+def _hybrid_part(dim: int, n: int) -> str:
+    """:data:`HYBRID_SEARCH` as the ``n``-th part of a statement of several, for vectors of ``dim``."""
+    sql = _OWN_PARAM.sub(rf"%(\1_{n})s", HYBRID_SEARCH.replace("{dim}", str(dim)))
+    return f"SELECT {n} AS part, source, item_id, cosine FROM ({sql}) AS s{n}"
 
 
 def _tables(conn: Any) -> Tables:

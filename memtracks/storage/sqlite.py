@@ -616,8 +616,7 @@ class Store:
         )
         found: list[list[EventSpan]] = [[] for _ in windows]
         for r in rows:
-            start = codec.text_dt(r[3])
-            found[r[0]].append(EventSpan(r[1], codec.text_dt(r[2]), start, codec.text_dt(r[4])))  # type: ignore[arg-type]
+            found[r[0]].append(EventSpan(r[1], codec.text_dt(r[2]), codec.text_dt(r[3]), codec.text_dt(r[4])))
         return found
 
     def ids_said_since(self, user_id: str, track: str, since: datetime, after: int = 0) -> list[int]:
