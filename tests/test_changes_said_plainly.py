@@ -103,7 +103,7 @@ def test_a_value_said_with_how_long_it_has_held(memory, text, slot, value):
     [
         ("我养了一只叫团团的仓鼠", "user", "团团（仓鼠）"),
         ("我家有条名叫旺财的狗", "user", "旺财（狗）"),
-        ("我養了一隻叫豆豆的貓", "user", "豆豆（猫）"),  # the kind as the other pet patterns give it
+        ("我養了一隻叫豆豆的貓", "user", "豆豆（貓）"),  # the kind as the turn writes it
         ("我朋友养了一只叫咪咪的猫", "user's friend", "咪咪（猫）"),
     ],
 )
@@ -507,7 +507,7 @@ def test_someone_elses_date_names_no_partner(memory):
             "Rufus (dog)",
         ),
         ("我的猫叫咪咪", "不对，叫米米，不是咪咪", "pets", "米米（猫）", "咪咪（猫）"),
-        ("我的貓叫咪咪", "不對，叫米米，不是咪咪", "pets", "米米（猫）", "咪咪（猫）"),
+        ("我的貓叫咪咪", "不對，叫米米，不是咪咪", "pets", "米米（貓）", "咪咪（貓）"),
     ],
 )
 def test_a_name_is_put_right_only_by_a_name(memory, first, fix, slot, now, was):

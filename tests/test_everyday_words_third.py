@@ -140,10 +140,10 @@ def test_a_negation_that_is_the_ending_still_ends(memory, before, after, ended):
     [
         (["从朋友那接了一只两岁的边牧，给它起名叫闪电。"], {"闪电（边牧）": "current"}),
         (["我們從狗園領養了一隻米克斯，叫牠黑輪，才五個月大。"], {"黑輪（米克斯）": "current"}),
-        (["我有一隻鸚鵡叫Lucky。"], {"Lucky（鹦鹉）": "current"}),
+        (["我有一隻鸚鵡叫Lucky。"], {"Lucky（鸚鵡）": "current"}),
         (
             ["我屋企養咗隻倉鼠叫波波。", "上個月再養多條金魚，叫阿金。"],
-            {"波波（仓鼠）": "current", "阿金（金鱼）": "current"},
+            {"波波（倉鼠）": "current", "阿金（金魚）": "current"},
         ),
     ],
 )

@@ -137,7 +137,7 @@ def test_passing_words_name_known_slots_and_a_bad_entry_fails_with_its_place(tmp
         ),
         (
             ("我養了一隻狗叫豆豆。", "同事家的貓生了一窩，我抱了一隻回來，取名叫麻糬"),
-            {"豆豆（狗）": "current", "麻糬（猫）": "current"},
+            {"豆豆（狗）": "current", "麻糬（貓）": "current"},
         ),
     ],
 )

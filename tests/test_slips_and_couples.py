@@ -198,9 +198,9 @@ def test_fired_in_cantonese_ends_the_employer(memory):
 @pytest.mark.parametrize(
     "before,after,pet",
     [
-        ("我養了一隻貓叫湯圓。", "湯圓過世了，我難過了好幾天。", "湯圓（猫）"),
+        ("我養了一隻貓叫湯圓。", "湯圓過世了，我難過了好幾天。", "湯圓（貓）"),
         ("我养了一只狗叫豆豆。", "豆豆上周离世了。", "豆豆（狗）"),
-        ("我養咗隻貓叫芝麻。", "芝麻琴日過身咗，好唔捨得", "芝麻（猫）"),
+        ("我養咗隻貓叫芝麻。", "芝麻琴日過身咗，好唔捨得", "芝麻（貓）"),
     ],
 )
 def test_a_pet_passed_away_in_other_words(memory, before, after, pet):
@@ -326,7 +326,7 @@ def test_a_parting_told_by_what_was_done(memory, before, after, partner):
             "我養了一隻米克斯叫肉鬆。",
             "肉鬆多了一個妹妹！從朋友那邊接手一隻貴賓，叫牠珍奶",
             "肉鬆（米克斯）",
-            "珍奶（贵宾）",
+            "珍奶（貴賓）",
         ),
         (
             "I have a beagle named Biscuit.",

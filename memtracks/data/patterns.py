@@ -162,6 +162,15 @@ def group(match: re.Match[str], name: str) -> str | None:
     return None
 
 
+def written(match: re.Match[str], name: str, text: str) -> str | None:
+    """:func:`group` as ``text`` writes it, where ``match`` ran over its Simplified copy (same
+    length, so the offsets hold): 貓 where the pattern read 猫."""
+    for key in (name, f"{name}2", f"{name}3", f"{name}4"):
+        if match.groupdict().get(key):
+            return text[match.start(key) : match.end(key)] if len(match.string) == len(text) else match.group(key)
+    return None
+
+
 def base_groups(match: re.Match[str]) -> dict[str, str]:
     """All non-empty captures, renamed copies folded into their base name."""
     out: dict[str, str] = {}

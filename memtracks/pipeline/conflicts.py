@@ -30,12 +30,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memtracks.data.catalogue import Catalogue
+from memtracks.data.lexicons import default_lexicons
 from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.text import names_part, value_key
 from memtracks.records import REASONS, Fact, SlotValue
 from memtracks.tracks.facts import VOID_REASONS, revise
 
-CORRECTION_WINDOW = timedelta(days=3)  # a correction reaches back this far to the value it fixes
+CORRECTION_WINDOW = timedelta(days=7)  # a correction reaches back this far to the value it fixes ("前两天说错了")
 
 
 @dataclass(frozen=True)
@@ -281,9 +282,12 @@ _KIND = re.compile(r"(?: \((?P<en>[^()]+)\)|（(?P<zh>[^（）]+)）)$")
 
 def same_kind(a: str, b: str) -> bool:
     """Are two values of one kind: "blue (favourite colour)" and "green (favourite colour)",
-    蓝色（最喜欢的颜色） and 绿色（最喜欢的颜色）?"""
+    蓝色（最喜欢的颜色） and 綠色（最喜歡的顏色）, whatever the script?"""
     ka, kb = _KIND.search(a), _KIND.search(b)
-    return ka is not None and kb is not None and ka.group().strip().lower() == kb.group().strip().lower()
+    if ka is None or kb is None:
+        return False
+    simplified = default_lexicons().to_simplified
+    return simplified(ka.group().strip().lower()) == simplified(kb.group().strip().lower())
 
 
 def _assert(

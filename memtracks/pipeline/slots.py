@@ -14,7 +14,7 @@ from dataclasses import replace as _replace
 from functools import partial
 
 from memtracks.data.lexicons import Lexicons
-from memtracks.data.patterns import Compiled, group, present_pieces
+from memtracks.data.patterns import Compiled, group, present_pieces, written
 from memtracks.data.statements import default_markers
 from memtracks.pipeline.numerals import parse_number
 from memtracks.pipeline.statements import Statement, analyze_statements, asked_at, statement_for
@@ -180,7 +180,7 @@ def extract_slots(
                 since = _since((gap_from, m.end()), times, text)
                 stated = [replace(v, valid_from=since) if v and since and not v.valid_from else v for v in stated]
             said_as = text[m.start("subj") : m.end("subj")] if "subj" in m.re.groupindex and m.group("subj") else ""
-            kept = [_as_relative(v, lexicons, said_as) for v in stated if v is not None]
+            kept = [_as_relative(v, lexicons, said_as, search != text) for v in stated if v is not None]
             kept = [v for v in kept if not any(_same(v, f, m.span()) for f in found)]
             return [_Found(v, m.span()) for v in kept] or None
 
@@ -228,10 +228,11 @@ _CHILDREN = frozenset({"son", "daughter", "child"})
 _NOT_FAMILY = frozenset({"friend", "boss", "colleague", "roommate", "neighbor", "classmate", "teacher"})
 
 
-def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "") -> SlotValue:
+def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "", traditional: bool = False) -> SlotValue:
     """ "My sister's name is Anna", 她叫佳慧 (她: the girlfriend): a name said about a relative
     is a fact about the one whose relative they are — partner, children or family; shown with
-    the word the turn calls them by (``said_as``: 我表姐 -> 表姐, not the relation's first word)."""
+    the word the turn calls them by (``said_as``: 我表姐 -> 表姐, not the relation's first word),
+    else the relation's word in the turn's script (``traditional``)."""
 
     owner, sep, rel = v.subject.rpartition("'s ")
     if v.slot != "name" or not sep or v.negated:
@@ -246,9 +247,11 @@ def _as_relative(v: SlotValue, lexicons: Lexicons, said_as: str = "") -> SlotVal
         if forms and (forms[0].zh or forms[0].en)
         else rel
     )
-    word = lexicons.to_simplified(re.sub(r"^(?:我们的|我們的|我的|我|my |our )|'s$", "", said_as.strip(), flags=re.I))
-    if word and lexicons.relations.key(word) == rel:
-        shown = word.lower()  # 表姐, not the first word of cousin (表哥); 女兒 as 女儿
+    word = re.sub(r"^(?:我们的|我們的|我的|我|my |our )|'s$", "", said_as.strip(), flags=re.I)
+    if word and lexicons.relations.key(lexicons.to_simplified(word)) == rel:
+        shown = word.lower()  # 表姐, not the first word of cousin (表哥); 女兒 as written
+    elif traditional:
+        shown = lexicons.to_traditional(shown)  # a Traditional turn: the label in its script
     value = f"{v.value}（{shown}）" if v.lang == "zh" else f"{v.value} ({shown})"
     return replace(v, subject=owner, slot="children" if rel in _CHILDREN else "family", value=value, qualifier=rel)
 
@@ -491,11 +494,21 @@ def _values(
 ) -> list[SlotValue]:
     spec = pattern.spec
     raw, start = _raw_value(m, text)
-    kind = group(m, "kind")
+    kind = written(m, "kind", text)  # as the turn writes it: 貓 in a Traditional turn
+    traditional = m.string != text
     if raw is None and spec.value:  # a constant value ("谈恋爱了": 恋爱中), in the turn's script
         raw = _constant_as_written(spec.value, m, text, lexicons)
         return [
-            _slot_value(spec, subject, _with_kind(raw, kind, spec), value_key(spec.value), m.span(), None, times, text)
+            _slot_value(
+                spec,
+                subject,
+                _with_kind(raw, kind, spec, traditional),
+                value_key(spec.value),
+                m.span(),
+                None,
+                times,
+                text,
+            )
         ]
     if raw is None and kind is None:
         return [_slot_value(spec, subject, "", "", m.span(), None, times, text)] if spec.negate else []
@@ -506,7 +519,7 @@ def _values(
     parts = _split(raw, start) if (spec.split_list and raw) else [(raw, start)]
     out = []
     for part, part_start in parts:
-        value, key = _resolve_value(part, part_start, kind, spec, entities, lexicons)
+        value, key = _resolve_value(part, part_start, kind, spec, entities, lexicons, traditional)
         if value is None:
             continue
         out.append(_slot_value(spec, subject, value, key, m.span(), _qualifier(kind, lexicons), times, text))
@@ -575,6 +588,7 @@ def _resolve_value(
     spec,
     entities: tuple[Entity, ...],
     lexicons: Lexicons,
+    traditional: bool = False,
 ) -> tuple[str | None, str]:
     kind_key = _qualifier(kind, lexicons)
     if raw is None:  # "I have a cat": the kind is the value
@@ -587,9 +601,9 @@ def _resolve_value(
         return None, ""
     if spec.require_entity or (len(inside) == 1 and value_key(inside[0].text) == value_key(raw)):
         ent = inside[0]
-        return _with_kind(ent.text, kind, spec), ent.key
+        return _with_kind(ent.text, kind, spec, traditional), ent.key
     term = _term_key(raw, spec.lang, lexicons)
-    return _with_kind(raw, kind, spec), term or value_key(raw)
+    return _with_kind(raw, kind, spec, traditional), term or value_key(raw)
 
 
 def _term_key(raw: str, lang: str, lexicons: Lexicons) -> str | None:
@@ -600,11 +614,13 @@ def _term_key(raw: str, lang: str, lexicons: Lexicons) -> str | None:
     return lexicons.activities.key(text) or lexicons.conditions.key(text)
 
 
-def _with_kind(raw: str, kind: str | None, spec) -> str:
+def _with_kind(raw: str, kind: str | None, spec, traditional: bool = False) -> str:
+    """The value with its kind in brackets, in the turn's script (``traditional``: 最喜歡的顏色)."""
     if not kind:
         return raw
     if spec.lang == "zh":
-        return f"{raw}（{kind}）" if spec.slot != "likes" else f"{raw}（最喜欢的{kind}）"
+        favourite = "最喜歡的" if traditional else "最喜欢的"
+        return f"{raw}（{kind}）" if spec.slot != "likes" else f"{raw}（{favourite}{kind}）"
     return f"{raw} ({kind})" if spec.slot != "likes" else f"{raw} (favourite {kind})"
 
 

@@ -139,7 +139,7 @@ def _chinese(
     out = []
     for regex in _LISTS_ZH:
         for m in regex.finditer(search):
-            shown = m.group("rel").rstrip("们")  # the word the turn calls them by, in Simplified
+            shown = text[m.start("rel") : m.end("rel")].rstrip("们們")  # the word the turn calls them by
             rel = lexicons.relations.key(shown) or "child"
             names = [(n.group(), m.start("names") + n.start()) for n in _NAME_ITEM_ZH.finditer(m.group("names"))]
             if all(_listed_name_zh(n, s, lexicons, tokens, bool(m.group("jiao"))) for n, s in names):
@@ -153,7 +153,7 @@ def _chinese(
         if end is None:
             end = _given_name_end(search, m.end(), tokens)  # 我女朋友佩君在金石堂上班
         if end is not None:
-            out.append((rel, m.group("rel"), text[m.end() : end], (m.start(), end)))
+            out.append((rel, text[m.start("rel") : m.end("rel")], text[m.end() : end], (m.start(), end)))
     return out
 
 
