@@ -35,6 +35,7 @@ from memtracks.data.statements import (
     default_endings,
     default_markers,
     default_passing,
+    default_rumours,
 )
 from memtracks.data.stopwords import Stopwords, default_stopwords
 from memtracks.data.tiers import TierRules, default_tier_rules
@@ -88,6 +89,7 @@ class Toolkit:
     bare_corrections: dict[str, tuple[re.Pattern[str], ...]] = field(default_factory=default_bare_corrections)
     endings: Endings = field(default_factory=default_endings)  # words that say a held value is over
     passing: Endings = field(default_factory=default_passing)  # words of a value had for a while (a test drive)
+    rumours: Endings = field(default_factory=default_rumours)  # someone else's word of the speaker, denied
     history: History = field(default_factory=default_history)
     conjecture: Conjecture = field(default_factory=default_conjecture)
     polarity: Polarity = field(default_factory=default_polarity)

@@ -123,7 +123,9 @@ class Endings:
     """Per slot and language, words said of a held value: those that say it is over ("sold",
     "a write-off", 卖掉, 没醒过来; ``endings``, read by :func:`memtracks.write.stages.read_changes`)
     or that it is had only for a while ("test drove", 试驾; ``passing``, read by
-    :func:`memtracks.write.stages.set_aside_passing`)."""
+    :func:`memtracks.write.stages.set_aside_passing`). The ``rumours`` section has the same
+    shape, keyed by :data:`RUMOUR_PARTS` instead of slots (read by
+    :func:`memtracks.write.stages.set_aside_rumours`)."""
 
     by_slot: dict[str, dict[str, tuple[re.Pattern[str], ...]]]
 
@@ -173,3 +175,12 @@ def default_endings() -> Endings:
 def default_passing() -> Endings:
     """Per slot, the words of a value had for a while and not owned (a test drive, a loan)."""
     return load_endings(name="passing")
+
+
+RUMOUR_PARTS = frozenset({"told", "denied"})  # what someone else tells of the speaker; the denial
+
+
+@lru_cache(maxsize=1)
+def default_rumours() -> Endings:
+    """What someone else tells of the speaker (``told``) and the speaker's denial of it (``denied``)."""
+    return load_endings(name="rumours", slots=RUMOUR_PARTS)

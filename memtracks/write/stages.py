@@ -409,6 +409,27 @@ def set_aside_passing(doc: TurnDoc) -> None:
     doc.values = tuple(v for v in doc.values if not passing(v))
 
 
+def set_aside_rumours(doc: TurnDoc) -> None:
+    """What someone else tells of the speaker, in a turn where the speaker denies it ("my aunt
+    told the whole family I quit Costco. I did NOT", 我姑姑到处说我辞职了，才没有): a value or
+    happening said after the telling, in its sentence, is no word of the speaker's and is set
+    aside (``rumours`` in ``lexicons/statements.yaml``), whether it states or ends something."""
+    lang = "zh" if doc.lang == "zh" else "en"
+    text, rumours = doc.said, doc.toolkit.rumours
+    if not rumours.find("denied", lang, text):
+        return
+    told = []
+    for sent in sentences(text):
+        for m in rumours.find("told", lang, text[sent.start : sent.end]):
+            told.append((sent.start + m.end(), sent.end))
+
+    def rumoured(span: tuple[int, int]) -> bool:
+        return any(after <= span[0] < end for after, end in told)
+
+    doc.values = tuple(v for v in doc.values if not rumoured(v.span))
+    doc.happenings = tuple(h for h in doc.happenings if not rumoured(h.span))
+
+
 def _among(item: Fact | SlotValue, values: Sequence[SlotValue]) -> bool:
     """Is the subject's value of ``item`` (a fact held, or a value found) among ``values``?"""
     return any((v.subject, v.slot, v.value_key) == (item.subject, item.slot, item.value_key) for v in values)
@@ -447,6 +468,10 @@ def _ended_in_words(doc: TurnDoc, st: Any, fact: Fact, sentence: tuple[int, int]
     )
 
 
+# an ending word that describes people (坚持不下去的人, 离职的同事): no ending of the speaker's
+_OF_OTHERS_ZH = re.compile(r"了?的(?:人|朋友|同事|同学|网友|家伙|例子|那些|很多|不少)")
+
+
 def _ends_here(doc: TurnDoc, st: Any, fact: Fact, cue: tuple[int, int], lang: str) -> bool:
     """Does the ending word at ``cue`` end ``fact``, named in the clause ``st``?"""
     said = doc.said
@@ -463,6 +488,8 @@ def _ends_here(doc: TurnDoc, st: Any, fact: Fact, cue: tuple[int, int], lang: st
             return False
     if lang == "en" and _someone_else(doc, said[holder.start : cue[0]]):
         return False  # "My brother sold his Duster"
+    if lang == "zh" and _OF_OTHERS_ZH.match(said, cue[1]):
+        return False  # 素食坚持不下去的人很多: the ending describes those people
     span = (holder.start, holder.end)
     who = _who(doc, span)
     if _said_by_speaker(doc, who, span):
@@ -916,6 +943,7 @@ STAGES: tuple[Stage, ...] = (
     read_changes,
     read_unnamed,
     set_aside_passing,
+    set_aside_rumours,
     count_births,
     add_new_names,
 )
