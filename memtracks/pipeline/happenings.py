@@ -215,8 +215,8 @@ def _said(times: Sequence[TimeMention]) -> datetime:
 
 # a time said as the start ("I start on January 6th", 明年二月一号报到, "we leave on May 3")
 _START_BEFORE = re.compile(
-    r"\b(?:start|starts|starting|begin|begins|beginning|first day(?: is| will be)?|leave|leaving|move in|moving in)"
-    r"(?: work| there)?(?: on| in| at| from)?\s*$",
+    r"\b(?:start|starts|starting|begin|begins|beginning|(?:first day|start date|start day|move-in date)(?: is| will be|'s)?"
+    r"|leave|leaving|move in|moving in)(?: work| there)?(?: on| in| at| from)?\s*$",
     re.IGNORECASE,
 )
 _START_AFTER = re.compile(r"^(?:就|正式|开始|要)?(?:入职|报到|上班|出发|开工|搬过去|搬家|交车|提车)")

@@ -85,13 +85,16 @@ class Statement:
         return self.modality in ("stated", "reported")
 
 
-_CJK_SPACE = re.compile(r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])")
+# a space between Chinese characters, or an emoji (with any space after it) before a word: chat's commas
+_CJK_SPACE = re.compile(
+    r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=[\u4e00-\u9fffA-Za-z])"
+)
 
 
 def clauses(text: str) -> list[tuple[int, int]]:
-    """Clause spans: split at punctuation, and at spaces between Chinese characters (chat
-    writes them for commas: "我最近在学做饭 室友天天点外卖"); a clause never crosses a
-    sentence end."""
+    """Clause spans: split at punctuation, and at spaces between Chinese characters or an emoji
+    before one (chat writes them for commas: "我最近在学做饭 室友天天点外卖", 领证啦💍婚礼明年再办);
+    a clause never crosses a sentence end."""
     out = []
     for m in _CLAUSE.finditer(text):
         if not m.group().strip():

@@ -34,6 +34,10 @@ _RELATION_MENTION = re.compile(
 )
 
 
+# the speaker joined before a captured subject: "me and my boyfriend Jordan", "I and Anna"
+_WITH_SPEAKER = re.compile(r"\b(?:[Mm]e|I),? (?:and|&|n'?) $")
+
+
 @dataclass(frozen=True)
 class SubjectResolver:
     """Turns the captured subject phrase into the subject of a fact.
@@ -114,6 +118,8 @@ class SubjectResolver:
         raw, span = match.group(name), match.span(name)
         if parsed and verb_at(parsed, span[0]):
             return ""
+        if _WITH_SPEAKER.search(match.string, 0, span[0]):
+            return self.speaker  # "me and my boyfriend Jordan live in...": the speaker's too
         text = raw.strip().rstrip(",")  # "my sister, Anna, just moved"
         if text.isascii():
             return self._english(text, span)
