@@ -12,6 +12,7 @@ nickname (豆豆, not 常常 or 宝宝).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memtracks.data.lexicons import Lexicons
@@ -28,9 +29,18 @@ PREDICATE_STARTS = (
 _ADVERB_TAGS = ("d", "t", "m", "p", "c", "r", "u", "v", "q", "f", "y", "e", "x")
 
 
+_LATIN_NAME = re.compile(r"(?:阿|小)?[A-Z][a-z]{1,11}(?![A-Za-z])")
+# what may follow a bare Latin name (Tom在银行上班, Tom，): a predicate or a pause, not a verb of its own (Excel用得好)
+_NAME_THEN = re.compile("|".join([*PREDICATE_STARTS, r"[，。！？,.!?\s]", "$"]))
+
+
 def name_end(search: str, start: int, tokens: Sequence[Token], lexicons: Lexicons) -> int | None:
     """Where the name starting at ``start`` of the Simplified ``search`` ends, or None when no
-    name starts there (``tokens``: its jieba words)."""
+    name starts there (``tokens``: its jieba words). A Latin name, alone or after 阿 or 小
+    (阿Ken, Tom), is one too."""
+    latin = _LATIN_NAME.match(search, start)
+    if latin is not None and (latin.group()[0] in "阿小" or _NAME_THEN.match(search, latin.end())):
+        return latin.end()
     word = next((t for t in tokens if t.start == start), None)
     if word is None:
         return None
