@@ -11,7 +11,11 @@
 - a lease signed on a home in a place (將軍澳間屋簽咗兩年約, "Signed a 12-month lease in Boise");
 - a plan named by its place and pushed back after "so" ("so Asheville got pushed to November 15th");
 - a pet named with 取名 alone, after 回来, before an emoji (我抱了只狸花猫回来，取名雪碧🥤);
-- a name put right with 牠叫 (欸剛剛打錯了，牠叫豆漿啦！).
+- a name put right with 牠叫 (欸剛剛打錯了，牠叫豆漿啦！);
+- a town the recogniser takes for a person, firm or product is a place where its name is one
+  (``lexicons/places_en.yaml``) and the words around it say so ("moving to Eugene", "we're
+  Tucson people now"; not "I talked to Eugene"); what a match says holds now takes no other
+  time of its sentence ("Jordan's residency starts monday so yeah, we're Tucson people now").
 
 Each with look-alikes that must change nothing."""
 
@@ -160,3 +164,56 @@ def test_a_pet_named_with_quming_after_it_is_brought_home(memory, then, pets):
 def test_a_name_put_right_with_ta_for_an_animal(memory):
     say(memory, "我養了一隻柴犬叫豆花。", "欸剛剛打錯了，牠叫豆漿啦！豆花是我姊家那隻🤦", every=timedelta(minutes=5))
     assert fact_states(memory, "pets") == {"豆花（柴犬）": "corrected", "豆漿（柴犬）": "current"}
+
+
+# ---------------------------------------------------------------- towns the recogniser mislabels
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [
+        ("we're Tucson people now", "place"),
+        ("just moved to Asheville!", "place"),
+        ("finally settled in Chattanooga", "place"),
+        ("moving to Eugene in may", "place"),
+        ("I talked to Eugene yesterday", "person"),
+        ("I'm dating Austin now", "person"),
+    ],
+)
+def test_a_town_the_recogniser_mislabels_is_a_place_where_the_words_say_so(toolkit, text, label):
+    from memtracks.pipeline.entities import extract_entities
+
+    analysis = toolkit.nlp.analyze([text], ["en"])[0]
+    name = next(w for w in text.replace("!", "").split() if w[0].isupper() and w not in ("I", "I'm"))
+    assert [e.label for e in extract_entities(analysis, toolkit.lexicons) if e.text == name] == [label]
+
+
+def test_a_move_to_a_town_the_recogniser_mislabels(memory):
+    states = states_after(
+        memory,
+        "lives_in",
+        "me and my boyfriend Jordan live in Minneapolis",
+        "drove 2 days straight with the cat yowling. Jordan's residency starts monday so yeah, we're Tucson people now 🌵",
+    )
+    assert states == {"Minneapolis": "replaced", "Tucson": "current"}
+
+
+def test_the_town_list_loads_and_a_bad_entry_fails_with_its_place(tmp_path, toolkit):
+    from memtracks.data.lexicons import load_places_en
+    from memtracks.errors import DataFileError
+
+    assert {"Tucson", "Eugene", "Leeds"} <= toolkit.lexicons.places_en
+    bad = tmp_path / "places_en.yaml"
+    bad.write_text('places:\n  - "Tucson"\n  - "sector 3"\n  - "Tucson"\n', encoding="utf-8")
+    with pytest.raises(DataFileError) as err:
+        load_places_en(bad)
+    text = str(err.value)
+    assert "places[1]" in text and "places[2]" in text and str(bad) in text
+
+
+def test_a_users_town_list_adds_to_the_bundled_one(tmp_path):
+    from memtracks.data.userdata import load as load_user_data
+
+    (tmp_path / "places_en.yaml").write_text('places:\n  - "Bend"\n  - "Tucson"\n', encoding="utf-8")
+    places = load_user_data(None, tmp_path)["lexicons"].places_en
+    assert {"Bend", "Tucson", "Eugene"} <= places

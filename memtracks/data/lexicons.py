@@ -11,7 +11,7 @@ question about "martial arts" also searches for the turns that say "kickboxing" 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -327,6 +327,7 @@ class Lexicons:
     categories: tuple[Category, ...] = ()  # categories.yaml, their members gathered
     vehicles: Vehicles = field(default_factory=lambda: Vehicles("vehicles", ()))  # vehicles.yaml: what is a car
     places_zh: tuple[str, ...] = ()  # places_zh.yaml: place names the Chinese word splitter tags as places
+    places_en: frozenset[str] = frozenset()  # places_en.yaml: towns and cities a recogniser may mislabel
 
     @cached_property
     def _to_simplified(self) -> dict[int, str]:
@@ -433,18 +434,51 @@ def load_places(path: Path, taken: Sequence[str] = ()) -> tuple[str, ...]:
             bad.append(f"places.{group}: must be a list of place names")
             continue
         for i, name in enumerate(items):
-            where = f"places.{group}[{i}]"
-            if not isinstance(name, str) or not _HAN_NAME.fullmatch(name):
-                bad.append(f"{where} {name!r}: must be two to eight Han characters")
-            elif name in names:
-                bad.append(f"{where} {name!r}: already listed at {names[name]}")
-            elif name in taken_forms:
-                bad.append(f"{where} {name!r}: already an entity in entities.yaml (keep it there)")
-            else:
-                names[name] = where
+            _listed_once(
+                name, f"places.{group}[{i}]", _HAN_NAME, "two to eight Han characters", names, bad, taken_forms
+            )
     if bad:
         raise DataFileError(str(path), bad)
     return tuple(names)
+
+
+def _listed_once(
+    name: object,
+    where: str,
+    form: re.Pattern[str],
+    form_said: str,
+    names: dict[str, str],
+    bad: list[str],
+    taken: Collection[str] = (),
+) -> None:
+    """Add ``name`` (at ``where`` in its file) to ``names``, or say in ``bad`` why not: not of
+    ``form``, listed before, or an entity's form (``taken``)."""
+    if not isinstance(name, str) or not form.fullmatch(name):
+        bad.append(f"{where} {name!r}: must be {form_said}")
+    elif name in names:
+        bad.append(f"{where} {name!r}: already listed at {names[name]}")
+    elif name in taken:
+        bad.append(f"{where} {name!r}: already an entity in entities.yaml (keep it there)")
+    else:
+        names[name] = where
+
+
+LATIN_PLACE = re.compile(r"[A-Z][A-Za-z.'-]*(?: [A-Za-z][A-Za-z.'-]*){0,4}")
+
+
+def load_places_en(path: Path) -> frozenset[str]:
+    """``places_en.yaml``: English names of towns and cities, each once, capitalised Latin words."""
+    doc = read_yaml(path)
+    items = doc.get("places") if isinstance(doc, dict) else None
+    if not isinstance(items, list) or not items:
+        raise DataFileError(str(path), ["section 'places' must be a list of place names"])
+    names: dict[str, str] = {}
+    bad: list[str] = []
+    for i, name in enumerate(items):
+        _listed_once(name, f"places[{i}]", LATIN_PLACE, "capitalised Latin words", names, bad)
+    if bad:
+        raise DataFileError(str(path), bad)
+    return frozenset(names)
 
 
 def load_traditional(path: Path) -> dict[str, str]:
@@ -511,6 +545,7 @@ def load_lexicons(directory: Path | None = None) -> Lexicons:
         categories=build_categories(categories, lists, str(path("categories.yaml"))),
         vehicles=load_vehicles(path("vehicles.yaml"), known),
         places_zh=load_places(path("places_zh.yaml"), entities.forms("zh")),
+        places_en=load_places_en(path("places_en.yaml")),
     )
 
 

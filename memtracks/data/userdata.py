@@ -40,6 +40,7 @@ from memtracks.data.lexicons import (
     default_lexicons,
     load_category_specs,
     load_places,
+    load_places_en,
     load_surnames,
     load_vehicles,
     term_check,
@@ -71,6 +72,7 @@ LEXICON_FILES = (
     "surnames_zh.yaml",
     "vehicles.yaml",
     "places_zh.yaml",
+    "places_en.yaml",
 )
 
 
@@ -140,6 +142,11 @@ def load_lexicons(folder: Path) -> Lexicons:
             else base.vehicles
         ),
         places_zh=_places(folder / "places_zh.yaml", base.places_zh, entities),
+        places_en=(
+            base.places_en | load_places_en(folder / "places_en.yaml")
+            if (folder / "places_en.yaml").is_file()
+            else base.places_en
+        ),
     )
 
 

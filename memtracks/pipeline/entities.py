@@ -133,8 +133,33 @@ def extract_entities(
         for e in lexicons.entities.find(lexicons.to_simplified(analysis.text))
     ]
     found += _known_entities(analysis.text, known or {})
-    found += [_simplified_key(e, lexicons) for e in _ner_entities(analysis) + _tagger_entities(analysis, lexicons)]
+    ner = [_as_place(e, analysis.text, lexicons) for e in _ner_entities(analysis)]
+    found += [_simplified_key(e, lexicons) for e in ner + _tagger_entities(analysis, lexicons)]
     return merge(found)
+
+
+# words before a name that say it is a place: a move, a home, a stay, a trip ("moved to Eugene",
+# "a lease in Asheville", "grew up in Chattanooga"), and after it ("we're Tucson people now")
+_PLACE_BEFORE = re.compile(
+    r"\b(?:mov(?:e|ed|es|ing)|relocat(?:e|ed|es|ing)|liv(?:e|es|ed|ing)|based|settled|stay(?:s|ed|ing)?|"
+    r"lease|apartment|flat|condo|house|place|home|back|grew up|born|raised|visit(?:s|ed|ing)?|trip|"
+    r"flights?|fl(?:y|ies|ew|ying)|dr(?:ove|ive|iving)|head(?:ed|ing)|went|going|commute)\b"
+    r"[\w' ,]{0,25}?\b(?:to|in|into|near|outside|from|around)\s+$",
+    re.IGNORECASE,
+)
+_PLACE_AFTER = re.compile(r"^\s+(?:people|folks|residents|locals|natives?)\b", re.IGNORECASE)
+
+
+def _as_place(entity: Entity, text: str, lexicons: Lexicons) -> Entity:
+    """A town the recogniser took for a person, firm or product ("moving to Eugene",
+    "Asheville" as a firm) is a place where its name is one (``places_en.yaml``) and the words
+    around it say so."""
+    if entity.label not in ("person", "org", "product") or entity.text not in lexicons.places_en:
+        return entity
+    start, end = entity.span
+    if _PLACE_BEFORE.search(text[max(0, start - 60) : start]) or _PLACE_AFTER.match(text[end : end + 20]):
+        return Entity(entity.text, "place", entity.key, entity.span, entity.source)
+    return entity
 
 
 def _simplified_key(entity: Entity, lexicons: Lexicons) -> Entity:
