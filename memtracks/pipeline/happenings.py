@@ -117,7 +117,9 @@ def _happening(
         subject = resolver.speaker  # 老三上周出生了: the one it names is what happened, not who to
     # the time nearest what happened to (its place, its firm), else nearest the match's start
     at = min((m.start(g) for g, v in m.groupdict().items() if v and re.sub(r"\d+$", "", g) in args), default=m.start())
-    when = _time_for(m.span(), sent, times, m.string, at)
+    # what the match itself says holds now ("we're Tucson people now") takes no other time of
+    # its sentence ("Jordan's residency starts monday so yeah, ...")
+    when = None if _NOW.search(m.group()) else _time_for(m.span(), sent, times, m.string, at)
     if "time" in spec.needs and when is None:
         return None
     if any(n != "time" and n not in args for n in spec.needs):
@@ -134,6 +136,7 @@ def _happening(
     )
 
 
+_NOW = re.compile(r"\bnow\b|现在|而家|如今", re.IGNORECASE)
 _DENIED = re.compile(r"(?:[没不未]|n't|\bnot|\bnever)\s*$", re.IGNORECASE)
 _NEGATIVE = re.compile(r"\bnot\b|n't\b|[不没]", re.IGNORECASE)
 

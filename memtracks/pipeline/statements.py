@@ -86,21 +86,22 @@ class Statement:
 
 
 # a space between Chinese characters, or an emoji (with any space after it) before a word: chat's commas
-_CJK_SPACE = re.compile(
+_CHAT_COMMA = re.compile(
     r"(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff])|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s*(?=[\u4e00-\u9fffA-Za-z])"
 )
 
 
 def clauses(text: str) -> list[tuple[int, int]]:
-    """Clause spans: split at punctuation, and at spaces between Chinese characters or an emoji
-    before one (chat writes them for commas: "我最近在学做饭 室友天天点外卖", 领证啦💍婚礼明年再办);
-    a clause never crosses a sentence end."""
+    """Clause spans: split at punctuation, at spaces between Chinese characters and after an
+    emoji before a word (chat writes them for commas: "我最近在学做饭 室友天天点外卖",
+    领证啦💍 婚礼明年再办, "will do that 😅 we're Denver people now"); a clause never crosses a
+    sentence end."""
     out = []
     for m in _CLAUSE.finditer(text):
         if not m.group().strip():
             continue
         start = m.start()
-        for gap in _CJK_SPACE.finditer(m.group()):
+        for gap in _CHAT_COMMA.finditer(m.group()):
             out.append((start, m.start() + gap.start()))
             start = m.start() + gap.end()
         out.append((start, m.end()))
