@@ -230,7 +230,7 @@ class Chinese(DayRules):
             (
                 "first_n",
                 self.first_n,
-                r"(?P<w>前|最后|头)\s*(?P<q>$num)\s*(?P<ge>个)?(?P<u>天|周|星期|礼拜|月|年|小时|分钟)",
+                r"(?P<w>前|最后|头)\s*(?P<q>$num)\s*(?P<ge>个)?(?P<u>天|日|周|星期|礼拜|月|年|小时|分钟)",
             ),
             (
                 "day_of_month",
@@ -445,10 +445,14 @@ class Chinese(DayRules):
         return pc.selector_piece(m.span(), unit, n) if n else None
 
     def first_n(self, m: re.Match[str], ctx: Context) -> Piece | None:
-        """前10天 / 最后3周 of a period (今年的最后3周); 前1周 alone: the past week."""
+        """前10天 / 最后3周 of a period (今年的最后3周); 前1周 alone: the past week. 日 counts
+        only after 最后 (在汇丰最后一日: the last day, not 后一日, the day after)."""
         count = self.number(m["q"])
+        if m["u"] == "日" and m["w"] != "最后":
+            return None
         unit = {
             "天": "day",
+            "日": "day",
             "周": "week",
             "星期": "week",
             "礼拜": "week",
