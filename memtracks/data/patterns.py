@@ -59,6 +59,7 @@ class HappeningSpec(Strict):
     needs: list[str] = Field(default_factory=list)
     require_entity: dict[str, str] = Field(default_factory=dict)
     confidence: float = Field(0.85, ge=0.0, le=1.0)
+    speaker: bool = False  # an order the speaker gives ("Scratch Boise"): theirs, whatever the parse says
 
 
 S = TypeVar("S", SlotPatternSpec, HappeningSpec)

@@ -98,7 +98,7 @@ def _happening(
 ) -> Happening | None:
     spec = pattern.spec
     subject = resolver.resolve(m, parsed=parsed)
-    if subject == "" and parsed:  # "He got a job as a paramedic": the clause's own subject
+    if subject == "" and parsed and not spec.speaker:  # "He got a job as a paramedic": the clause's own subject
         subject = resolver.clause_subject(m, parsed)
     if subject is None and pattern.optional_subject and subject_is_filler(m, times):
         subject = ""

@@ -61,6 +61,7 @@ class Statement:
     end: int
     cues: frozenset[str]
     future_time: bool = False  # the clause names a time after it was said
+    future_at: int = -1  # where that time starts
 
     @property
     def polarity(self) -> str:
@@ -131,8 +132,8 @@ def analyze_statements(
             cues.add("question")
         if out and "correction" in out[-1].cues and _marker_only(search[out[-1].start : out[-1].end]):
             cues.add("correction")  # "Sorry, typo: I'm 43": the marker stands before what it corrects
-        future = any(start <= t.span[0] < end and t.direction == "future" for t in times)
-        out.append(Statement(start, end, frozenset(cues), future))
+        ahead = [t.span[0] for t in times if start <= t.span[0] < end and t.direction == "future"]
+        out.append(Statement(start, end, frozenset(cues), bool(ahead), min(ahead, default=-1)))
     return tuple(out)
 
 
@@ -215,9 +216,19 @@ def statement_for(
     if parsed:
         cues = _narrow(cues, parsed, span, (st.start, st.end))
         # a fact said as a noun phrase ("my girlfriend Anna is coming tonight") is not planned
-        # by the time of the clause it stands in
-        future = future and _anchor_verb(parsed, span) is not None
-    return Statement(st.start, end, frozenset(cues), future)
+        # by the time of the clause it stands in, nor one whose time belongs to a verb joined
+        # after it ("We live in Sacramento but we're moving to Boise in November")
+        verb = _anchor_verb(parsed, span)
+        future = future and verb is not None and not _joined_before(parsed, verb, span[1], st.future_at)
+    return Statement(st.start, end, frozenset(cues), future, st.future_at)
+
+
+def _joined_before(parsed: Sequence[ParsedToken], verb: ParsedToken, after: int, time_at: int) -> bool:
+    """Is a verb joined to ``verb`` ("... but we're moving") said between the match's end and
+    the future time (``time_at``), so that the time is that verb's?"""
+    return time_at >= 0 and any(
+        t.dep == "conj" and t.head == verb.i and t.pos in ("VERB", "AUX") and after <= t.idx < time_at for t in parsed
+    )
 
 
 _BARE = 6  # characters: a clause this short holding a correction word is the word alone (不对, 说错了)

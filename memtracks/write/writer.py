@@ -698,21 +698,27 @@ class Writer:
     def _said_otherwise(self, value: SlotValue, outcome: _TurnOutcome) -> bool:
         """Did the turn itself state another value of this one-valued slot of the subject (我已經移居
         日本了，現在住在大阪: the move concludes 日本, the turn says 大阪)? What is said outranks what is
-        concluded from the same words; a conclusion of the value said rests on that fact as usual."""
+        concluded from the same words; a conclusion of the value said rests on that fact as usual.
+        A planned move or job is no other word on now ("We live in Sacramento but we're moving to
+        Boise in November": Boise is planned beside Sacramento), unless the turn says it holds
+        already (新家在台中…: 台中 is where one lives, no plan)."""
         spec = self.toolkit.catalogue.by_name.get(value.slot)
         if spec is None or spec.cardinality != "one":
             return False
-        return any(
-            f.subject == value.subject
+        said = [
+            f
+            for i in outcome.created
+            if (f := outcome.facts.get(i)) is not None
+            and f.subject == value.subject
             and f.slot == value.slot
             and f.source != "inferred"
             and not f.planned
             and not f.negated
             and f.valid_to is None  # not a value said as held before (上周五在字节办完离职)
-            and f.value_key != value.value_key
-            for i in outcome.created
-            if (f := outcome.facts.get(i)) is not None
-        )
+        ]
+        if value.planned and spec.value_type in ("place", "org"):
+            return any(f.value_key == value.value_key for f in said)
+        return any(f.value_key != value.value_key for f in said)
 
     def _retract(self, turn: Turn, outcome: _TurnOutcome) -> None:
         assert turn.user_id and turn.timestamp
