@@ -513,8 +513,9 @@ def _values(
     if raw is None and kind is None:
         return [_slot_value(spec, subject, "", "", m.span(), None, times, text)] if spec.negate else []
     if raw is not None:
+        said = raw  # a reject reads the value with any time it holds (在匯豐最後一日: the last day)
         raw = clean_value(raw if spec.keep_times else cut_before_times(raw, start, times))
-        if not raw or (pattern.reject is not None and pattern.reject.search(raw)):
+        if not raw or (pattern.reject is not None and any(pattern.reject.search(v) for v in {raw, said})):
             return []
     parts = _split(raw, start) if (spec.split_list and raw) else [(raw, start)]
     out = []
