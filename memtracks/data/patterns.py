@@ -154,22 +154,24 @@ def _needed(items: list) -> frozenset[str] | None:
     return max(options, key=lambda o: (min(map(_weight, o)), -len(o)), default=None)
 
 
+def _captured(match: re.Match[str], name: str) -> str | None:
+    """The first of ``name`` and its renamed copies (``name2``...) that captured something."""
+    return next((k for k in (name, f"{name}2", f"{name}3", f"{name}4") if match.groupdict().get(k)), None)
+
+
 def group(match: re.Match[str], name: str) -> str | None:
     """The first non-empty capture of ``name`` or its renamed copies (``name2``...)."""
-    for key in (name, f"{name}2", f"{name}3", f"{name}4"):
-        value = match.groupdict().get(key)
-        if value:
-            return value
-    return None
+    key = _captured(match, name)
+    return match.group(key) if key else None
 
 
 def written(match: re.Match[str], name: str, text: str) -> str | None:
     """:func:`group` as ``text`` writes it, where ``match`` ran over its Simplified copy (same
     length, so the offsets hold): 貓 where the pattern read 猫."""
-    for key in (name, f"{name}2", f"{name}3", f"{name}4"):
-        if match.groupdict().get(key):
-            return text[match.start(key) : match.end(key)] if len(match.string) == len(text) else match.group(key)
-    return None
+    key = _captured(match, name)
+    if key is None:
+        return None
+    return text[match.start(key) : match.end(key)] if len(match.string) == len(text) else match.group(key)
 
 
 def base_groups(match: re.Match[str]) -> dict[str, str]:

@@ -470,7 +470,7 @@ def _ended_in_words(doc: TurnDoc, st: Any, fact: Fact, sentence: tuple[int, int]
 
 # an ending word that describes people (坚持不下去的人, 离职的同事): no ending of the speaker's
 _OF_OTHERS_ZH = re.compile(
-    r"了?的(?:[\u4e00-\u9fff]{0,3}?(?:人|们|朋友|同事|同学|网友|家伙|师傅|员工|前辈|例子)|那些|很多|不少)"
+    r"了?的(?:[\u4e00-\u9fff]{0,3}?(?:人|们|朋友|同事|同学|网友|家伙|师傅|员工|前辈|例子)|那些)"
     r"|了?的[^，。！？,.!?]{0,6}?(?:很多|不少|一大堆|好几个)"
 )
 
